@@ -1,0 +1,136 @@
+package io.tarn.common.config;
+
+import java.util.List;
+
+/**
+ * Every configuration key Tarn understands, with its default, unit and meaning.
+ *
+ * <p>{@code conf/tarn-site.conf} documents the same keys for operators; a test keeps the two in step.
+ */
+public final class TarnKeys {
+    private TarnKeys() {
+    }
+
+    private static final long KIB = 1024;
+    private static final long MIB = 1024 * KIB;
+    private static final long GIB = 1024 * MIB;
+    private static final long HOUR_MS = 3_600_000;
+
+    // ---- cluster-wide ----
+
+    public static final ConfigKey<String> NAMENODE_ADDRESS = ConfigKey.string("tarn.namenode.address",
+            "localhost:9060", "host:port where clients and datanodes reach the namenode.", TarnKeys::checkHostPort);
+
+    public static final ConfigKey<Long> BLOCK_SIZE = ConfigKey.bytes("tarn.blocksize", MIB, 4 * KIB, GIB,
+            "Size of one block; a power of two that divides the datanodes' region size.");
+
+    public static final ConfigKey<TransportKind> TRANSPORT = ConfigKey.choice("tarn.transport", TransportKind.AUTO,
+            TransportKind.class,
+            "auto | tcp | rdma. auto uses RDMA only where a device, libdisni and the JVM flags are present, "
+                    + "TCP otherwise (and logs why); rdma fails at start-up with the reason when RDMA is unavailable.");
+
+    // ---- RPC ----
+
+    public static final ConfigKey<Long> RPC_TIMEOUT = ConfigKey.millis("tarn.rpc.timeout", 30_000, 1, HOUR_MS,
+            "How long a call waits for its response before failing with a timeout error.");
+
+    public static final ConfigKey<Long> RPC_CONNECT_TIMEOUT = ConfigKey.millis("tarn.rpc.connect.timeout", 5_000,
+            1, HOUR_MS, "How long opening a connection may take.");
+
+    public static final ConfigKey<Long> RPC_MAX_FRAME = ConfigKey.bytes("tarn.rpc.max.frame", 16 * MIB, 64 * KIB,
+            GIB, "Largest frame accepted on a connection; a larger one closes the connection as malformed.");
+
+    public static final ConfigKey<Integer> RPC_IO_THREADS = ConfigKey.integer("tarn.rpc.io.threads", 0, 0, 256,
+            "threads", "Netty event-loop threads per server or client; 0 means one per core.");
+
+    public static final ConfigKey<Integer> RPC_MAX_INFLIGHT = ConfigKey.integer("tarn.rpc.max.inflight", 1024, 1,
+            1 << 20, "calls", "Most calls one connection keeps in flight; further calls wait for a slot.");
+
+    // ---- namenode ----
+
+    public static final ConfigKey<String> NAMENODE_BIND = ConfigKey.string("tarn.namenode.bind", "",
+            "Address the namenode listens on (host:port); empty means the host and port of tarn.namenode.address.",
+            v -> v.isEmpty() ? null : checkHostPort(v));
+
+    public static final ConfigKey<Long> LEASE_TIMEOUT = ConfigKey.millis("tarn.namenode.lease.timeout", 60_000, 100,
+            24 * HOUR_MS, "A writer that has not renewed its lease for this long loses it; its file is closed "
+                    + "at the length of its last complete block.");
+
+    public static final ConfigKey<Long> DATANODE_TIMEOUT = ConfigKey.millis("tarn.namenode.datanode.timeout", 10_000,
+            100, HOUR_MS, "A datanode silent for this long is marked dead and left out of allocation.");
+
+    // ---- datanode ----
+
+    public static final ConfigKey<String> DATANODE_BIND = ConfigKey.string("tarn.datanode.bind", "0.0.0.0:9070",
+            "Address a datanode listens on (host:port); port 0 picks a free port.", TarnKeys::checkHostPort);
+
+    public static final ConfigKey<String> DATANODE_HOSTNAME = ConfigKey.string("tarn.datanode.hostname", "",
+            "Host name the datanode advertises to clients; empty means the bind host, or this machine's name "
+                    + "when binding to all interfaces.", null);
+
+    public static final ConfigKey<Long> HEARTBEAT_INTERVAL = ConfigKey.millis("tarn.datanode.heartbeat.interval",
+            1_000, 10, HOUR_MS, "How often a datanode reports to the namenode.");
+
+    public static final ConfigKey<Integer> STORAGE_CLASS = ConfigKey.integer("tarn.datanode.storage.class", 0, 0, 15,
+            "class", "Storage class this datanode serves: 0 = DRAM, 1 = flash.");
+
+    public static final ConfigKey<Long> DRAM_CAPACITY = ConfigKey.bytes("tarn.datanode.dram.capacity", GIB, 64 * KIB,
+            1L << 50, "Memory a DRAM datanode offers; a multiple of the region size.");
+
+    public static final ConfigKey<Long> DRAM_REGION_SIZE = ConfigKey.bytes("tarn.datanode.dram.region.size",
+            256 * MIB, 64 * KIB, GIB, "Size of one memory region a DRAM datanode registers; a multiple of the block size.");
+
+    public static final ConfigKey<String> DRAM_PATH = ConfigKey.string("tarn.datanode.dram.path", "/dev/shm/tarn",
+            "Directory (tmpfs or a hugetlbfs mount) holding the DRAM datanode's region files; "
+                    + "they survive a datanode restart, not a reboot.", null);
+
+    public static final ConfigKey<DramMode> DRAM_MODE = ConfigKey.choice("tarn.datanode.dram.mode", DramMode.AUTO,
+            DramMode.class, "auto | mmap | direct. auto maps files under tarn.datanode.dram.path and falls back "
+                    + "to direct memory when the path is not usable.");
+
+    public static final ConfigKey<Boolean> DRAM_KEEP = ConfigKey.bool("tarn.datanode.dram.keep", false,
+            "Keep the region files when the datanode stops cleanly, so a restarted datanode serves the same data; "
+                    + "after a crash they are always kept. false frees the memory at shutdown.");
+
+    // ---- client ----
+
+    public static final ConfigKey<Long> CLIENT_IO_CHUNK = ConfigKey.bytes("tarn.client.io.chunk", MIB, 4 * KIB,
+            64 * MIB, "Bytes one data request carries; at most the block size.");
+
+    public static final ConfigKey<Long> CLIENT_READAHEAD = ConfigKey.bytes("tarn.client.readahead", 4 * MIB, 0, GIB,
+            "Bytes a sequential reader requests ahead of the position it has reached.");
+
+    public static final ConfigKey<Long> CLIENT_WRITE_BEHIND = ConfigKey.bytes("tarn.client.write.behind", 4 * MIB,
+            0, GIB, "Bytes a writer may have in flight to datanodes before write() waits.");
+
+    public static final ConfigKey<Integer> CLIENT_STORAGE_CLASS = ConfigKey.integer("tarn.client.storage.class", 0,
+            0, 15, "class", "Storage class new files prefer; allocation spills to the next class when it is full.");
+
+    public static final ConfigKey<Boolean> CLIENT_LOCATION_AFFINITY = ConfigKey.bool("tarn.client.location.affinity",
+            true, "Prefer blocks on a datanode of the client's own host when writing.");
+
+    public static final ConfigKey<String> CLIENT_HOSTNAME = ConfigKey.string("tarn.client.hostname", "",
+            "Host name the client uses for location affinity; empty means this machine's name.", null);
+
+    public static final ConfigKey<Long> CLIENT_LEASE_RENEW = ConfigKey.millis("tarn.client.lease.renew.interval",
+            10_000, 10, HOUR_MS, "How often a client with files open for writing renews its lease.");
+
+    /** All keys, in documentation order. */
+    public static final List<ConfigKey<?>> ALL = List.of(
+            NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT,
+            RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME, RPC_IO_THREADS, RPC_MAX_INFLIGHT,
+            NAMENODE_BIND, LEASE_TIMEOUT, DATANODE_TIMEOUT,
+            DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
+            DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP,
+            CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
+            CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_LEASE_RENEW);
+
+    static String checkHostPort(String v) {
+        try {
+            HostPort.parse(v);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+}

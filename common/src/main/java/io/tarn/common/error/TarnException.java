@@ -1,0 +1,65 @@
+package io.tarn.common.error;
+
+import java.io.IOException;
+
+/**
+ * An operation failed for a reason Tarn knows; {@link #code()} says which.
+ *
+ * <p>Use {@link #of(ErrorCode, String)} to get the most specific subtype for a code, so that
+ * {@code catch (FileNotFoundException e)} and friends work as Java and Hadoop users expect.
+ */
+public class TarnException extends IOException implements TarnError {
+    private static final long serialVersionUID = 1L;
+
+    private final ErrorCode code;
+
+    public TarnException(ErrorCode code, String message) {
+        super(message == null || message.isEmpty() ? code.description() : message);
+        this.code = code;
+    }
+
+    public TarnException(ErrorCode code, String message, Throwable cause) {
+        super(message == null || message.isEmpty() ? code.description() : message, cause);
+        this.code = code;
+    }
+
+    @Override
+    public ErrorCode code() {
+        return code;
+    }
+
+    /** The most specific exception type for a code. */
+    public static IOException of(ErrorCode code, String message) {
+        switch (code) {
+            case FILE_NOT_FOUND:
+            case PARENT_NOT_FOUND:
+                return new TarnFileNotFoundException(code, message);
+            case FILE_EXISTS:
+                return new FileExistsException(message);
+            case DIRECTORY_NOT_EMPTY:
+                return new DirectoryNotEmptyException(message);
+            case NOT_A_DIRECTORY:
+                return new NotADirectoryException(message);
+            case LEASE_CONFLICT:
+            case LEASE_EXPIRED:
+                return new LeaseException(code, message);
+            case NO_SPACE:
+                return new NoSpaceException(message);
+            case DATANODE_DEAD:
+            case UNKNOWN_DATANODE:
+            case DATA_LOST:
+                return new DatanodeUnavailableException(code, message);
+            case STALE_GENERATION:
+                return new StaleGenerationException(message);
+            case TIMEOUT:
+                return new RpcTimeoutException(message);
+            default:
+                return new TarnException(code, message);
+        }
+    }
+
+    /** The code of any throwable: its own for Tarn errors, {@link ErrorCode#INTERNAL} otherwise. */
+    public static ErrorCode codeOf(Throwable t) {
+        return t instanceof TarnError ? ((TarnError) t).code() : ErrorCode.INTERNAL;
+    }
+}

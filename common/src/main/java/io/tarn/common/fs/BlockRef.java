@@ -1,0 +1,28 @@
+package io.tarn.common.fs;
+
+/**
+ * Where one block of a file lives and the credentials to access it.
+ *
+ * <p>A datanode checks {@code generation} against the block's current generation (a freed and
+ * reused block has a higher one, so stale references are refused instead of reading another file's
+ * data) and {@code token} against its key, so clients cannot forge either.
+ *
+ * @param datanodeId   namenode-assigned id of the datanode
+ * @param host         host name clients connect to
+ * @param port         data port of the datanode
+ * @param storageClass storage class of the datanode (0 = DRAM, 1 = flash)
+ * @param regionId     region within the datanode
+ * @param blockIndex   block index within the region
+ * @param blockSize    bytes per block
+ * @param generation   allocation generation of the block
+ * @param token        access token: keyed hash over the fields above and the access mode
+ * @param writable     true when the token allows writing
+ */
+public record BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
+                       int blockSize, int generation, long token, boolean writable) {
+
+    /** host:port for messages and connection keys. */
+    public String address() {
+        return host + ":" + port;
+    }
+}

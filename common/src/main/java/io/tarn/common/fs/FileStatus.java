@@ -1,0 +1,26 @@
+package io.tarn.common.fs;
+
+/**
+ * What the namenode knows of one file or directory.
+ *
+ * @param name             last path component ("" for the root)
+ * @param fileId           namenode-wide id; routes getBlock and close; directories have ids too
+ * @param type             file or directory
+ * @param size             bytes in a closed file; for a file being written, the bytes of its complete blocks
+ * @param blockSize        block size the file was created with (0 for directories)
+ * @param storageClass     preferred storage class (0 = DRAM, 1 = flash)
+ * @param creationTime     milliseconds since the epoch
+ * @param modificationTime milliseconds since the epoch
+ * @param underConstruction true while a writer holds the file's lease
+ */
+public record FileStatus(String name, long fileId, FileType type, long size, int blockSize, int storageClass,
+                         long creationTime, long modificationTime, boolean underConstruction) {
+
+    public boolean isDirectory() {
+        return type == FileType.DIRECTORY;
+    }
+
+    public boolean isFile() {
+        return type == FileType.FILE;
+    }
+}

@@ -1,0 +1,97 @@
+package io.tarn.common.fs;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Validation and splitting of absolute Tarn paths.
+ *
+ * <p>A path is absolute, components are separated by '/', repeated and trailing slashes are
+ * ignored, and the components "." and ".." are rejected rather than resolved (Hadoop resolves them
+ * before they reach a file system). Components may not contain NUL.
+ */
+public final class TarnPath {
+    /** Longest encoded path accepted, in UTF-8 bytes. */
+    public static final int MAX_PATH_BYTES = 8192;
+    /** Longest component accepted, in UTF-8 bytes. */
+    public static final int MAX_NAME_BYTES = 255;
+
+    private TarnPath() {
+    }
+
+    /** Splits an absolute path into its components; the root gives an empty list. */
+    public static List<String> components(String path) throws TarnException {
+        check(path);
+        List<String> out = new ArrayList<>();
+        int i = 1;
+        int n = path.length();
+        while (i < n) {
+            int slash = path.indexOf('/', i);
+            int end = slash < 0 ? n : slash;
+            if (end > i) {
+                String name = path.substring(i, end);
+                checkName(name, path);
+                out.add(name);
+            }
+            i = end + 1;
+        }
+        return out;
+    }
+
+    /** The canonical form: a leading slash, single separators, no trailing slash (except the root). */
+    public static String normalize(String path) throws TarnException {
+        List<String> c = components(path);
+        if (c.isEmpty()) {
+            return "/";
+        }
+        StringBuilder sb = new StringBuilder(path.length());
+        for (String s : c) {
+            sb.append('/').append(s);
+        }
+        return sb.toString();
+    }
+
+    /** Joins a directory path and a child name. */
+    public static String child(String dir, String name) {
+        return dir.endsWith("/") ? dir + name : dir + "/" + name;
+    }
+
+    /** The parent of a normalized path; the root's parent is the root. */
+    public static String parent(String normalized) {
+        int slash = normalized.lastIndexOf('/');
+        return slash <= 0 ? "/" : normalized.substring(0, slash);
+    }
+
+    /** The last component of a normalized path ("" for the root). */
+    public static String name(String normalized) {
+        return normalized.substring(normalized.lastIndexOf('/') + 1);
+    }
+
+    private static void check(String path) throws TarnException {
+        if (path == null || path.isEmpty()) {
+            throw new TarnException(ErrorCode.INVALID_PATH, "empty path");
+        }
+        if (path.charAt(0) != '/') {
+            throw new TarnException(ErrorCode.INVALID_PATH, "path must be absolute: '" + path + "'");
+        }
+        if (path.length() > MAX_PATH_BYTES) {
+            throw new TarnException(ErrorCode.INVALID_PATH, "path longer than " + MAX_PATH_BYTES + " characters");
+        }
+    }
+
+    private static void checkName(String name, String path) throws TarnException {
+        if (name.equals(".") || name.equals("..")) {
+            throw new TarnException(ErrorCode.INVALID_PATH, "'.' and '..' are not allowed in '" + path + "'");
+        }
+        if (name.indexOf('\0') >= 0) {
+            throw new TarnException(ErrorCode.INVALID_PATH, "NUL character in '" + path + "'");
+        }
+        if (name.length() > MAX_NAME_BYTES) {
+            throw new TarnException(ErrorCode.INVALID_PATH, "component longer than " + MAX_NAME_BYTES
+                    + " characters in '" + path + "'");
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.tarn.common.protocol;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Bodies of datanode registration, heartbeats and cluster status (namenode side).
+ *
+ * <pre>
+ * REGISTER_DATANODE req: storageIdHigh[i64] storageIdLow[i64] host[str] port[u16] storageClass[u8]
+ *                        regionSize[i64] regionCount[i32] intact[bool]
+ *                   resp: datanodeId[i32] blockSize[i32] tokenKey0[i64] tokenKey1[i64] resetGenerations[bool]
+ * HEARTBEAT         req: datanodeId[i32] storageIdHigh[i64] storageIdLow[i64]
+ *                   resp: (empty), or UNKNOWN_DATANODE: register again
+ * CLUSTER_STATUS    req: (empty)
+ *                   resp: uptimeMs[i64] files[i64] directories[i64] operations[i64] blockSize[i32]
+ *                         n[i32] DatanodeStatus*n
+ * DatanodeStatus:   id[i32] host[str] port[u16] storageClass[u8] alive[bool] capacityBlocks[i64]
+ *                   freeBlocks[i64] silenceMs[i64]
+ * </pre>
+ * {@code intact} says the datanode still holds the regions (and their data) it registered before
+ * under the same storage id; {@code resetGenerations} tells it to forget its stored generations
+ * because the namenode does not know its old blocks.
+ */
+public final class AdminProtocol {
+    private AdminProtocol() {
+    }
+
+    /** REGISTER_DATANODE request. */
+    public record RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
+                                  long regionSize, int regionCount, boolean intact) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(storageIdHigh);
+            buf.writeLong(storageIdLow);
+            Wire.writeString(buf, host);
+            buf.writeShort(port);
+            buf.writeByte(storageClass);
+            buf.writeLong(regionSize);
+            buf.writeInt(regionCount);
+            Wire.writeBoolean(buf, intact);
+        }
+
+        public static RegisterRequest decode(ByteBuf buf) {
+            RegisterRequest r = new RegisterRequest(Wire.readLong(buf), Wire.readLong(buf), Wire.readString(buf),
+                    Wire.readUnsignedShort(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf),
+                    Wire.readInt(buf, 0, 1 << 24, "regionCount"), Wire.readBoolean(buf));
+            Wire.end(buf);
+            if (r.regionSize <= 0) {
+                throw new MalformedMessageException("regionSize " + r.regionSize);
+            }
+            return r;
+        }
+    }
+
+    /** REGISTER_DATANODE response. */
+    public record RegisterResponse(int datanodeId, int blockSize, long tokenKey0, long tokenKey1,
+                                   boolean resetGenerations) {
+        public void encode(ByteBuf buf) {
+            buf.writeInt(datanodeId);
+            buf.writeInt(blockSize);
+            buf.writeLong(tokenKey0);
+            buf.writeLong(tokenKey1);
+            Wire.writeBoolean(buf, resetGenerations);
+        }
+
+        public static RegisterResponse decode(ByteBuf buf) {
+            return new RegisterResponse(Wire.readInt(buf), Wire.readInt(buf), Wire.readLong(buf), Wire.readLong(buf),
+                    Wire.readBoolean(buf));
+        }
+    }
+
+    /** HEARTBEAT request. */
+    public record HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow) {
+        public void encode(ByteBuf buf) {
+            buf.writeInt(datanodeId);
+            buf.writeLong(storageIdHigh);
+            buf.writeLong(storageIdLow);
+        }
+
+        public static HeartbeatRequest decode(ByteBuf buf) {
+            HeartbeatRequest r = new HeartbeatRequest(Wire.readInt(buf), Wire.readLong(buf), Wire.readLong(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** One datanode as the namenode sees it. */
+    public record DatanodeStatus(int id, String host, int port, int storageClass, boolean alive, long capacityBlocks,
+                                 long freeBlocks, long silenceMs) {
+        void encode(ByteBuf buf) {
+            buf.writeInt(id);
+            Wire.writeString(buf, host);
+            buf.writeShort(port);
+            buf.writeByte(storageClass);
+            Wire.writeBoolean(buf, alive);
+            buf.writeLong(capacityBlocks);
+            buf.writeLong(freeBlocks);
+            buf.writeLong(silenceMs);
+        }
+
+        static DatanodeStatus decode(ByteBuf buf) {
+            return new DatanodeStatus(Wire.readInt(buf), Wire.readString(buf), Wire.readUnsignedShort(buf),
+                    Wire.readUnsignedByte(buf), Wire.readBoolean(buf), Wire.readLong(buf), Wire.readLong(buf),
+                    Wire.readLong(buf));
+        }
+    }
+
+    /** CLUSTER_STATUS response. */
+    public record ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
+                                List<DatanodeStatus> datanodes) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(uptimeMs);
+            buf.writeLong(files);
+            buf.writeLong(directories);
+            buf.writeLong(operations);
+            buf.writeInt(blockSize);
+            buf.writeInt(datanodes.size());
+            for (DatanodeStatus d : datanodes) {
+                d.encode(buf);
+            }
+        }
+
+        public static ClusterStatus decode(ByteBuf buf) {
+            long up = Wire.readLong(buf);
+            long files = Wire.readLong(buf);
+            long dirs = Wire.readLong(buf);
+            long ops = Wire.readLong(buf);
+            int bs = Wire.readInt(buf);
+            int n = Wire.readInt(buf, 0, buf.readableBytes(), "datanode count");
+            List<DatanodeStatus> list = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                list.add(DatanodeStatus.decode(buf));
+            }
+            return new ClusterStatus(up, files, dirs, ops, bs, list);
+        }
+    }
+}

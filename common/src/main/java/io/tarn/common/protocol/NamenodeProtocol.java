@@ -1,0 +1,261 @@
+package io.tarn.common.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Bodies of namenode requests and responses (see {@link Frame} for the header).
+ *
+ * <p>Each request has a record, an {@code encode} that writes it field by field, and a
+ * {@code decode} that reads and validates it. Field order is the wire order; sizes in brackets.
+ * <pre>
+ * GET_FILE     req: path[str]                                             resp: FileStatus
+ * CREATE       req: path[str] type[u8] flags[u8] storageClass[u8] clientId[i64] clientHost[str]
+ *              resp: FileStatus
+ * MKDIRS       req: path[str]                                             resp: FileStatus
+ * GET_BLOCK    req: fileId[i64] blockIndex[i32] write[bool] clientId[i64] clientHost[str]
+ *              resp: BlockRef
+ * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus
+ * LIST         req: path[str] startAfter[str] max[i32]                    resp: hasMore[bool] n[i32] FileStatus*n
+ * DELETE       req: path[str] recursive[bool]                             resp: (empty)
+ * RENAME       req: src[str] dst[str]                                     resp: (empty)
+ * RENEW_LEASE  req: clientId[i64]                                         resp: (empty)
+ * FileStatus:  name[str] fileId[i64] type[u8] flags[u8] storageClass[u8] blockSize[i32] size[i64]
+ *              ctime[i64] mtime[i64]          (flags bit 0: under construction)
+ * BlockRef:    datanodeId[i32] host[str] port[u16] storageClass[u8] regionId[i32] blockIndex[i32]
+ *              blockSize[i32] generation[i32] token[i64] writable[bool]
+ * </pre>
+ */
+public final class NamenodeProtocol {
+    private NamenodeProtocol() {
+    }
+
+    /** CREATE flag: replace an existing file (not a directory). */
+    public static final int CREATE_OVERWRITE = 1;
+    /** CREATE flag: create missing parent directories. */
+    public static final int CREATE_PARENTS = 2;
+
+    // ---------------------------------------------------------------- FileStatus, BlockRef
+
+    public static void writeStatus(ByteBuf buf, FileStatus s) {
+        Wire.writeString(buf, s.name());
+        buf.writeLong(s.fileId());
+        buf.writeByte(s.type().wire());
+        buf.writeByte(s.underConstruction() ? 1 : 0);
+        buf.writeByte(s.storageClass());
+        buf.writeInt(s.blockSize());
+        buf.writeLong(s.size());
+        buf.writeLong(s.creationTime());
+        buf.writeLong(s.modificationTime());
+    }
+
+    public static FileStatus readStatus(ByteBuf buf) {
+        String name = Wire.readString(buf);
+        long id = Wire.readLong(buf);
+        FileType type = fileType(Wire.readUnsignedByte(buf));
+        int flags = Wire.readUnsignedByte(buf);
+        int sc = Wire.readUnsignedByte(buf);
+        int blockSize = Wire.readInt(buf);
+        long size = Wire.readLong(buf);
+        long ctime = Wire.readLong(buf);
+        long mtime = Wire.readLong(buf);
+        return new FileStatus(name, id, type, size, blockSize, sc, ctime, mtime, (flags & 1) != 0);
+    }
+
+    public static void writeBlockRef(ByteBuf buf, BlockRef b) {
+        buf.writeInt(b.datanodeId());
+        Wire.writeString(buf, b.host());
+        buf.writeShort(b.port());
+        buf.writeByte(b.storageClass());
+        buf.writeInt(b.regionId());
+        buf.writeInt(b.blockIndex());
+        buf.writeInt(b.blockSize());
+        buf.writeInt(b.generation());
+        buf.writeLong(b.token());
+        Wire.writeBoolean(buf, b.writable());
+    }
+
+    public static BlockRef readBlockRef(ByteBuf buf) {
+        int dn = Wire.readInt(buf);
+        String host = Wire.readString(buf);
+        int port = Wire.readUnsignedShort(buf);
+        int sc = Wire.readUnsignedByte(buf);
+        int region = Wire.readInt(buf);
+        int index = Wire.readInt(buf);
+        int blockSize = Wire.readInt(buf);
+        int gen = Wire.readInt(buf);
+        long token = Wire.readLong(buf);
+        boolean writable = Wire.readBoolean(buf);
+        return new BlockRef(dn, host, port, sc, region, index, blockSize, gen, token, writable);
+    }
+
+    private static FileType fileType(int v) {
+        try {
+            return FileType.ofWire(v);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedMessageException(e.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- requests
+
+    /** GET_FILE, MKDIRS request. */
+    public record PathRequest(String path) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+        }
+
+        public static PathRequest decode(ByteBuf buf) {
+            PathRequest r = new PathRequest(Wire.readString(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** CREATE request. */
+    public record CreateRequest(String path, FileType type, int flags, int storageClass, long clientId,
+                                String clientHost) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            buf.writeByte(type.wire());
+            buf.writeByte(flags);
+            buf.writeByte(storageClass);
+            buf.writeLong(clientId);
+            Wire.writeString(buf, clientHost);
+        }
+
+        public static CreateRequest decode(ByteBuf buf) {
+            CreateRequest r = new CreateRequest(Wire.readString(buf), fileType(Wire.readUnsignedByte(buf)),
+                    Wire.readUnsignedByte(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf), Wire.readString(buf));
+            Wire.end(buf);
+            return r;
+        }
+
+        public boolean overwrite() {
+            return (flags & CREATE_OVERWRITE) != 0;
+        }
+
+        public boolean createParents() {
+            return (flags & CREATE_PARENTS) != 0;
+        }
+    }
+
+    /** GET_BLOCK request: the block at {@code blockIndex} of a file, allocated when writing. */
+    public record GetBlockRequest(long fileId, int blockIndex, boolean write, long clientId, String clientHost) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(fileId);
+            buf.writeInt(blockIndex);
+            Wire.writeBoolean(buf, write);
+            buf.writeLong(clientId);
+            Wire.writeString(buf, clientHost);
+        }
+
+        public static GetBlockRequest decode(ByteBuf buf) {
+            GetBlockRequest r = new GetBlockRequest(Wire.readLong(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE,
+                    "blockIndex"), Wire.readBoolean(buf), Wire.readLong(buf), Wire.readString(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** CLOSE request: publishes the final size and releases the lease. */
+    public record CloseRequest(long fileId, long clientId, long size) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(fileId);
+            buf.writeLong(clientId);
+            buf.writeLong(size);
+        }
+
+        public static CloseRequest decode(ByteBuf buf) {
+            CloseRequest r = new CloseRequest(Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf));
+            Wire.end(buf);
+            if (r.size < 0) {
+                throw new MalformedMessageException("negative file size " + r.size);
+            }
+            return r;
+        }
+    }
+
+    /** LIST request: up to {@code max} entries whose names sort after {@code startAfter} ("" = from the start). */
+    public record ListRequest(String path, String startAfter, int max) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            Wire.writeString(buf, startAfter);
+            buf.writeInt(max);
+        }
+
+        public static ListRequest decode(ByteBuf buf) {
+            ListRequest r = new ListRequest(Wire.readString(buf), Wire.readString(buf),
+                    Wire.readInt(buf, 1, Integer.MAX_VALUE, "max"));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** One page of a listing, sorted by name. */
+    public record ListResponse(boolean hasMore, List<FileStatus> entries) {
+        public void encode(ByteBuf buf) {
+            Wire.writeBoolean(buf, hasMore);
+            buf.writeInt(entries.size());
+            for (FileStatus s : entries) {
+                writeStatus(buf, s);
+            }
+        }
+
+        public static ListResponse decode(ByteBuf buf) {
+            boolean more = Wire.readBoolean(buf);
+            int n = Wire.readInt(buf, 0, buf.readableBytes(), "entry count");
+            List<FileStatus> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                out.add(readStatus(buf));
+            }
+            return new ListResponse(more, out);
+        }
+    }
+
+    /** DELETE request. */
+    public record DeleteRequest(String path, boolean recursive) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            Wire.writeBoolean(buf, recursive);
+        }
+
+        public static DeleteRequest decode(ByteBuf buf) {
+            DeleteRequest r = new DeleteRequest(Wire.readString(buf), Wire.readBoolean(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** RENAME request. */
+    public record RenameRequest(String src, String dst) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, src);
+            Wire.writeString(buf, dst);
+        }
+
+        public static RenameRequest decode(ByteBuf buf) {
+            RenameRequest r = new RenameRequest(Wire.readString(buf), Wire.readString(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** RENEW_LEASE request. */
+    public record RenewLeaseRequest(long clientId) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(clientId);
+        }
+
+        public static RenewLeaseRequest decode(ByteBuf buf) {
+            RenewLeaseRequest r = new RenewLeaseRequest(Wire.readLong(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+}

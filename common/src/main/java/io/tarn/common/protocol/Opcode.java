@@ -1,0 +1,54 @@
+package io.tarn.common.protocol;
+
+/**
+ * Operation numbers. Stable on the wire: never renumber; add new ones with fresh numbers.
+ * 1-99 are namenode operations, 100-199 datanode operations, 200+ common ones.
+ */
+public final class Opcode {
+    private Opcode() {
+    }
+
+    // namenode: namespace
+    public static final int GET_FILE = 1;
+    public static final int CREATE = 2;
+    public static final int MKDIRS = 3;
+    public static final int GET_BLOCK = 4;
+    public static final int CLOSE = 5;
+    public static final int LIST = 6;
+    public static final int DELETE = 7;
+    public static final int RENAME = 8;
+    public static final int RENEW_LEASE = 9;
+    // namenode: datanodes and administration
+    public static final int REGISTER_DATANODE = 20;
+    public static final int HEARTBEAT = 21;
+    public static final int CLUSTER_STATUS = 22;
+
+    // datanode
+    public static final int WRITE_BLOCK = 100;
+    public static final int READ_BLOCK = 101;
+
+    // any server
+    public static final int PING = 200;
+
+    /** A name for logs and errors. */
+    public static String name(int opcode) {
+        switch (opcode) {
+            case GET_FILE: return "GET_FILE";
+            case CREATE: return "CREATE";
+            case MKDIRS: return "MKDIRS";
+            case GET_BLOCK: return "GET_BLOCK";
+            case CLOSE: return "CLOSE";
+            case LIST: return "LIST";
+            case DELETE: return "DELETE";
+            case RENAME: return "RENAME";
+            case RENEW_LEASE: return "RENEW_LEASE";
+            case REGISTER_DATANODE: return "REGISTER_DATANODE";
+            case HEARTBEAT: return "HEARTBEAT";
+            case CLUSTER_STATUS: return "CLUSTER_STATUS";
+            case WRITE_BLOCK: return "WRITE_BLOCK";
+            case READ_BLOCK: return "READ_BLOCK";
+            case PING: return "PING";
+            default: return "OP_" + opcode;
+        }
+    }
+}

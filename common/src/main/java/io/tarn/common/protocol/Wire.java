@@ -1,0 +1,92 @@
+package io.tarn.common.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Primitive field codecs shared by all messages. Strings are a uint16 byte length followed by UTF-8.
+ * Readers throw {@link MalformedMessageException} on anything a well-behaved peer cannot send.
+ */
+public final class Wire {
+    /** Longest string a message field may hold, in bytes. */
+    public static final int MAX_STRING_BYTES = 0xffff;
+
+    private Wire() {
+    }
+
+    public static void writeString(ByteBuf buf, String s) {
+        int lenAt = buf.writerIndex();
+        buf.writeShort(0);
+        int n = ByteBufUtil.writeUtf8(buf, s);
+        if (n > MAX_STRING_BYTES) {
+            throw new IllegalArgumentException("string field longer than " + MAX_STRING_BYTES + " bytes");
+        }
+        buf.setShort(lenAt, n);
+    }
+
+    public static String readString(ByteBuf buf) {
+        int n = readUnsignedShort(buf);
+        need(buf, n);
+        String s = buf.toString(buf.readerIndex(), n, StandardCharsets.UTF_8);
+        buf.skipBytes(n);
+        return s;
+    }
+
+    public static void writeBoolean(ByteBuf buf, boolean b) {
+        buf.writeByte(b ? 1 : 0);
+    }
+
+    public static boolean readBoolean(ByteBuf buf) {
+        int v = readUnsignedByte(buf);
+        if (v > 1) {
+            throw new MalformedMessageException("boolean field holds " + v);
+        }
+        return v == 1;
+    }
+
+    public static int readUnsignedByte(ByteBuf buf) {
+        need(buf, 1);
+        return buf.readUnsignedByte();
+    }
+
+    public static int readUnsignedShort(ByteBuf buf) {
+        need(buf, 2);
+        return buf.readUnsignedShort();
+    }
+
+    public static int readInt(ByteBuf buf) {
+        need(buf, 4);
+        return buf.readInt();
+    }
+
+    /** Reads an int that must lie in [min, max]. */
+    public static int readInt(ByteBuf buf, int min, int max, String field) {
+        int v = readInt(buf);
+        if (v < min || v > max) {
+            throw new MalformedMessageException(field + " = " + v + " outside " + min + ".." + max);
+        }
+        return v;
+    }
+
+    public static long readLong(ByteBuf buf) {
+        need(buf, 8);
+        return buf.readLong();
+    }
+
+    /** Throws unless {@code n} more bytes are readable. */
+    public static void need(ByteBuf buf, int n) {
+        if (buf.readableBytes() < n) {
+            throw new MalformedMessageException("message truncated: needs " + n + " more bytes, has "
+                    + buf.readableBytes());
+        }
+    }
+
+    /** Throws unless the buffer has been read completely (trailing garbage is malformed). */
+    public static void end(ByteBuf buf) {
+        if (buf.isReadable()) {
+            throw new MalformedMessageException(buf.readableBytes() + " unexpected trailing bytes");
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.tarn.rpc;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Calls to one server over one connection, pipelined: many calls may be in flight and responses
+ * are matched by request id. Thread-safe.
+ *
+ * <p>The connection opens on the first call and is re-opened by the next call after it breaks
+ * (for example after a server restart). Calls in flight when it breaks fail with
+ * {@link io.tarn.common.error.ErrorCode#CONNECTION_LOST}; calls that get no answer within
+ * {@code tarn.rpc.timeout} fail with {@link io.tarn.common.error.RpcTimeoutException}. An error
+ * response completes the future exceptionally with the typed exception for its code
+ * ({@link io.tarn.common.error.TarnException#of}). At most {@code tarn.rpc.max.inflight} calls are
+ * outstanding; further calls wait for a slot.
+ */
+public interface RpcClient extends AutoCloseable {
+
+    /** Writes a request body. Runs on the caller's thread or an I/O thread. */
+    @FunctionalInterface
+    interface BodyWriter {
+        void write(ByteBuf body);
+    }
+
+    /** Turns a response body into a result. Runs on an I/O thread; must not block. */
+    @FunctionalInterface
+    interface ResponseDecoder<T> {
+        T decode(ByteBuf body) throws Exception;
+    }
+
+    /** Calls {@code opcode} with a body written by {@code writer}. */
+    <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ResponseDecoder<T> decoder);
+
+    /**
+     * Like {@link #call} but appends {@code payload} after the body without copying it (block
+     * data). Takes ownership of {@code payload}: it is released once sent or on failure.
+     */
+    <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ByteBuf payload, ResponseDecoder<T> decoder);
+
+    /** host:port of the server, for messages. */
+    String remote();
+
+    /** Fails every call in flight and closes the connection; later calls fail. */
+    @Override
+    void close();
+}

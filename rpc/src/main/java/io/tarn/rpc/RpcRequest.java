@@ -1,0 +1,44 @@
+package io.tarn.rpc;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.tarn.common.error.ErrorCode;
+
+import java.net.SocketAddress;
+
+/**
+ * One request received by a server, and the means to answer it.
+ *
+ * <p>{@link #body()} is valid until the request is answered; the transport releases it then.
+ * To answer with data: take {@link #response()}, write the body fields, then {@link #send}.
+ * Answering may happen on any thread.
+ */
+public interface RpcRequest {
+    /** The operation, see {@link io.tarn.common.protocol.Opcode}. */
+    int opcode();
+
+    long requestId();
+
+    /** The request body, reader index at its first byte. */
+    ByteBuf body();
+
+    /** Who sent it (for logs and location affinity). */
+    SocketAddress remoteAddress();
+
+    ByteBufAllocator alloc();
+
+    /** A fresh buffer with the response header already written; write the body after it. */
+    ByteBuf response();
+
+    /** Sends a buffer obtained from {@link #response()} with its body written. */
+    void send(ByteBuf response);
+
+    /**
+     * Sends a response header and body followed by {@code payload} without copying it; the
+     * transport takes ownership of both buffers.
+     */
+    void sendWithPayload(ByteBuf response, ByteBuf payload);
+
+    /** Answers with an error: the code and a message the user can act on. */
+    void fail(ErrorCode code, String message);
+}

@@ -1,0 +1,112 @@
+package io.tarn.rpc.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.protocol.Frame;
+import io.tarn.common.protocol.MalformedMessageException;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.rpc.RpcHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+
+/**
+ * Server side of one connection: checks each frame's header, hands the request to the
+ * {@link RpcHandler}, and flushes the responses of one read batch once.
+ *
+ * <p>A frame that cannot be a request (too short, wrong version, response flag set) or a body the
+ * handler finds malformed closes this connection after logging why; other connections are not
+ * affected. Reading pauses while the peer does not drain its responses (back-pressure).
+ */
+final class ServerHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerHandler.class);
+
+    private final TcpServer server;
+    private final RpcHandler handler;
+    /** True between channelRead and channelReadComplete: responses written then are flushed once. */
+    boolean inReadBatch;
+
+    ServerHandler(TcpServer server, RpcHandler handler) {
+        this.server = server;
+        this.handler = handler;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        inReadBatch = true;
+        String problem = checkHeader(frame);
+        if (problem != null) {
+            int version = frame.readableBytes() > Frame.VERSION_OFFSET ? Frame.version(frame) : -1;
+            frame.release();
+            if (version >= 0 && version != Frame.VERSION) {
+                TcpRequest.sendErrorAndClose(ctx.channel(), ErrorCode.UNSUPPORTED_VERSION, problem);
+            }
+            closeMalformed(ctx, problem);
+            return;
+        }
+        TcpRequest request = new TcpRequest(this, ctx.channel(), frame);
+        try {
+            handler.handle(request);
+        } catch (MalformedMessageException e) {
+            request.failIfOpen(ErrorCode.MALFORMED_REQUEST, Opcode.name(request.opcode()) + ": " + e.getMessage());
+            closeMalformed(ctx, "malformed " + Opcode.name(request.opcode()) + " body: " + e.getMessage());
+        } catch (Exception | AssertionError e) {
+            LOG.warn("{} from {} failed", Opcode.name(request.opcode()), TcpTransport.describe(ctx.channel()), e);
+            request.failIfOpen(ErrorCode.INTERNAL, Opcode.name(request.opcode()) + " failed on the server: " + e);
+        }
+    }
+
+    private static String checkHeader(ByteBuf frame) {
+        if (frame.readableBytes() < Frame.HEADER_LENGTH) {
+            return "frame of " + frame.readableBytes() + " bytes is shorter than a header";
+        }
+        int version = Frame.version(frame);
+        if (version != Frame.VERSION) {
+            return "protocol version " + version + " is not supported (this server speaks " + Frame.VERSION + ")";
+        }
+        if ((Frame.flags(frame) & Frame.FLAG_RESPONSE) != 0) {
+            return "a response frame was sent to a server";
+        }
+        return null;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        inReadBatch = false;
+        ctx.flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        // Stop reading requests while responses pile up unread; resume when the peer catches up.
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            closeMalformed(ctx, cause.getMessage());
+        } else if (cause instanceof IOException) {
+            LOG.debug("connection from {} failed: {}", TcpTransport.describe(ctx.channel()), cause.toString());
+            ctx.close();
+        } else {
+            LOG.warn("connection from {} failed, closing it", TcpTransport.describe(ctx.channel()), cause);
+            ctx.close();
+        }
+    }
+
+    private void closeMalformed(ChannelHandlerContext ctx, String reason) {
+        if (ctx.channel().isActive()) {
+            LOG.warn("closing connection from {} to {}: malformed frame: {}", TcpTransport.describe(ctx.channel()),
+                    server, reason);
+            ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+}

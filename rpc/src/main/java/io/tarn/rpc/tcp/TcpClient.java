@@ -1,0 +1,394 @@
+package io.tarn.rpc.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.PlatformDependent;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.Frame;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.Wire;
+import io.tarn.rpc.RpcClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Client side of one TCP connection, pipelined.
+ *
+ * <p>Threading: callers encode their request on their own thread and put it on a lock-free
+ * multi-producer queue; one task on the connection's event loop drains the queue, assigns request
+ * ids, registers the calls and writes them with a single flush. Everything else (the id map, the
+ * timeout order, connection state) is owned by the event loop, so no lock is taken per call.
+ * Responses complete their futures on the event loop.
+ */
+final class TcpClient implements RpcClient {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpClient.class);
+
+    private final TcpTransport transport;
+    private final InetSocketAddress address;
+    private final String remote;
+    private final EventLoop loop;
+    private final long timeoutNanos;
+    private final Semaphore slots;
+    private final int maxInflight;
+    private final Queue<Call<?>> submitted = PlatformDependent.newMpscQueue();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drain;
+
+    // ---- owned by the event loop ----
+    private final LongObjectHashMap<Call<?>> inflight = new LongObjectHashMap<>();
+    private final ArrayDeque<Call<?>> bySendTime = new ArrayDeque<>();
+    private Channel channel;
+    private boolean connecting;
+    private long nextId = 1;
+    private ScheduledFuture<?> timeoutCheck;
+    private volatile boolean closed;
+
+    TcpClient(TcpTransport transport, InetSocketAddress address, EventLoop loop) {
+        this.transport = transport;
+        this.address = address;
+        this.remote = address.getHostString() + ":" + address.getPort();
+        this.loop = loop;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(transport.config().get(TarnKeys.RPC_TIMEOUT));
+        this.maxInflight = transport.config().get(TarnKeys.RPC_MAX_INFLIGHT);
+        this.slots = new Semaphore(maxInflight);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ResponseDecoder<T> decoder) {
+        return call(opcode, writer, null, decoder);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ByteBuf payload, ResponseDecoder<T> decoder) {
+        Call<T> call = new Call<>(opcode, decoder, payload);
+        if (closed) {
+            call.releaseBuffers();
+            call.future.completeExceptionally(new TarnException(ErrorCode.CONNECTION_LOST,
+                    "client for " + remote + " is closed"));
+            return call.future;
+        }
+        if (!acquireSlot(call)) {
+            return call.future;
+        }
+        ByteBuf buf = ByteBufAllocator.DEFAULT.ioBuffer(128);
+        try {
+            int start = Frame.begin(buf, opcode, 0, 0, 0);
+            writer.write(buf);
+            int payloadBytes = payload == null ? 0 : payload.readableBytes();
+            buf.setInt(start + Frame.LENGTH_OFFSET, buf.writerIndex() - start - Frame.LENGTH_FIELD + payloadBytes);
+        } catch (RuntimeException e) {
+            buf.release();
+            call.releaseBuffers();
+            slots.release();
+            call.future.completeExceptionally(e);
+            return call.future;
+        }
+        call.buf = buf;
+        call.deadline = System.nanoTime() + timeoutNanos;
+        submitted.offer(call);
+        if (drainScheduled.compareAndSet(false, true)) {
+            loop.execute(drainTask);
+        }
+        return call.future;
+    }
+
+    private boolean acquireSlot(Call<?> call) {
+        if (slots.tryAcquire()) {
+            return true;
+        }
+        if (loop.inEventLoop()) {
+            call.releaseBuffers();
+            call.future.completeExceptionally(new TarnException(ErrorCode.SERVER_BUSY, maxInflight
+                    + " calls already in flight to " + remote + " (tarn.rpc.max.inflight)"));
+            return false;
+        }
+        try {
+            if (slots.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS)) {
+                return true;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        call.releaseBuffers();
+        call.future.completeExceptionally(TarnException.of(ErrorCode.TIMEOUT, "no free call slot to " + remote
+                + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (" + maxInflight + " calls in flight)"));
+        return false;
+    }
+
+    /** Event loop: sends everything submitted, connecting first when needed. */
+    private void drain() {
+        drainScheduled.set(false);
+        if (channel == null || !channel.isActive()) {
+            if (submitted.isEmpty()) {
+                return;
+            }
+            if (!connecting) {
+                connect();
+            }
+            return;
+        }
+        Channel ch = channel;
+        boolean wrote = false;
+        Call<?> call;
+        while ((call = submitted.poll()) != null) {
+            long id = nextId++;
+            call.id = id;
+            call.buf.setLong(Frame.REQUEST_ID_OFFSET, id);
+            inflight.put(id, call);
+            bySendTime.addLast(call);
+            ch.write(call.buf, ch.voidPromise());
+            call.buf = null;
+            if (call.payload != null) {
+                ch.write(call.payload, ch.voidPromise());
+                call.payload = null;
+            }
+            wrote = true;
+        }
+        if (wrote) {
+            ch.flush();
+        }
+    }
+
+    private void connect() {
+        connecting = true;
+        ChannelFuture f = transport.clientBootstrap(loop).handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast("frames", new FrameDecoder(transport.maxFrame()));
+                ch.pipeline().addLast("client", new ResponseHandler());
+            }
+        }).connect(address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address);
+        f.addListener(done -> {
+            connecting = false;
+            if (done.isSuccess() && !closed) {
+                channel = f.channel();
+                if (timeoutCheck == null) {
+                    long period = Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(timeoutNanos / 8,
+                            TimeUnit.MILLISECONDS.toNanos(500)));
+                    timeoutCheck = loop.scheduleAtFixedRate(this::expire, period, period, TimeUnit.NANOSECONDS);
+                }
+                drain();
+            } else {
+                if (done.isSuccess()) {
+                    f.channel().close();
+                }
+                Throwable cause = done.cause();
+                String why = cause == null ? "client closed" : cause.getMessage();
+                LOG.debug("cannot connect to {}: {}", remote, why);
+                failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": " + why,
+                        cause));
+            }
+        });
+    }
+
+    /** Event loop: fails calls whose deadline passed. Calls leave in send order, so only the head is checked. */
+    private void expire() {
+        long now = System.nanoTime();
+        Call<?> head;
+        while ((head = bySendTime.peekFirst()) != null) {
+            if (head.future.isDone()) {
+                bySendTime.pollFirst();
+            } else if (now - head.deadline >= 0) {
+                bySendTime.pollFirst();
+                inflight.remove(head.id);
+                complete(head, null, TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to "
+                        + Opcode.name(head.opcode) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                        + " ms (tarn.rpc.timeout)"));
+            } else {
+                break;
+            }
+        }
+    }
+
+    private void onResponse(ByteBuf frame) {
+        try {
+            if (frame.readableBytes() < Frame.HEADER_LENGTH || (Frame.flags(frame) & Frame.FLAG_RESPONSE) == 0) {
+                LOG.warn("closing connection to {}: malformed response frame", remote);
+                channel.close();
+                return;
+            }
+            Call<?> call = inflight.remove(Frame.requestId(frame));
+            if (call == null) {
+                return; // timed out earlier; the late answer is dropped
+            }
+            ByteBuf body = frame.slice(frame.readerIndex() + Frame.HEADER_LENGTH,
+                    frame.readableBytes() - Frame.HEADER_LENGTH);
+            int status = Frame.status(frame);
+            if (status != ErrorCode.OK.code()) {
+                String message;
+                try {
+                    message = Wire.readString(body);
+                } catch (RuntimeException e) {
+                    message = "";
+                }
+                ErrorCode code = ErrorCode.of(status);
+                complete(call, null, TarnException.of(code, message.isEmpty() ? code.description() + " (" + remote + ")"
+                        : message));
+                if (code == ErrorCode.MALFORMED_REQUEST || code == ErrorCode.UNSUPPORTED_VERSION) {
+                    // The server closes the connection after these; let the next call open a fresh one now.
+                    Channel ch = channel;
+                    onClosed(ch, new IOException("server rejected a request: " + message));
+                    ch.close();
+                }
+            } else {
+                call.decodeAndComplete(body, remote);
+                slots.release();
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
+    private <T> void complete(Call<T> call, T value, Throwable error) {
+        slots.release();
+        if (error != null) {
+            call.future.completeExceptionally(error);
+        } else {
+            call.future.complete(value);
+        }
+    }
+
+    private void failSubmitted(Throwable error) {
+        Call<?> call;
+        while ((call = submitted.poll()) != null) {
+            call.releaseBuffers();
+            complete(call, null, error);
+        }
+    }
+
+    private void onClosed(Channel ch, Throwable why) {
+        if (ch != channel) {
+            return;
+        }
+        channel = null;
+        TarnException error = new TarnException(ErrorCode.CONNECTION_LOST, "connection to " + remote + " lost"
+                + (why == null ? "" : ": " + why.getMessage()), why);
+        for (Call<?> call : inflight.values()) {
+            complete(call, null, error);
+        }
+        inflight.clear();
+        bySendTime.clear();
+        if (closed) {
+            failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
+        } else if (!submitted.isEmpty()) {
+            drain(); // reconnect for calls that arrived meanwhile
+        }
+    }
+
+    @Override
+    public String remote() {
+        return remote;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        transport.forget(this);
+        try {
+            loop.submit(() -> {
+                if (timeoutCheck != null) {
+                    timeoutCheck.cancel(false);
+                }
+                Channel ch = channel;
+                if (ch != null) {
+                    ch.close();
+                    onClosed(ch, null);
+                }
+                failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
+            }).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TcpClient[" + remote + "]";
+    }
+
+    /** Reads responses of this connection. */
+    private final class ResponseHandler extends ChannelInboundHandlerAdapter {
+        private Throwable failure;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            onResponse((ByteBuf) msg);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            onClosed(ctx.channel(), failure);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            failure = cause instanceof IOException || cause instanceof io.netty.handler.codec.DecoderException
+                    ? cause : new IOException(cause.toString(), cause);
+            LOG.debug("connection to {} failed: {}", remote, cause.toString());
+            ctx.close();
+        }
+    }
+
+    /** One call in flight. */
+    private static final class Call<T> {
+        final int opcode;
+        final ResponseDecoder<T> decoder;
+        final CompletableFuture<T> future = new CompletableFuture<>();
+        ByteBuf buf;
+        ByteBuf payload;
+        long id;
+        long deadline;
+
+        Call(int opcode, ResponseDecoder<T> decoder, ByteBuf payload) {
+            this.opcode = opcode;
+            this.decoder = decoder;
+            this.payload = payload;
+        }
+
+        void decodeAndComplete(ByteBuf body, String remote) {
+            T value;
+            try {
+                value = decoder.decode(body);
+            } catch (Exception | AssertionError e) {
+                future.completeExceptionally(new TarnException(ErrorCode.MALFORMED_REQUEST,
+                        "malformed " + Opcode.name(opcode) + " response from " + remote + ": " + e.getMessage(), e));
+                return;
+            }
+            future.complete(value);
+        }
+
+        void releaseBuffers() {
+            if (buf != null) {
+                buf.release();
+                buf = null;
+            }
+            if (payload != null) {
+                payload.release();
+                payload = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package io.tarn.rpc.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.protocol.Frame;
+import io.tarn.common.protocol.Wire;
+import io.tarn.rpc.RpcRequest;
+
+import java.net.SocketAddress;
+
+/** One request received on a TCP connection; answers go back on the same connection. */
+final class TcpRequest implements RpcRequest {
+    /** Error messages are cut to this many characters so an error never makes a huge frame. */
+    private static final int MAX_MESSAGE = 4000;
+
+    private final ServerHandler handler;
+    private final Channel channel;
+    private final ByteBuf frame;
+    private final ByteBuf body;
+    private final int opcode;
+    private final long requestId;
+    private volatile boolean answered;
+
+    TcpRequest(ServerHandler handler, Channel channel, ByteBuf frame) {
+        this.handler = handler;
+        this.channel = channel;
+        this.frame = frame;
+        this.opcode = Frame.opcode(frame);
+        this.requestId = Frame.requestId(frame);
+        this.body = frame.slice(frame.readerIndex() + Frame.HEADER_LENGTH, frame.readableBytes() - Frame.HEADER_LENGTH);
+    }
+
+    @Override
+    public int opcode() {
+        return opcode;
+    }
+
+    @Override
+    public long requestId() {
+        return requestId;
+    }
+
+    @Override
+    public ByteBuf body() {
+        return body;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return channel.remoteAddress();
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return channel.alloc();
+    }
+
+    @Override
+    public ByteBuf response() {
+        ByteBuf buf = channel.alloc().ioBuffer(256);
+        Frame.begin(buf, opcode, requestId, Frame.FLAG_RESPONSE, ErrorCode.OK.code());
+        return buf;
+    }
+
+    @Override
+    public void send(ByteBuf response) {
+        markAnswered(response, null);
+        Frame.finish(response, 0);
+        write(response, null);
+    }
+
+    @Override
+    public void sendWithPayload(ByteBuf response, ByteBuf payload) {
+        markAnswered(response, payload);
+        response.setInt(Frame.LENGTH_OFFSET, response.writerIndex() - Frame.LENGTH_FIELD + payload.readableBytes());
+        write(response, payload);
+    }
+
+    @Override
+    public void fail(ErrorCode code, String message) {
+        ByteBuf buf = channel.alloc().ioBuffer(64 + Math.min(message.length() * 3, MAX_MESSAGE * 3));
+        Frame.begin(buf, opcode, requestId, Frame.FLAG_RESPONSE, code.code());
+        Wire.writeString(buf, message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) : message);
+        send(buf);
+    }
+
+    /** Fails the request unless the handler already answered it. */
+    void failIfOpen(ErrorCode code, String message) {
+        if (!answered) {
+            fail(code, message);
+        }
+    }
+
+    private void markAnswered(ByteBuf response, ByteBuf payload) {
+        if (answered) {
+            response.release();
+            if (payload != null) {
+                payload.release();
+            }
+            throw new IllegalStateException("request " + requestId + " answered twice");
+        }
+        answered = true;
+        frame.release();
+    }
+
+    private void write(ByteBuf response, ByteBuf payload) {
+        if (channel.eventLoop().inEventLoop()) {
+            channel.write(response, channel.voidPromise());
+            if (payload != null) {
+                channel.write(payload, channel.voidPromise());
+            }
+            if (!handler.inReadBatch) {
+                channel.flush();
+            }
+        } else {
+            channel.eventLoop().execute(() -> {
+                channel.write(response, channel.voidPromise());
+                if (payload != null) {
+                    channel.write(payload, channel.voidPromise());
+                }
+                channel.flush();
+            });
+        }
+    }
+
+    /** Answers a frame that could not become a request, then closes the connection. */
+    static void sendErrorAndClose(Channel channel, ErrorCode code, String message) {
+        ByteBuf buf = channel.alloc().ioBuffer(64 + message.length() * 3);
+        Frame.begin(buf, 0, 0, Frame.FLAG_RESPONSE, code.code());
+        Wire.writeString(buf, message);
+        Frame.finish(buf, 0);
+        channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
+    }
+}

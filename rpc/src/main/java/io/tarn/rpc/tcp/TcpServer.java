@@ -1,0 +1,53 @@
+package io.tarn.rpc.tcp;
+
+import io.netty.channel.Channel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tarn.rpc.RpcServer;
+
+import java.net.InetSocketAddress;
+
+/** A listening TCP socket and the connections it accepted. */
+final class TcpServer implements RpcServer {
+    private final TcpTransport transport;
+    private final ChannelGroup connections = new DefaultChannelGroup("tarn-connections", GlobalEventExecutor.INSTANCE);
+    private volatile Channel listener;
+
+    TcpServer(TcpTransport transport) {
+        this.transport = transport;
+    }
+
+    void bound(Channel ch) {
+        this.listener = ch;
+    }
+
+    void accepted(Channel ch) {
+        connections.add(ch);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    @Override
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    @Override
+    public void close() {
+        Channel l = listener;
+        if (l != null) {
+            l.close().syncUninterruptibly();
+        }
+        connections.close().awaitUninterruptibly();
+        transport.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return "TcpServer[" + (listener == null ? "unbound" : listener.localAddress()) + "]";
+    }
+}

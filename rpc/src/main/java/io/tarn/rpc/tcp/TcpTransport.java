@@ -1,0 +1,170 @@
+package io.tarn.rpc.tcp;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.rpc.RpcClient;
+import io.tarn.rpc.RpcHandler;
+import io.tarn.rpc.RpcServer;
+import io.tarn.rpc.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The TCP transport: Netty with native epoll where available (NIO otherwise).
+ *
+ * <p>One instance owns one event-loop group; its servers and clients share it. Frames are decoded
+ * by length without copying ({@link FrameDecoder}); responses and requests written in one event-loop
+ * pass are flushed once.
+ */
+public final class TcpTransport implements Transport {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final TarnConfig config;
+    private final EventLoopGroup group;
+    private final boolean epoll;
+    private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    public TcpTransport(TarnConfig config) {
+        this.config = config;
+        int threads = config.get(TarnKeys.RPC_IO_THREADS);
+        if (threads == 0) {
+            threads = Runtime.getRuntime().availableProcessors();
+        }
+        this.epoll = Epoll.isAvailable();
+        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(threads,
+                new DefaultThreadFactory("tarn-tcp-" + INSTANCES.incrementAndGet(), true), factory);
+        if (!epoll) {
+            LOG.debug("native epoll unavailable ({}), using NIO", Epoll.unavailabilityCause().toString());
+        }
+    }
+
+    TarnConfig config() {
+        return config;
+    }
+
+    int maxFrame() {
+        return Math.toIntExact(config.get(TarnKeys.RPC_MAX_FRAME));
+    }
+
+    @Override
+    public RpcServer bind(InetSocketAddress address, RpcHandler handler) throws IOException {
+        ensureOpen();
+        Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        TcpServer server = new TcpServer(this);
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .channel(channelClass)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, ByteBufAllocator.DEFAULT)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 8 << 20))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        server.accepted(ch);
+                        ch.pipeline().addLast("frames", new FrameDecoder(maxFrame()));
+                        ch.pipeline().addLast("server", new ServerHandler(server, handler));
+                    }
+                });
+        InetSocketAddress resolved = address.isUnresolved()
+                ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+        ChannelFuture f = b.bind(resolved).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            throw new IOException("cannot listen on " + resolved + ": " + f.cause().getMessage(), f.cause());
+        }
+        server.bound(f.channel());
+        open.add(server);
+        return server;
+    }
+
+    @Override
+    public RpcClient connect(InetSocketAddress address) {
+        ensureOpen();
+        TcpClient client = new TcpClient(this, address, group.next());
+        open.add(client);
+        return client;
+    }
+
+    Bootstrap clientBootstrap(io.netty.channel.EventLoop loop) {
+        return new Bootstrap()
+                .group(loop)
+                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, ByteBufAllocator.DEFAULT)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 8 << 20))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, config.get(TarnKeys.RPC_CONNECT_TIMEOUT)));
+    }
+
+    void forget(AutoCloseable c) {
+        open.remove(c);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("transport is closed");
+        }
+    }
+
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    /** True when this transport uses native epoll. */
+    public boolean nativeEpoll() {
+        return epoll;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (AutoCloseable c : open.toArray(new AutoCloseable[0])) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debug("closing {}", c, e);
+            }
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    static String describe(Channel ch) {
+        return ch == null || ch.remoteAddress() == null ? "?" : ch.remoteAddress().toString();
+    }
+}
