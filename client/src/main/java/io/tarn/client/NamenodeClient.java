@@ -1,0 +1,86 @@
+package io.tarn.client;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+import io.tarn.common.protocol.AdminProtocol;
+import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
+import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.Wire;
+import io.tarn.rpc.RpcClient;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Typed asynchronous calls to one namenode. Encodes straight into the request buffer and decodes
+ * responses on the I/O thread. Thread-safe.
+ */
+final class NamenodeClient {
+    private static final RpcClient.ResponseDecoder<Void> NO_BODY = b -> null;
+
+    private final RpcClient rpc;
+
+    NamenodeClient(RpcClient rpc) {
+        this.rpc = rpc;
+    }
+
+    String remote() {
+        return rpc.remote();
+    }
+
+    CompletableFuture<FileStatus> getFile(String path) {
+        return rpc.call(Opcode.GET_FILE, b -> Wire.writeString(b, path), NamenodeProtocol::readStatus);
+    }
+
+    CompletableFuture<FileStatus> create(String path, FileType type, int flags, int storageClass, long clientId,
+                                         String clientHost) {
+        CreateRequest r = new CreateRequest(path, type, flags, storageClass, clientId, clientHost);
+        return rpc.call(Opcode.CREATE, r::encode, NamenodeProtocol::readStatus);
+    }
+
+    CompletableFuture<FileStatus> mkdirs(String path) {
+        return rpc.call(Opcode.MKDIRS, new PathRequest(path)::encode, NamenodeProtocol::readStatus);
+    }
+
+    CompletableFuture<BlockRef> getBlock(long fileId, int index, boolean write, long clientId, String clientHost) {
+        GetBlockRequest r = new GetBlockRequest(fileId, index, write, clientId, clientHost);
+        return rpc.call(Opcode.GET_BLOCK, r::encode, NamenodeProtocol::readBlockRef);
+    }
+
+    CompletableFuture<FileStatus> close(long fileId, long clientId, long size) {
+        return rpc.call(Opcode.CLOSE, new CloseRequest(fileId, clientId, size)::encode, NamenodeProtocol::readStatus);
+    }
+
+    CompletableFuture<ListResponse> list(String path, String startAfter, int max) {
+        return rpc.call(Opcode.LIST, new ListRequest(path, startAfter, max)::encode, ListResponse::decode);
+    }
+
+    CompletableFuture<Void> delete(String path, boolean recursive) {
+        return rpc.call(Opcode.DELETE, new DeleteRequest(path, recursive)::encode, NO_BODY);
+    }
+
+    CompletableFuture<Void> rename(String src, String dst) {
+        return rpc.call(Opcode.RENAME, new RenameRequest(src, dst)::encode, NO_BODY);
+    }
+
+    CompletableFuture<Void> renewLease(long clientId) {
+        return rpc.call(Opcode.RENEW_LEASE, (ByteBuf b) -> b.writeLong(clientId), NO_BODY);
+    }
+
+    CompletableFuture<AdminProtocol.ClusterStatus> clusterStatus() {
+        return rpc.call(Opcode.CLUSTER_STATUS, b -> { }, AdminProtocol.ClusterStatus::decode);
+    }
+
+    CompletableFuture<Void> ping() {
+        return rpc.call(Opcode.PING, b -> { }, NO_BODY);
+    }
+}

@@ -1,0 +1,331 @@
+package io.tarn.client;
+
+import io.tarn.common.config.HostPort;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
+import io.tarn.rpc.Transport;
+import io.tarn.rpc.Transports;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Java API of Tarn: namespace operations and file streams against one cluster.
+ *
+ * <p>Every operation comes in a blocking form that throws typed {@link IOException}s
+ * ({@link java.io.FileNotFoundException}, {@link io.tarn.common.error.FileExistsException}, ...
+ * each carrying an {@link ErrorCode}) and, for metadata, an asynchronous form returning a
+ * {@link CompletableFuture} so that many operations can be in flight at once. Futures complete on
+ * transport threads: do not block inside their callbacks.
+ *
+ * <p>A client is thread-safe and meant to be shared; it holds one connection per server. While it
+ * has files open for writing it renews their leases every {@code tarn.client.lease.renew.interval}.
+ */
+public final class TarnClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TarnClient.class);
+    private static final int LIST_PAGE = 4096;
+
+    private final TarnConfig config;
+    private final Transport transport;
+    private final boolean ownsTransport;
+    private final NamenodeClient namenode;
+    private final DataClient data;
+    private final long clientId;
+    private final String clientHost;
+    private final Set<TarnOutputStream> writers = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService leaseRenewer;
+    private volatile boolean closed;
+
+    private TarnClient(TarnConfig config, Transport transport, boolean ownsTransport) {
+        this.config = config;
+        this.transport = transport;
+        this.ownsTransport = ownsTransport;
+        HostPort nn = HostPort.parse(config.get(TarnKeys.NAMENODE_ADDRESS));
+        this.namenode = new NamenodeClient(transport.connect(nn.toSocketAddress()));
+        this.data = new DataClient(transport);
+        long id;
+        do {
+            id = new SecureRandom().nextLong();
+        } while (id == 0);
+        this.clientId = id;
+        this.clientHost = resolveHost(config);
+        this.leaseRenewer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tarn-lease-renewer");
+            t.setDaemon(true);
+            return t;
+        });
+        long renew = config.get(TarnKeys.CLIENT_LEASE_RENEW);
+        leaseRenewer.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.MILLISECONDS);
+    }
+
+    /** A client with its own transport threads, for the cluster named by {@code tarn.namenode.address}. */
+    public static TarnClient connect(TarnConfig config) {
+        return new TarnClient(config, Transports.create(config), true);
+    }
+
+    /** A client sharing a transport the caller owns (and closes after the client). */
+    public static TarnClient connect(TarnConfig config, Transport transport) {
+        return new TarnClient(config, transport, false);
+    }
+
+    private static String resolveHost(TarnConfig config) {
+        String configured = config.get(TarnKeys.CLIENT_HOSTNAME);
+        if (!configured.isEmpty()) {
+            return configured;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
+    }
+
+    // ------------------------------------------------------------------ namespace, blocking
+
+    /** Status of a file or directory; {@link java.io.FileNotFoundException} when absent. */
+    public FileStatus getStatus(String path) throws IOException {
+        return await(getStatusAsync(path));
+    }
+
+    /** True when the path exists. */
+    public boolean exists(String path) throws IOException {
+        try {
+            getStatus(path);
+            return true;
+        } catch (java.io.FileNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** Creates a file for writing with {@link CreateOptions#DEFAULT}. */
+    public TarnOutputStream create(String path) throws IOException {
+        return create(path, CreateOptions.DEFAULT);
+    }
+
+    /** Creates a file and returns a stream that writes it; the file is visible once created, complete once closed. */
+    public TarnOutputStream create(String path, CreateOptions options) throws IOException {
+        return await(createAsync(path, options));
+    }
+
+    /** Opens a file for reading. */
+    public TarnInputStream open(String path) throws IOException {
+        FileStatus status = getStatus(path);
+        if (status.isDirectory()) {
+            throw new TarnException(ErrorCode.IS_A_DIRECTORY, "cannot open directory " + path + " for reading");
+        }
+        return new TarnInputStream(this, path, status);
+    }
+
+    /** Creates a directory and any missing parents; true when it exists afterwards. */
+    public boolean mkdirs(String path) throws IOException {
+        await(mkdirsAsync(path));
+        return true;
+    }
+
+    /** Entries of a directory sorted by name (a file lists as itself). */
+    public List<FileStatus> list(String path) throws IOException {
+        return await(listAsync(path));
+    }
+
+    /**
+     * Deletes a file, or a directory (with its contents only when {@code recursive}).
+     *
+     * @return false when the path did not exist
+     * @throws io.tarn.common.error.DirectoryNotEmptyException for a non-empty directory without recursive
+     */
+    public boolean delete(String path, boolean recursive) throws IOException {
+        return await(deleteAsync(path, recursive));
+    }
+
+    /** Renames with HDFS semantics: into {@code dst} when it is a directory, else to {@code dst}. */
+    public void rename(String src, String dst) throws IOException {
+        await(renameAsync(src, dst));
+    }
+
+    /** Where block {@code index} of a file lives (for benchmarks and locality). */
+    public BlockRef getBlock(long fileId, int index) throws IOException {
+        return await(getBlockAsync(fileId, index));
+    }
+
+    /** The namenode's view of the cluster: counts and datanodes. */
+    public ClusterStatus clusterStatus() throws IOException {
+        return await(namenode.clusterStatus());
+    }
+
+    // ------------------------------------------------------------------ namespace, asynchronous
+
+    public CompletableFuture<FileStatus> getStatusAsync(String path) {
+        return namenode.getFile(path);
+    }
+
+    public CompletableFuture<TarnOutputStream> createAsync(String path, CreateOptions options) {
+        int flags = (options.overwrite() ? NamenodeProtocol.CREATE_OVERWRITE : 0)
+                | (options.createParents() ? NamenodeProtocol.CREATE_PARENTS : 0);
+        int storageClass = options.storageClass() >= 0 ? options.storageClass()
+                : config.get(TarnKeys.CLIENT_STORAGE_CLASS);
+        return namenode.create(path, FileType.FILE, flags, storageClass, clientId, clientHost)
+                .thenApply(status -> new TarnOutputStream(this, path, status));
+    }
+
+    public CompletableFuture<FileStatus> mkdirsAsync(String path) {
+        return namenode.mkdirs(path);
+    }
+
+    public CompletableFuture<List<FileStatus>> listAsync(String path) {
+        List<FileStatus> all = new ArrayList<>();
+        return listFrom(path, "", all);
+    }
+
+    private CompletableFuture<List<FileStatus>> listFrom(String path, String startAfter, List<FileStatus> acc) {
+        return namenode.list(path, startAfter, LIST_PAGE).thenCompose((ListResponse page) -> {
+            acc.addAll(page.entries());
+            if (!page.hasMore() || page.entries().isEmpty()) {
+                return CompletableFuture.completedFuture(acc);
+            }
+            return listFrom(path, page.entries().get(page.entries().size() - 1).name(), acc);
+        });
+    }
+
+    public CompletableFuture<Boolean> deleteAsync(String path, boolean recursive) {
+        return namenode.delete(path, recursive).handle((v, e) -> {
+            if (e == null) {
+                return true;
+            }
+            Throwable cause = unwrap(e);
+            if (cause instanceof TarnError && ((TarnError) cause).code() == ErrorCode.FILE_NOT_FOUND) {
+                return false;
+            }
+            throw new CompletionException(cause);
+        });
+    }
+
+    public CompletableFuture<Void> renameAsync(String src, String dst) {
+        return namenode.rename(src, dst);
+    }
+
+    public CompletableFuture<BlockRef> getBlockAsync(long fileId, int index) {
+        return namenode.getBlock(fileId, index, false, clientId, clientHost);
+    }
+
+    // ------------------------------------------------------------------ for streams
+
+    CompletableFuture<BlockRef> writeBlock(long fileId, int index) {
+        return namenode.getBlock(fileId, index, true, clientId, clientHost);
+    }
+
+    CompletableFuture<FileStatus> closeFile(long fileId, long size) {
+        return namenode.close(fileId, clientId, size);
+    }
+
+    DataClient data() {
+        return data;
+    }
+
+    TarnConfig config() {
+        return config;
+    }
+
+    void opened(TarnOutputStream out) {
+        writers.add(out);
+    }
+
+    void closed(TarnOutputStream out) {
+        writers.remove(out);
+    }
+
+    private void renewLeases() {
+        if (writers.isEmpty() || closed) {
+            return;
+        }
+        namenode.renewLease(clientId).whenComplete((v, e) -> {
+            if (e != null) {
+                LOG.warn("lease renewal at {} failed: {}", namenode.remote(), unwrap(e).getMessage());
+            }
+        });
+    }
+
+    /** This client's id, as the namenode knows its leases. */
+    public long clientId() {
+        return clientId;
+    }
+
+    /** The host name used for location affinity. */
+    public String clientHost() {
+        return clientHost;
+    }
+
+    /** Closes open writers' streams without publishing them, then the connections. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        leaseRenewer.shutdownNow();
+        for (TarnOutputStream w : writers) {
+            w.abandon();
+        }
+        data.close();
+        if (ownsTransport) {
+            transport.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** Waits for a future and rethrows its failure as the typed IOException it carries. */
+    static <T> T await(CompletableFuture<T> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            f.cancel(false);
+            InterruptedIOException io = new InterruptedIOException("interrupted while waiting for Tarn");
+            io.initCause(e);
+            throw io;
+        } catch (ExecutionException e) {
+            throw asIOException(e.getCause());
+        }
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    static IOException asIOException(Throwable t) {
+        Throwable cause = unwrap(t);
+        if (cause instanceof IOException) {
+            return (IOException) cause;
+        }
+        if (cause instanceof RuntimeException || cause instanceof Error) {
+            return new TarnException(ErrorCode.INTERNAL, cause.toString(), cause);
+        }
+        return new IOException(cause);
+    }
+}

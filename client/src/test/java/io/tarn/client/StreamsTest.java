@@ -1,0 +1,228 @@
+package io.tarn.client;
+
+import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The output and input streams across chunk and block boundaries, with small blocks (64 KiB). */
+class StreamsTest {
+    static final int BLOCK = 64 << 10;
+    static MiniCluster cluster;
+    static TarnClient client;
+
+    @BeforeAll
+    static void start() throws IOException {
+        cluster = MiniCluster.builder().datanodes(2)
+                .set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.CLIENT_IO_CHUNK, 16L << 10)
+                .set(TarnKeys.CLIENT_READAHEAD, 48L << 10)
+                .set(TarnKeys.CLIENT_WRITE_BEHIND, 32L << 10)
+                .start();
+        client = cluster.newClient();
+    }
+
+    @AfterAll
+    static void stop() {
+        client.close();
+        cluster.close();
+    }
+
+    static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 100, BLOCK - 1, BLOCK, BLOCK + 1, 16 << 10, (16 << 10) + 7, 5 * BLOCK + 12345})
+    void roundTripOfAwkwardSizes(int size) throws IOException {
+        byte[] data = random(size, size);
+        String path = "/sizes/" + size;
+        try (TarnOutputStream out = client.create(path, CreateOptions.OVERWRITE)) {
+            out.write(data);
+        }
+        assertThat(client.getStatus(path).size()).isEqualTo(size);
+        try (TarnInputStream in = client.open(path)) {
+            assertThat(in.readAllBytes()).isEqualTo(data);
+            assertThat(in.read()).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void byteAtATimeAndMixedWriteCalls() throws IOException {
+        byte[] data = random(3 * BLOCK + 5, 7);
+        try (TarnOutputStream out = client.create("/mixed", CreateOptions.OVERWRITE)) {
+            int i = 0;
+            while (i < data.length) {
+                int kind = i % 3;
+                if (kind == 0) {
+                    out.write(data[i]);
+                    i++;
+                } else if (kind == 1) {
+                    int n = Math.min(1000, data.length - i);
+                    out.write(data, i, n);
+                    i += n;
+                } else {
+                    int n = Math.min(70_000, data.length - i);
+                    out.write(ByteBuffer.wrap(data, i, n));
+                    i += n;
+                }
+            }
+        }
+        try (TarnInputStream in = client.open("/mixed")) {
+            byte[] back = new byte[data.length];
+            int at = 0;
+            int step = 1;
+            while (at < back.length) {
+                if (step % 5 == 0) {
+                    back[at++] = (byte) in.read();
+                } else {
+                    int n = in.read(back, at, Math.min(step * 777, back.length - at));
+                    assertThat(n).isPositive();
+                    at += n;
+                }
+                step++;
+            }
+            assertThat(back).isEqualTo(data);
+        }
+    }
+
+    @Test
+    void positionalReadsAndSeeks() throws IOException {
+        byte[] data = random(4 * BLOCK + 100, 11);
+        try (TarnOutputStream out = client.create("/pread", CreateOptions.OVERWRITE)) {
+            out.write(data);
+        }
+        Random r = new Random(3);
+        try (TarnInputStream in = client.open("/pread")) {
+            for (int i = 0; i < 200; i++) {
+                int pos = r.nextInt(data.length);
+                int len = Math.min(r.nextInt(3 * BLOCK), data.length - pos);
+                byte[] buf = new byte[len];
+                in.readFully(pos, buf, 0, len);
+                assertThat(buf).isEqualTo(Arrays.copyOfRange(data, pos, pos + len));
+            }
+            assertThat(in.position()).isZero();
+            for (int i = 0; i < 100; i++) {
+                int pos = r.nextInt(data.length);
+                in.seek(pos);
+                int len = Math.min(r.nextInt(40_000) + 1, data.length - pos);
+                byte[] buf = in.readNBytes(len);
+                assertThat(buf).isEqualTo(Arrays.copyOfRange(data, pos, pos + len));
+                assertThat(in.position()).isEqualTo(pos + len);
+            }
+            byte[] tail = new byte[10];
+            assertThat(in.read(data.length - 4, tail, 0, 10)).isEqualTo(4);
+            assertThat(in.read(data.length, tail, 0, 10)).isEqualTo(-1);
+            assertThatThrownBy(() -> in.seek(data.length + 1)).isInstanceOf(EOFException.class);
+            assertThatThrownBy(() -> in.seek(-1)).isInstanceOf(EOFException.class);
+            assertThatThrownBy(() -> in.readFully(data.length - 2, new byte[5], 0, 5)).isInstanceOf(EOFException.class);
+        }
+    }
+
+    @Test
+    void concurrentPositionalReadsOnOneStream() throws Exception {
+        byte[] data = random(6 * BLOCK, 21);
+        try (TarnOutputStream out = client.create("/concurrent", CreateOptions.OVERWRITE)) {
+            out.write(data);
+        }
+        try (TarnInputStream in = client.open("/concurrent")) {
+            Thread[] threads = new Thread[4];
+            Throwable[] failure = new Throwable[1];
+            for (int t = 0; t < threads.length; t++) {
+                long seed = t;
+                threads[t] = new Thread(() -> {
+                    Random r = new Random(seed);
+                    try {
+                        for (int i = 0; i < 50; i++) {
+                            int pos = r.nextInt(data.length - 1000);
+                            byte[] buf = new byte[1000];
+                            in.readFully(pos, buf, 0, 1000);
+                            if (!Arrays.equals(buf, Arrays.copyOfRange(data, pos, pos + 1000))) {
+                                throw new AssertionError("wrong bytes at " + pos);
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure[0] = e;
+                    }
+                });
+                threads[t].start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertThat(failure[0]).isNull();
+        }
+    }
+
+    @Test
+    void flushMakesDataDurableBeforeClose() throws IOException {
+        byte[] data = random(2 * BLOCK, 5);
+        TarnOutputStream out = client.create("/flushed", CreateOptions.OVERWRITE);
+        out.write(data);
+        out.flush();
+        assertThat(out.position()).isEqualTo(data.length);
+        out.write(data, 0, 10);
+        out.close();
+        assertThat(client.getStatus("/flushed").size()).isEqualTo(data.length + 10);
+        try (TarnInputStream in = client.open("/flushed")) {
+            byte[] all = in.readAllBytes();
+            assertThat(Arrays.copyOf(all, data.length)).isEqualTo(data);
+            assertThat(Arrays.copyOfRange(all, data.length, all.length)).isEqualTo(Arrays.copyOf(data, 10));
+        }
+    }
+
+    @Test
+    void writeAsyncCompletesWhenStored() throws IOException {
+        TarnOutputStream out = client.create("/wasync", CreateOptions.OVERWRITE);
+        byte[] data = random(100_000, 9);
+        out.writeAsync(ByteBuffer.wrap(data)).join();
+        out.close();
+        try (TarnInputStream in = client.open("/wasync")) {
+            assertThat(in.readAllBytes()).isEqualTo(data);
+        }
+    }
+
+    @Test
+    void closedStreamsRejectIo() throws IOException {
+        TarnOutputStream out = client.create("/closed", CreateOptions.OVERWRITE);
+        out.write(1);
+        out.close();
+        out.close(); // idempotent
+        assertThatThrownBy(() -> out.write(2)).isInstanceOf(TarnException.class)
+                .matches(e -> ((TarnException) e).code() == ErrorCode.FILE_CLOSED);
+        TarnInputStream in = client.open("/closed");
+        in.close();
+        assertThatThrownBy(in::read).isInstanceOf(TarnException.class);
+    }
+
+    @Test
+    void fileEndingOnBlockBoundaryKeepsNoExtraBlock() throws IOException {
+        long freeBefore = freeBlocks();
+        try (TarnOutputStream out = client.create("/exact", CreateOptions.OVERWRITE)) {
+            out.write(random(2 * BLOCK, 1));
+        }
+        assertThat(freeBefore - freeBlocks()).isEqualTo(2);
+        client.delete("/exact", false);
+        assertThat(freeBlocks()).isEqualTo(freeBefore);
+    }
+
+    private static long freeBlocks() throws IOException {
+        return client.clusterStatus().datanodes().stream().mapToLong(d -> d.freeBlocks()).sum();
+    }
+}
