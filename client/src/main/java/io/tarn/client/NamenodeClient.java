@@ -14,6 +14,7 @@ import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
 import io.tarn.rpc.RpcClient;
@@ -51,9 +52,15 @@ final class NamenodeClient {
         return rpc.call(Opcode.MKDIRS, new PathRequest(path)::encode, NamenodeProtocol::readStatus);
     }
 
-    CompletableFuture<BlockRef> getBlock(long fileId, int index, boolean write, long clientId, String clientHost) {
-        GetBlockRequest r = new GetBlockRequest(fileId, index, write, clientId, clientHost);
+    CompletableFuture<BlockRef> getBlock(long fileId, int index, boolean write, long clientId, String clientHost,
+                                         long durableSize) {
+        GetBlockRequest r = new GetBlockRequest(fileId, index, write, clientId, clientHost, durableSize);
         return rpc.call(Opcode.GET_BLOCK, r::encode, NamenodeProtocol::readBlockRef);
+    }
+
+    CompletableFuture<FileStatus> sync(long fileId, long clientId, long durableSize) {
+        return rpc.call(Opcode.SYNC, new SyncRequest(fileId, clientId, durableSize)::encode,
+                NamenodeProtocol::readStatus);
     }
 
     CompletableFuture<FileStatus> close(long fileId, long clientId, long size) {

@@ -227,13 +227,17 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<BlockRef> getBlockAsync(long fileId, int index) {
-        return namenode.getBlock(fileId, index, false, clientId, clientHost);
+        return namenode.getBlock(fileId, index, false, clientId, clientHost, -1);
     }
 
     // ------------------------------------------------------------------ for streams
 
-    CompletableFuture<BlockRef> writeBlock(long fileId, int index) {
-        return namenode.getBlock(fileId, index, true, clientId, clientHost);
+    CompletableFuture<BlockRef> writeBlock(long fileId, int index, long durableSize) {
+        return namenode.getBlock(fileId, index, true, clientId, clientHost, durableSize);
+    }
+
+    CompletableFuture<FileStatus> syncFile(long fileId, long durableSize) {
+        return namenode.sync(fileId, clientId, durableSize);
     }
 
     CompletableFuture<FileStatus> closeFile(long fileId, long size) {

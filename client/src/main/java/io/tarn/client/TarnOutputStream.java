@@ -20,10 +20,15 @@ import java.util.concurrent.CompletableFuture;
  * <p>Bytes collect in an off-heap chunk ({@code tarn.client.io.chunk}, at most a block); a full
  * chunk is sent to its block's datanode without waiting, up to {@code tarn.client.write.behind}
  * bytes in flight. The location of the next block is fetched while the current one is being
- * written. {@link #flush()} waits until every byte written so far is stored on its datanode
- * (readers see it once the file is closed, or up to its last complete block while it is open);
- * {@link #close()} publishes the final size and releases the lease. A failed write fails every
- * later call with the same error. Not thread-safe, like any {@link OutputStream}.
+ * written.
+ *
+ * <p>Durability, from weakest to strongest: {@link #flush()} sends buffered bytes to their datanode
+ * without waiting; {@link #hflush()} waits until every byte written so far is stored in datanode
+ * memory; {@link #hsync()} also tells the namenode that length, so new readers see it and it
+ * survives the writer's death (lease recovery keeps it); {@link #close()} publishes the final size
+ * and releases the lease. Bytes stored in DRAM are lost if their datanode's host loses power:
+ * durability across machines comes with replication. A failed write fails every later call with
+ * the same error. Not thread-safe, like any {@link OutputStream}.
  */
 public final class TarnOutputStream extends OutputStream {
     private final TarnClient client;
@@ -37,6 +42,8 @@ public final class TarnOutputStream extends OutputStream {
 
     private ByteBuf buffer;
     private long position;
+    /** Bytes handed to datanode writes so far. */
+    private long sent;
     private int refIndex = -1;
     private CompletableFuture<BlockRef> ref;
     private CompletableFuture<BlockRef> nextRef;
@@ -114,17 +121,31 @@ public final class TarnOutputStream extends OutputStream {
         return position;
     }
 
-    /** Waits until every byte written so far is stored on its datanode. */
+    /** Sends buffered bytes to their datanode without waiting for them to be stored. */
     @Override
     public void flush() throws IOException {
         ensureWritable();
         if (buffer != null && buffer.isReadable()) {
             sendBuffer();
         }
+    }
+
+    /** Waits until every byte written so far is stored in its datanode's memory. */
+    public void hflush() throws IOException {
+        flush();
         while (!inflight.isEmpty()) {
             awaitOldest();
         }
         throwIfFailed();
+    }
+
+    /**
+     * Like {@link #hflush()}, then publishes the length to the namenode: readers opening the file
+     * now see every byte written so far, and they survive this writer's death.
+     */
+    public void hsync() throws IOException {
+        hflush();
+        TarnClient.await(client.syncFile(fileId, position));
     }
 
     /** Stores the remaining bytes, then publishes the file's size and releases the lease. */
@@ -134,7 +155,7 @@ public final class TarnOutputStream extends OutputStream {
             return;
         }
         try {
-            flush();
+            hflush();
             TarnClient.await(client.closeFile(fileId, position));
         } finally {
             closed = true;
@@ -187,7 +208,8 @@ public final class TarnOutputStream extends OutputStream {
                 failure = e;
             }
         });
-        inflight.addLast(new Pending(written, n));
+        inflight.addLast(new Pending(written, start, n));
+        sent = start + n;
         inflightBytes += n;
         while (inflightBytes > writeBehind) {
             awaitOldest();
@@ -201,7 +223,7 @@ public final class TarnOutputStream extends OutputStream {
             if (index == refIndex + 1 && nextRef != null) {
                 ref = nextRef;
             } else {
-                ref = client.writeBlock(fileId, index);
+                ref = client.writeBlock(fileId, index, durableSize());
             }
             refIndex = index;
             nextRef = null;
@@ -210,7 +232,7 @@ public final class TarnOutputStream extends OutputStream {
         // needed. A file that ends at this block's end leaves the extra block unused; the namenode
         // frees blocks past the final size at close.
         if (nextRef == null && position - (long) index * blockSize >= blockSize / 2) {
-            nextRef = client.writeBlock(fileId, index + 1);
+            nextRef = client.writeBlock(fileId, index + 1, durableSize());
         }
         return ref;
     }
@@ -251,6 +273,22 @@ public final class TarnOutputStream extends OutputStream {
         return e;
     }
 
-    private record Pending(CompletableFuture<Void> future, int bytes) {
+    /**
+     * Bytes known stored: everything before the oldest write still in flight (or every byte sent
+     * when none is). Finished writes at the head of the queue are retired on the way.
+     */
+    private long durableSize() {
+        Pending head;
+        while ((head = inflight.peekFirst()) != null && head.future.isDone() && !head.future.isCompletedExceptionally()) {
+            inflight.pollFirst();
+            inflightBytes -= head.bytes;
+        }
+        if (head != null) {
+            return head.start;
+        }
+        return sent;
+    }
+
+    private record Pending(CompletableFuture<Void> future, long start, int bytes) {
     }
 }

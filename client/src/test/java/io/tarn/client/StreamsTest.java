@@ -171,12 +171,19 @@ class StreamsTest {
     }
 
     @Test
-    void flushMakesDataDurableBeforeClose() throws IOException {
-        byte[] data = random(2 * BLOCK, 5);
+    void hsyncPublishesTheLengthBeforeClose() throws IOException {
+        byte[] data = random(2 * BLOCK + 300, 5);
         TarnOutputStream out = client.create("/flushed", CreateOptions.OVERWRITE);
         out.write(data);
         out.flush();
+        out.hflush();
         assertThat(out.position()).isEqualTo(data.length);
+        out.hsync();
+        assertThat(client.getStatus("/flushed").size()).isEqualTo(data.length);
+        assertThat(client.getStatus("/flushed").underConstruction()).isTrue();
+        try (TarnInputStream reader = client.open("/flushed")) {
+            assertThat(reader.readAllBytes()).isEqualTo(data);
+        }
         out.write(data, 0, 10);
         out.close();
         assertThat(client.getStatus("/flushed").size()).isEqualTo(data.length + 10);

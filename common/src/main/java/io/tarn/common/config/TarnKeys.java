@@ -54,7 +54,7 @@ public final class TarnKeys {
 
     public static final ConfigKey<Long> LEASE_TIMEOUT = ConfigKey.millis("tarn.namenode.lease.timeout", 60_000, 100,
             24 * HOUR_MS, "A writer that has not renewed its lease for this long loses it; its file is closed "
-                    + "at the length of its last complete block.");
+                    + "at the length the writer last reported stored (hsync, or when it asked for its last block).");
 
     public static final ConfigKey<Long> DATANODE_TIMEOUT = ConfigKey.millis("tarn.namenode.datanode.timeout", 10_000,
             100, HOUR_MS, "A datanode silent for this long is marked dead and left out of allocation.");

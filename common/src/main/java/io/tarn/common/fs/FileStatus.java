@@ -6,7 +6,8 @@ package io.tarn.common.fs;
  * @param name             last path component ("" for the root)
  * @param fileId           namenode-wide id; routes getBlock and close; directories have ids too
  * @param type             file or directory
- * @param size             bytes in a closed file; for a file being written, the bytes of its complete blocks
+ * @param size             bytes in a closed file; for a file being written, the bytes its writer last
+ *                         reported stored (hsync, or when it asked for a block)
  * @param blockSize        block size the file was created with (0 for directories)
  * @param storageClass     preferred storage class (0 = DRAM, 1 = flash)
  * @param creationTime     milliseconds since the epoch

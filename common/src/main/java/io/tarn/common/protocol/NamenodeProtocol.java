@@ -18,8 +18,9 @@ import java.util.List;
  * CREATE       req: path[str] type[u8] flags[u8] storageClass[u8] clientId[i64] clientHost[str]
  *              resp: FileStatus
  * MKDIRS       req: path[str]                                             resp: FileStatus
- * GET_BLOCK    req: fileId[i64] blockIndex[i32] write[bool] clientId[i64] clientHost[str]
- *              resp: BlockRef
+ * GET_BLOCK    req: fileId[i64] blockIndex[i32] write[bool] clientId[i64] clientHost[str] durableSize[i64]
+ *              resp: BlockRef      (durableSize: bytes the writer knows are stored; -1 when reading)
+ * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
  * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus
  * LIST         req: path[str] startAfter[str] max[i32]                    resp: hasMore[bool] n[i32] FileStatus*n
  * DELETE       req: path[str] recursive[bool]                             resp: (empty)
@@ -145,20 +146,50 @@ public final class NamenodeProtocol {
         }
     }
 
-    /** GET_BLOCK request: the block at {@code blockIndex} of a file, allocated when writing. */
-    public record GetBlockRequest(long fileId, int blockIndex, boolean write, long clientId, String clientHost) {
+    /**
+     * GET_BLOCK request: the block at {@code blockIndex} of a file, allocated when writing. A writer
+     * also reports {@code durableSize}, the bytes of the file it knows are stored on datanodes, so
+     * lease recovery keeps them; readers send -1.
+     */
+    public record GetBlockRequest(long fileId, int blockIndex, boolean write, long clientId, String clientHost,
+                                  long durableSize) {
         public void encode(ByteBuf buf) {
             buf.writeLong(fileId);
             buf.writeInt(blockIndex);
             Wire.writeBoolean(buf, write);
             buf.writeLong(clientId);
             Wire.writeString(buf, clientHost);
+            buf.writeLong(durableSize);
         }
 
         public static GetBlockRequest decode(ByteBuf buf) {
             GetBlockRequest r = new GetBlockRequest(Wire.readLong(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE,
-                    "blockIndex"), Wire.readBoolean(buf), Wire.readLong(buf), Wire.readString(buf));
+                    "blockIndex"), Wire.readBoolean(buf), Wire.readLong(buf), Wire.readString(buf), Wire.readLong(buf));
             Wire.end(buf);
+            if (r.durableSize < -1) {
+                throw new MalformedMessageException("durableSize " + r.durableSize);
+            }
+            return r;
+        }
+    }
+
+    /**
+     * SYNC request (hsync): the writer of a file reports that its first {@code durableSize} bytes
+     * are stored; the namenode publishes that length to readers and keeps it through lease recovery.
+     */
+    public record SyncRequest(long fileId, long clientId, long durableSize) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(fileId);
+            buf.writeLong(clientId);
+            buf.writeLong(durableSize);
+        }
+
+        public static SyncRequest decode(ByteBuf buf) {
+            SyncRequest r = new SyncRequest(Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf));
+            Wire.end(buf);
+            if (r.durableSize < 0) {
+                throw new MalformedMessageException("negative durableSize " + r.durableSize);
+            }
             return r;
         }
     }

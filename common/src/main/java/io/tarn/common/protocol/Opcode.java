@@ -18,6 +18,7 @@ public final class Opcode {
     public static final int DELETE = 7;
     public static final int RENAME = 8;
     public static final int RENEW_LEASE = 9;
+    public static final int SYNC = 10;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -42,6 +43,7 @@ public final class Opcode {
             case DELETE: return "DELETE";
             case RENAME: return "RENAME";
             case RENEW_LEASE: return "RENEW_LEASE";
+            case SYNC: return "SYNC";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

@@ -1,0 +1,153 @@
+package io.tarn.namenode;
+
+import io.tarn.common.config.HostPort;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.security.BlockTokens;
+import io.tarn.rpc.RpcServer;
+import io.tarn.rpc.Transport;
+import io.tarn.rpc.Transports;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running namenode: the {@link NamenodeService} bound to an RPC server, plus one background
+ * thread that marks silent datanodes dead and recovers expired leases.
+ *
+ * <p>Start one with {@link #start(TarnConfig)} (own transport) or
+ * {@link #start(TarnConfig, Transport)} (shared transport, left open by {@link #close()}). It
+ * listens on {@code tarn.namenode.bind}, or else on the host and port of
+ * {@code tarn.namenode.address}; port 0 picks a free port, see {@link #address()}. Several namenodes
+ * can run in one JVM (no static state).
+ */
+public final class Namenode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Namenode.class);
+
+    private final NamenodeService service;
+    private final Transport transport;
+    private final boolean ownsTransport;
+    private final RpcServer server;
+    private final ScheduledExecutorService background;
+
+    private Namenode(NamenodeService service, Transport transport, boolean ownsTransport, RpcServer server,
+                     ScheduledExecutorService background) {
+        this.service = service;
+        this.transport = transport;
+        this.ownsTransport = ownsTransport;
+        this.server = server;
+        this.background = background;
+    }
+
+    /** Starts a namenode with its own transport (closed with the namenode). */
+    public static Namenode start(TarnConfig config) throws IOException {
+        Transport transport = Transports.create(config);
+        try {
+            return start(config, transport, Clock.system(), true);
+        } catch (IOException | RuntimeException e) {
+            transport.close();
+            throw e;
+        }
+    }
+
+    /** Starts a namenode on a shared transport, which {@link #close()} leaves open. */
+    public static Namenode start(TarnConfig config, Transport transport) throws IOException {
+        return start(config, transport, Clock.system(), false);
+    }
+
+    /** Like {@link #start(TarnConfig, Transport)} with an explicit clock (tests drive leases and liveness with it). */
+    public static Namenode start(TarnConfig config, Transport transport, Clock clock) throws IOException {
+        return start(config, transport, clock, false);
+    }
+
+    private static Namenode start(TarnConfig config, Transport transport, Clock clock, boolean ownsTransport)
+            throws IOException {
+        long leaseTimeout = config.get(TarnKeys.LEASE_TIMEOUT);
+        long datanodeTimeout = config.get(TarnKeys.DATANODE_TIMEOUT);
+        NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
+                datanodeTimeout, BlockTokens.random());
+        InetSocketAddress bindAddress = bindAddress(config);
+        RpcServer server = transport.bind(bindAddress, service);
+        ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tarn-namenode-maintenance-" + server.localAddress().getPort());
+            t.setDaemon(true);
+            return t;
+        });
+        // Check often enough that expiry happens within a quarter timeout of its deadline.
+        long period = Math.max(10, Math.min(1_000, Math.min(leaseTimeout, datanodeTimeout) / 4));
+        background.scheduleWithFixedDelay(() -> runMaintenance(service), period, period, TimeUnit.MILLISECONDS);
+        LOG.info("Namenode listening on {} (transport {}, block size {} bytes, lease timeout {} ms, "
+                        + "datanode timeout {} ms)", server.localAddress(), transport.name(), service.blockSize(),
+                leaseTimeout, datanodeTimeout);
+        return new Namenode(service, transport, ownsTransport, server, background);
+    }
+
+    private static void runMaintenance(NamenodeService service) {
+        try {
+            service.runMaintenance();
+        } catch (RuntimeException e) {
+            // Keep the periodic task alive: a thrown exception would cancel every later run.
+            LOG.error("Namenode maintenance failed", e);
+        }
+    }
+
+    /** tarn.namenode.bind, or the host:port of tarn.namenode.address. */
+    static InetSocketAddress bindAddress(TarnConfig config) {
+        String bind = config.get(TarnKeys.NAMENODE_BIND);
+        HostPort hp = HostPort.parse(bind.isEmpty() ? config.get(TarnKeys.NAMENODE_ADDRESS) : bind);
+        return hp.isWildcard() ? new InetSocketAddress(hp.port()) : new InetSocketAddress(hp.host(), hp.port());
+    }
+
+    /** The address the namenode listens on (with the real port when port 0 was configured). */
+    public InetSocketAddress address() {
+        return server.localAddress();
+    }
+
+    /** The request handler and the state behind it. */
+    public NamenodeService service() {
+        return service;
+    }
+
+    public long fileCount() {
+        return service.namespace().fileCount();
+    }
+
+    public long directoryCount() {
+        return service.namespace().directoryCount();
+    }
+
+    public int datanodeCount() {
+        return service.datanodes().size();
+    }
+
+    /** Runs the background checks now (datanode liveness, lease expiry), e.g. after advancing a test clock. */
+    public void runMaintenance() {
+        service.runMaintenance();
+    }
+
+    /** Stops serving: closes the server, the background thread and, when owned, the transport. */
+    @Override
+    public void close() {
+        background.shutdownNow();
+        try {
+            server.close();
+        } finally {
+            if (ownsTransport) {
+                transport.close();
+            }
+        }
+        try {
+            if (!background.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("Namenode maintenance thread did not stop within 5 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.info("Namenode on {} closed", server.localAddress());
+    }
+}

@@ -1,0 +1,227 @@
+package io.tarn.namenode;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
+import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.common.security.BlockTokens;
+import io.tarn.namenode.blocks.BlockAllocator;
+import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.blocks.StorageId;
+import io.tarn.namenode.lease.LeaseManager;
+import io.tarn.namenode.namespace.FileService;
+import io.tarn.namenode.namespace.FileTable;
+import io.tarn.namenode.namespace.Namespace;
+import io.tarn.rpc.RpcHandler;
+import io.tarn.rpc.RpcRequest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The namenode's request handler: decodes each request, runs it against the namespace, file service
+ * and datanode registry, and answers.
+ *
+ * <p>Runs on transport I/O threads and never blocks (every operation is lock-free or holds a
+ * per-file, per-datanode or rare structure lock for a short, bounded time). Domain errors are
+ * answered with their code and a message naming the path or datanode; malformed bodies propagate as
+ * {@link io.tarn.common.protocol.MalformedMessageException} so the transport answers
+ * MALFORMED_REQUEST and drops the connection. Also usable without a transport: tests and in-process
+ * callers may call the typed methods directly.
+ */
+public final class NamenodeService implements RpcHandler {
+    private final Clock clock;
+    private final int blockSize;
+    private final long startedAt;
+    private final BlockTokens tokens;
+    private final LeaseManager leases;
+    private final DatanodeRegistry datanodes;
+    private final BlockAllocator allocator;
+    private final Namespace namespace;
+    private final FileService fileService;
+    private final LongAdder operations = new LongAdder();
+
+    /**
+     * @param blockSize        bytes per block ({@code tarn.blocksize})
+     * @param leaseTimeoutMs    {@code tarn.namenode.lease.timeout}
+     * @param datanodeTimeoutMs {@code tarn.namenode.datanode.timeout}
+     * @param tokens           the cluster's block token key, handed to datanodes when they register
+     */
+    public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
+                           BlockTokens tokens) {
+        this.clock = clock;
+        this.blockSize = blockSize;
+        this.startedAt = clock.millis();
+        this.tokens = tokens;
+        this.leases = new LeaseManager(clock, leaseTimeoutMs);
+        this.datanodes = new DatanodeRegistry(blockSize, clock, datanodeTimeoutMs);
+        this.allocator = new BlockAllocator(datanodes);
+        FileTable table = new FileTable(0);
+        this.namespace = new Namespace(clock, blockSize, table, allocator, leases);
+        this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens);
+    }
+
+    public Namespace namespace() {
+        return namespace;
+    }
+
+    public FileService files() {
+        return fileService;
+    }
+
+    public DatanodeRegistry datanodes() {
+        return datanodes;
+    }
+
+    public LeaseManager leases() {
+        return leases;
+    }
+
+    public BlockTokens tokens() {
+        return tokens;
+    }
+
+    public int blockSize() {
+        return blockSize;
+    }
+
+    /** Requests served so far (failed ones included). */
+    public long operations() {
+        return operations.sum();
+    }
+
+    @Override
+    public void handle(RpcRequest request) {
+        operations.increment();
+        ByteBuf body = request.body();
+        try {
+            switch (request.opcode()) {
+                case Opcode.GET_FILE -> sendStatus(request, namespace.getFile(PathRequest.decode(body).path()));
+                case Opcode.CREATE -> sendStatus(request, create(CreateRequest.decode(body)));
+                case Opcode.MKDIRS -> sendStatus(request, namespace.mkdirs(PathRequest.decode(body).path()));
+                case Opcode.GET_BLOCK -> {
+                    GetBlockRequest r = GetBlockRequest.decode(body);
+                    ByteBuf out = request.response();
+                    try {
+                        NamenodeProtocol.writeBlockRef(out, fileService.getBlock(r.fileId(), r.blockIndex(),
+                                r.write(), r.clientId(), r.clientHost(), r.durableSize()));
+                    } catch (TarnException | RuntimeException e) {
+                        out.release();
+                        throw e;
+                    }
+                    request.send(out);
+                }
+                case Opcode.CLOSE -> {
+                    CloseRequest r = CloseRequest.decode(body);
+                    sendStatus(request, fileService.close(r.fileId(), r.clientId(), r.size()));
+                }
+                case Opcode.SYNC -> {
+                    SyncRequest r = SyncRequest.decode(body);
+                    sendStatus(request, fileService.sync(r.fileId(), r.clientId(), r.durableSize()));
+                }
+                case Opcode.LIST -> {
+                    ListRequest r = ListRequest.decode(body);
+                    NamenodeProtocol.ListResponse page = namespace.list(r.path(), r.startAfter(), r.max());
+                    ByteBuf out = request.response();
+                    page.encode(out);
+                    request.send(out);
+                }
+                case Opcode.DELETE -> {
+                    DeleteRequest r = DeleteRequest.decode(body);
+                    namespace.delete(r.path(), r.recursive());
+                    request.send(request.response());
+                }
+                case Opcode.RENAME -> {
+                    RenameRequest r = RenameRequest.decode(body);
+                    namespace.rename(r.src(), r.dst());
+                    request.send(request.response());
+                }
+                case Opcode.RENEW_LEASE -> {
+                    leases.renew(RenewLeaseRequest.decode(body).clientId());
+                    request.send(request.response());
+                }
+                case Opcode.REGISTER_DATANODE -> {
+                    RegisterResponse resp = register(RegisterRequest.decode(body));
+                    ByteBuf out = request.response();
+                    resp.encode(out);
+                    request.send(out);
+                }
+                case Opcode.HEARTBEAT -> {
+                    HeartbeatRequest r = HeartbeatRequest.decode(body);
+                    datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()));
+                    request.send(request.response());
+                }
+                case Opcode.CLUSTER_STATUS -> {
+                    ByteBuf out = request.response();
+                    clusterStatus().encode(out);
+                    request.send(out);
+                }
+                case Opcode.PING -> request.send(request.response());
+                default -> request.fail(ErrorCode.UNKNOWN_OPCODE, "the namenode does not serve operation "
+                        + Opcode.name(request.opcode()));
+            }
+        } catch (TarnException e) {
+            request.fail(e.code(), e.getMessage());
+        }
+    }
+
+    private static void sendStatus(RpcRequest request, FileStatus status) {
+        ByteBuf out = request.response();
+        NamenodeProtocol.writeStatus(out, status);
+        request.send(out);
+    }
+
+    /** CREATE: a file or directory. */
+    public FileStatus create(CreateRequest r) throws TarnException {
+        return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(), r.clientId());
+    }
+
+    /** REGISTER_DATANODE: registers and answers with the datanode id, block size and token key. */
+    public RegisterResponse register(RegisterRequest r) throws TarnException {
+        DatanodeRegistry.Registration reg = datanodes.register(r);
+        return new RegisterResponse(reg.datanode().id(), blockSize, tokens.key0(), tokens.key1(),
+                reg.resetGenerations());
+    }
+
+    /** CLUSTER_STATUS. */
+    public ClusterStatus clusterStatus() {
+        List<DatanodeStatus> list = new ArrayList<>();
+        for (DatanodeInfo dn : datanodes.all()) {
+            list.add(new DatanodeStatus(dn.id(), dn.host(), dn.port(), dn.storageClass(), dn.alive(),
+                    dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn)));
+        }
+        return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
+                operations(), blockSize, list);
+    }
+
+    /**
+     * Background work, called periodically from one thread: marks silent datanodes dead and
+     * recovers expired leases.
+     */
+    public void runMaintenance() {
+        datanodes.checkLiveness();
+        for (LeaseManager.Expired e : leases.expire()) {
+            for (long fileId : e.fileIds()) {
+                fileService.recover(fileId, e.clientId(), e.silenceMs());
+            }
+        }
+    }
+}

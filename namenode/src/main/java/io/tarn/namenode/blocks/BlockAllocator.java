@@ -1,0 +1,105 @@
+package io.tarn.namenode.blocks;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * Chooses a datanode for each new block and returns freed blocks.
+ *
+ * <p>Policy: the preferred storage class first, then the higher classes, then the lower ones (spill
+ * when a class is full). Within a class, a live datanode on the client's host comes first (location
+ * affinity), then the live datanodes in round-robin order. Dead datanodes are skipped. Lock-free
+ * except for the chosen datanode's own O(1) free-list monitor; when no live datanode of any class
+ * has a free block, allocation fails at once with NO_SPACE.
+ */
+public final class BlockAllocator {
+    private final DatanodeRegistry registry;
+    private final AtomicIntegerArray roundRobin = new AtomicIntegerArray(DatanodeRegistry.MAX_STORAGE_CLASSES);
+
+    public BlockAllocator(DatanodeRegistry registry) {
+        this.registry = registry;
+    }
+
+    /**
+     * Allocates one block with a fresh generation.
+     *
+     * @param preferredClass storage class to try first
+     * @param clientHost     host of the writing client ("" for none) for location affinity
+     */
+    public Block allocate(int preferredClass, String clientHost) throws TarnException {
+        int highest = registry.highestClass();
+        int first = Math.min(Math.max(preferredClass, 0), DatanodeRegistry.MAX_STORAGE_CLASSES - 1);
+        for (int step = 0; step <= highest; step++) {
+            int cls = classAt(first, step, highest);
+            Block b = allocateIn(cls, clientHost);
+            if (b != null) {
+                return b;
+            }
+        }
+        throw new TarnException(ErrorCode.NO_SPACE, noSpaceMessage(preferredClass));
+    }
+
+    /** The step-th class to try: first, first+1..highest, then first-1 down to 0. */
+    private static int classAt(int first, int step, int highest) {
+        int up = first + step;
+        if (up <= highest) {
+            return up;
+        }
+        return first - (up - highest);
+    }
+
+    private Block allocateIn(int cls, String clientHost) {
+        if (cls < 0) {
+            return null;
+        }
+        DatanodeInfo[] nodes = registry.ofClass(cls);
+        int n = nodes.length;
+        if (n == 0) {
+            return null;
+        }
+        if (clientHost != null && !clientHost.isEmpty()) {
+            for (DatanodeInfo dn : nodes) {
+                if (dn.alive() && dn.host().equals(clientHost)) {
+                    Block b = dn.take();
+                    if (b != null) {
+                        return b;
+                    }
+                }
+            }
+        }
+        int start = Math.floorMod(roundRobin.getAndIncrement(cls), n);
+        for (int i = 0; i < n; i++) {
+            DatanodeInfo dn = nodes[(start + i) % n];
+            if (dn.alive()) {
+                Block b = dn.take();
+                if (b != null) {
+                    return b;
+                }
+            }
+        }
+        return null;
+    }
+
+    private String noSpaceMessage(int preferredClass) {
+        int total = 0;
+        int alive = 0;
+        for (DatanodeInfo dn : registry.values()) {
+            total++;
+            if (dn.alive()) {
+                alive++;
+            }
+        }
+        if (total == 0) {
+            return "no datanode has registered with the namenode yet; start a datanode";
+        }
+        return "no free block on any live datanode (storage class " + preferredClass + " preferred, all classes tried; "
+                + alive + " of " + total + " datanodes alive); delete files or add datanodes";
+    }
+
+    /** Returns a block to its datanode's free list (ignored when the datanode lost it since). */
+    public void free(Block block) {
+        block.datanode().release(block);
+    }
+}

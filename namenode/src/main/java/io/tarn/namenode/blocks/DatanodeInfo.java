@@ -1,0 +1,179 @@
+package io.tarn.namenode.blocks;
+
+import java.util.BitSet;
+
+/**
+ * What the namenode knows of one datanode: its address, liveness and its blocks (free list and
+ * generations).
+ *
+ * <p>Block state is guarded by this object's monitor, so allocation on different datanodes never
+ * contends; the critical sections are O(1). Address, liveness and counters are volatile so status
+ * reports and the read path take no lock. Blocks are numbered {@code region * blocksPerRegion +
+ * index}.
+ */
+public final class DatanodeInfo {
+    private final int id;
+    private final StorageId storageId;
+
+    private volatile String host;
+    private volatile int port;
+    private volatile boolean alive = true;
+    private volatile long lastHeartbeat;
+    /** Bumped whenever the datanode comes back without its data; blocks of older incarnations are lost. */
+    private volatile int incarnation;
+    private volatile int freeCount;
+    private volatile int storageClass;
+    private volatile long capacity;
+
+    // Layout and block state; guarded by this.
+    private long regionSize;
+    private int regionCount;
+    private int blocksPerRegion;
+    private int[] generations;
+    private int[] freeStack;
+    private BitSet allocated;
+
+    DatanodeInfo(int id, StorageId storageId, String host, int port, long now) {
+        this.id = id;
+        this.storageId = storageId;
+        this.host = host;
+        this.port = port;
+        this.lastHeartbeat = now;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public StorageId storageId() {
+        return storageId;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** host:port for messages. */
+    public String address() {
+        return host + ":" + port;
+    }
+
+    /** "datanode 3 (host:port)" for error messages. */
+    public String describe() {
+        return "datanode " + id + " (" + address() + ")";
+    }
+
+    public int storageClass() {
+        return storageClass;
+    }
+
+    public boolean alive() {
+        return alive;
+    }
+
+    public long lastHeartbeat() {
+        return lastHeartbeat;
+    }
+
+    public int incarnation() {
+        return incarnation;
+    }
+
+    public long capacityBlocks() {
+        return capacity;
+    }
+
+    public long freeBlocks() {
+        return freeCount;
+    }
+
+    /** True when the block was allocated in the current incarnation (its data still exists). */
+    public boolean holds(Block block) {
+        return block.datanode() == this && block.incarnation() == incarnation;
+    }
+
+    void address(String newHost, int newPort) {
+        this.host = newHost;
+        this.port = newPort;
+    }
+
+    void heartbeat(long now) {
+        lastHeartbeat = now;
+        alive = true;
+    }
+
+    void markDead() {
+        alive = false;
+    }
+
+    /** True when the layout equals the given one (a returning datanode with the same regions). */
+    synchronized boolean sameLayout(int cls, long rSize, int rCount) {
+        return generations != null && storageClass == cls && regionSize == rSize && regionCount == rCount;
+    }
+
+    /**
+     * Starts a new incarnation with every block free. Generations survive when the layout is
+     * unchanged, so new allocations stay above anything the datanode may remember.
+     *
+     * @return true when generations restarted from zero (the datanode must forget its own)
+     */
+    synchronized boolean reset(int cls, long rSize, int rCount, int blockSize) {
+        boolean keepGenerations = sameLayout(cls, rSize, rCount);
+        storageClass = cls;
+        regionSize = rSize;
+        regionCount = rCount;
+        blocksPerRegion = (int) (rSize / blockSize);
+        int total = Math.multiplyExact(rCount, blocksPerRegion);
+        if (!keepGenerations) {
+            generations = new int[total];
+        }
+        freeStack = new int[total];
+        // Pushed in reverse so blocks are handed out from region 0, block 0 upwards.
+        for (int i = 0; i < total; i++) {
+            freeStack[i] = total - 1 - i;
+        }
+        freeCount = total;
+        capacity = total;
+        allocated = new BitSet(total);
+        incarnation++;
+        return !keepGenerations;
+    }
+
+    /** Takes a free block and bumps its generation, or returns null when none is free. */
+    synchronized Block take() {
+        int n = freeCount;
+        if (n == 0) {
+            return null;
+        }
+        int no = freeStack[n - 1];
+        freeCount = n - 1;
+        allocated.set(no);
+        int generation = ++generations[no];
+        return new Block(this, incarnation, no / blocksPerRegion, no % blocksPerRegion, generation);
+    }
+
+    /**
+     * Returns a block to the free list. A block of an older incarnation is ignored: its region was
+     * already freed when the datanode came back empty, and freeing it again would hand the same
+     * place out twice.
+     *
+     * @return true when the block went back to the free list
+     */
+    synchronized boolean release(Block block) {
+        if (block.incarnation() != incarnation) {
+            return false;
+        }
+        int no = block.regionId() * blocksPerRegion + block.regionBlock();
+        if (!allocated.get(no)) {
+            throw new IllegalStateException("block " + no + " of " + describe() + " freed twice");
+        }
+        allocated.clear(no);
+        freeStack[freeCount] = no;
+        freeCount = freeCount + 1;
+        return true;
+    }
+}

@@ -1,0 +1,195 @@
+package io.tarn.namenode.blocks;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.namenode.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The datanodes known to this namenode: registration, heartbeats and liveness.
+ *
+ * <p>Registration is rare and serialized on this object; heartbeats and lookups are lock-free
+ * (concurrent maps). The datanodes of each storage class are published as an immutable array that
+ * the allocator reads without locking.
+ *
+ * <p>Registration rules: a new storage id gets a new datanode id and all its blocks free
+ * ({@code resetGenerations}); a known storage id keeps its datanode id and has its address updated;
+ * when it reports itself {@code intact} with the same layout its blocks are kept, otherwise its data
+ * is gone: a new incarnation starts with every block free and blocks of existing files on it become
+ * lost.
+ */
+public final class DatanodeRegistry {
+    /** Storage classes are 0..15 (a u8 on the wire, bounded by configuration). */
+    public static final int MAX_STORAGE_CLASSES = 16;
+
+    private static final Logger LOG = LoggerFactory.getLogger(DatanodeRegistry.class);
+    private static final DatanodeInfo[] NONE = new DatanodeInfo[0];
+
+    private final int blockSize;
+    private final Clock clock;
+    private final long timeoutMs;
+    private final Map<Integer, DatanodeInfo> byId = new ConcurrentHashMap<>();
+    private final Map<StorageId, DatanodeInfo> byStorageId = new ConcurrentHashMap<>();
+    private final DatanodeInfo[][] byClass = new DatanodeInfo[MAX_STORAGE_CLASSES][];
+    private volatile int highestClass = -1;
+    private int nextId = 1;
+
+    /** Outcome of a registration. */
+    public record Registration(DatanodeInfo datanode, boolean resetGenerations) {
+    }
+
+    public DatanodeRegistry(int blockSize, Clock clock, long timeoutMs) {
+        this.blockSize = blockSize;
+        this.clock = clock;
+        this.timeoutMs = timeoutMs;
+        Arrays.fill(byClass, NONE);
+    }
+
+    /** Registers (or re-registers) a datanode; INVALID_ARGUMENT when its regions cannot hold whole blocks. */
+    public synchronized Registration register(RegisterRequest r) throws TarnException {
+        String where = r.host() + ":" + r.port();
+        validate(r, where);
+        StorageId sid = new StorageId(r.storageIdHigh(), r.storageIdLow());
+        long now = clock.millis();
+        DatanodeInfo dn = byStorageId.get(sid);
+        if (dn == null) {
+            dn = new DatanodeInfo(nextId++, sid, r.host(), r.port(), now);
+            dn.reset(r.storageClass(), r.regionSize(), r.regionCount(), blockSize);
+            byStorageId.put(sid, dn);
+            byId.put(dn.id(), dn);
+            addToClass(dn, r.storageClass());
+            LOG.info("Registered {} storage {}: class {}, {} regions of {} bytes, {} blocks", dn.describe(), sid,
+                    r.storageClass(), r.regionCount(), r.regionSize(), dn.capacityBlocks());
+            return new Registration(dn, true);
+        }
+        int oldClass = dn.storageClass();
+        dn.address(r.host(), r.port());
+        dn.heartbeat(now);
+        boolean reset = false;
+        if (r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), r.regionCount())) {
+            LOG.info("{} re-registered with its data intact", dn.describe());
+        } else {
+            reset = dn.reset(r.storageClass(), r.regionSize(), r.regionCount(), blockSize);
+            LOG.warn("{} re-registered without its data (intact={}): blocks it held are lost, {} blocks free",
+                    dn.describe(), r.intact(), dn.capacityBlocks());
+        }
+        if (oldClass != r.storageClass()) {
+            removeFromClass(dn, oldClass);
+            addToClass(dn, r.storageClass());
+        }
+        return new Registration(dn, reset);
+    }
+
+    private void validate(RegisterRequest r, String where) throws TarnException {
+        if (r.storageClass() >= MAX_STORAGE_CLASSES) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "datanode " + where + " registered storage class "
+                    + r.storageClass() + "; classes are 0.." + (MAX_STORAGE_CLASSES - 1));
+        }
+        if (r.regionSize() % blockSize != 0) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "datanode " + where + " offers regions of "
+                    + r.regionSize() + " bytes, which is not a multiple of the block size " + blockSize
+                    + " (tarn.blocksize); configure a region size that is a multiple of it");
+        }
+        long total = r.regionSize() / blockSize * r.regionCount();
+        if (total > Integer.MAX_VALUE) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "datanode " + where + " offers " + total
+                    + " blocks; at most " + Integer.MAX_VALUE + " per datanode (use a larger tarn.blocksize)");
+        }
+    }
+
+    private void addToClass(DatanodeInfo dn, int cls) {
+        DatanodeInfo[] old = byClass[cls];
+        DatanodeInfo[] next = Arrays.copyOf(old, old.length + 1);
+        next[old.length] = dn;
+        publish(cls, next);
+    }
+
+    private void removeFromClass(DatanodeInfo dn, int cls) {
+        publish(cls, Arrays.stream(byClass[cls]).filter(d -> d != dn).toArray(DatanodeInfo[]::new));
+    }
+
+    private void publish(int cls, DatanodeInfo[] list) {
+        byClass[cls] = list;
+        int high = -1;
+        for (int c = 0; c < MAX_STORAGE_CLASSES; c++) {
+            if (byClass[c].length > 0) {
+                high = c;
+            }
+        }
+        // The volatile write publishes the array stores above to readers that read highestClass first.
+        highestClass = high;
+    }
+
+    /** Records a heartbeat; UNKNOWN_DATANODE when the id or storage id is not registered (register again). */
+    public void heartbeat(int datanodeId, StorageId sid) throws TarnException {
+        DatanodeInfo dn = byId.get(datanodeId);
+        if (dn == null || !dn.storageId().equals(sid)) {
+            throw new TarnException(ErrorCode.UNKNOWN_DATANODE, "datanode id " + datanodeId + " with storage " + sid
+                    + " is not registered with this namenode (it may have restarted); register again");
+        }
+        boolean wasDead = !dn.alive();
+        dn.heartbeat(clock.millis());
+        if (wasDead) {
+            LOG.info("{} is alive again", dn.describe());
+        }
+    }
+
+    /** Marks datanodes silent for longer than the timeout as dead; returns how many were marked now. */
+    public int checkLiveness() {
+        long now = clock.millis();
+        int marked = 0;
+        for (DatanodeInfo dn : byId.values()) {
+            long silence = now - dn.lastHeartbeat();
+            if (dn.alive() && silence > timeoutMs) {
+                dn.markDead();
+                marked++;
+                LOG.warn("{} silent for {} ms (timeout {} ms): marked dead, left out of allocation", dn.describe(),
+                        silence, timeoutMs);
+            }
+        }
+        return marked;
+    }
+
+    /** How long the datanode has been silent, in ms. */
+    public long silenceMs(DatanodeInfo dn) {
+        return Math.max(0, clock.millis() - dn.lastHeartbeat());
+    }
+
+    /** The datanodes of one storage class, in registration order; the caller must not modify the array. */
+    DatanodeInfo[] ofClass(int cls) {
+        return highestClass < 0 ? NONE : byClass[cls];
+    }
+
+    /** Highest storage class with a registered datanode, or -1. */
+    int highestClass() {
+        return highestClass;
+    }
+
+    public DatanodeInfo get(int id) {
+        return byId.get(id);
+    }
+
+    /** All datanodes, ordered by id. */
+    public List<DatanodeInfo> all() {
+        List<DatanodeInfo> out = new ArrayList<>(byId.values());
+        out.sort((a, b) -> Integer.compare(a.id(), b.id()));
+        return out;
+    }
+
+    public int size() {
+        return byId.size();
+    }
+
+    Collection<DatanodeInfo> values() {
+        return byId.values();
+    }
+}

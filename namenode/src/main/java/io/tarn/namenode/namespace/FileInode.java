@@ -1,0 +1,143 @@
+package io.tarn.namenode.namespace;
+
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+import io.tarn.namenode.blocks.Block;
+
+import java.util.Arrays;
+
+/**
+ * A file: its blocks, size, and writer lease state.
+ *
+ * <p>Readers take no lock: the block array is copy-on-write and published through a volatile
+ * field, and size and flags are volatile. Every change (allocating a block, close, lease recovery,
+ * unlinking from the namespace) happens under this file's own monitor, so writers of different
+ * files never contend.
+ */
+public final class FileInode extends Inode {
+    /** Client id meaning "nobody". */
+    public static final long NO_CLIENT = 0;
+    private static final Block[] NO_BLOCKS = new Block[0];
+
+    private final int blockSize;
+    private final int storageClass;
+
+    private volatile Block[] blocks = NO_BLOCKS;
+    /** Final size once closed; while under construction, the bytes the writer last reported stored. */
+    private volatile long size;
+    private volatile boolean underConstruction = true;
+    private volatile boolean retired;
+    // Guarded by this.
+    private long leaseHolder;
+    private long lastWriter;
+    private long recoveredFrom = NO_CLIENT;
+
+    FileInode(long id, String name, DirectoryInode parent, long now, int blockSize, int storageClass,
+              long clientId) {
+        super(id, name, parent, now);
+        this.blockSize = blockSize;
+        this.storageClass = storageClass;
+        this.leaseHolder = clientId;
+        this.lastWriter = clientId;
+    }
+
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public int storageClass() {
+        return storageClass;
+    }
+
+    /** The current blocks; the array must not be modified. */
+    public Block[] blocks() {
+        return blocks;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public boolean underConstruction() {
+        return underConstruction;
+    }
+
+    /** True once the file was unlinked from the namespace and its blocks freed. */
+    public boolean retired() {
+        return retired;
+    }
+
+    synchronized long leaseHolder() {
+        return leaseHolder;
+    }
+
+    synchronized long lastWriter() {
+        return lastWriter;
+    }
+
+    synchronized long recoveredFrom() {
+        return recoveredFrom;
+    }
+
+    /** Appends a block (copy-on-write). Caller holds the monitor. */
+    void append(Block block) {
+        Block[] old = blocks;
+        Block[] next = Arrays.copyOf(old, old.length + 1);
+        next[old.length] = block;
+        blocks = next;
+    }
+
+    /**
+     * Records that the writer's first {@code durableSize} bytes are stored: the size readers see
+     * while the file is open and the size lease recovery keeps. Never shrinks. Caller holds the monitor.
+     */
+    void reportDurable(long durableSize) {
+        if (durableSize > size) {
+            size = durableSize;
+        }
+    }
+
+    /**
+     * Ends construction at {@code finalSize}, keeping only the blocks that size needs. Caller holds the
+     * monitor.
+     *
+     * @return the surplus blocks, for the caller to free
+     */
+    Block[] finish(long finalSize, long now, long recoveredFromClient) {
+        Block[] all = blocks;
+        int needed = (int) ((finalSize + blockSize - 1) / blockSize);
+        Block[] surplus = NO_BLOCKS;
+        if (needed < all.length) {
+            surplus = Arrays.copyOfRange(all, needed, all.length);
+            blocks = Arrays.copyOf(all, needed);
+        }
+        size = finalSize;
+        touch(now);
+        lastWriter = leaseHolder;
+        leaseHolder = NO_CLIENT;
+        recoveredFrom = recoveredFromClient;
+        underConstruction = false;
+        return surplus;
+    }
+
+    /**
+     * Marks the file gone and hands back everything it held. Caller holds the monitor.
+     *
+     * @return the blocks to free, or null when the file was already retired
+     */
+    Block[] retire() {
+        if (retired) {
+            return null;
+        }
+        retired = true;
+        Block[] all = blocks;
+        blocks = NO_BLOCKS;
+        return all;
+    }
+
+    @Override
+    public FileStatus status() {
+        return new FileStatus(name(), id(), FileType.FILE, size, blockSize, storageClass, creationTime(),
+                modificationTime(), underConstruction);
+    }
+}

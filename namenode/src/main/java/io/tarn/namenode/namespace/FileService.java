@@ -1,0 +1,211 @@
+package io.tarn.namenode.namespace;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.security.BlockTokens;
+import io.tarn.namenode.Clock;
+import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.blocks.BlockAllocator;
+import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.lease.LeaseManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Operations on one file by id: block lookup and allocation, close, and lease recovery.
+ *
+ * <p>Reading a block is lock-free (a table lookup and a volatile array read). Writing, closing and
+ * recovery lock only the file itself; allocation then locks only the chosen datanode's free list.
+ */
+public final class FileService {
+    private static final Logger LOG = LoggerFactory.getLogger(FileService.class);
+
+    private final Clock clock;
+    private final FileTable files;
+    private final BlockAllocator allocator;
+    private final DatanodeRegistry datanodes;
+    private final LeaseManager leases;
+    private final BlockTokens tokens;
+
+    public FileService(Clock clock, FileTable files, BlockAllocator allocator, DatanodeRegistry datanodes,
+                       LeaseManager leases, BlockTokens tokens) {
+        this.clock = clock;
+        this.files = files;
+        this.allocator = allocator;
+        this.datanodes = datanodes;
+        this.leases = leases;
+        this.tokens = tokens;
+    }
+
+    /**
+     * The block at {@code index} of a file. Reading returns an existing block with a read token.
+     * Writing requires the lease; {@code index == block count} allocates the next block (blocks are
+     * written in order), a lower index returns the existing block with a write token.
+     */
+    public BlockRef getBlock(long fileId, int index, boolean write, long clientId, String clientHost)
+            throws TarnException {
+        return getBlock(fileId, index, write, clientId, clientHost, -1);
+    }
+
+    /**
+     * As {@link #getBlock(long, int, boolean, long, String)}; a writer also reports
+     * {@code durableSize}, the bytes it knows are stored (-1: nothing to report).
+     */
+    public BlockRef getBlock(long fileId, int index, boolean write, long clientId, String clientHost,
+                             long durableSize) throws TarnException {
+        FileInode f = file(fileId);
+        if (!write) {
+            Block[] blocks = f.blocks();
+            if (f.retired()) {
+                throw new TarnException(ErrorCode.FILE_NOT_FOUND, "'" + f.path() + "' was deleted");
+            }
+            if (index >= blocks.length) {
+                throw new TarnException(ErrorCode.BLOCK_NOT_FOUND, "file '" + f.path() + "' has " + blocks.length
+                        + " block(s); block " + index + " does not exist");
+            }
+            return ref(f, index, blocks[index], false);
+        }
+        synchronized (f) {
+            checkWriter(f, clientId);
+            Block[] blocks = f.blocks();
+            if (durableSize >= 0) {
+                checkWithinBlocks(f, durableSize, "report");
+                f.reportDurable(durableSize);
+            }
+            if (index < blocks.length) {
+                return ref(f, index, blocks[index], true);
+            }
+            if (index > blocks.length) {
+                throw new TarnException(ErrorCode.INVALID_ARGUMENT, "blocks of '" + f.path()
+                        + "' are written in order: it has " + blocks.length + " block(s), so the next is "
+                        + blocks.length + ", not " + index);
+            }
+            Block b = allocator.allocate(f.storageClass(), clientHost);
+            f.append(b);
+            return ref(f, index, b, true);
+        }
+    }
+
+    /**
+     * hsync: the writer reports its first {@code durableSize} bytes stored. Readers see that size
+     * while the file is open, and lease recovery keeps it.
+     */
+    public FileStatus sync(long fileId, long clientId, long durableSize) throws TarnException {
+        FileInode f = file(fileId);
+        synchronized (f) {
+            checkWriter(f, clientId);
+            checkWithinBlocks(f, durableSize, "sync");
+            f.reportDurable(durableSize);
+        }
+        return f.status();
+    }
+
+    /** Caller holds the file's monitor. */
+    private static void checkWithinBlocks(FileInode f, long size, String what) throws TarnException {
+        long capacity = (long) f.blocks().length * f.blockSize();
+        if (size > capacity) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot " + what + " '" + f.path() + "' at " + size
+                    + " bytes: only " + f.blocks().length + " block(s) of " + f.blockSize() + " bytes were allocated");
+        }
+    }
+
+    /** Closes a file at {@code size}: publishes the size, frees blocks beyond it, releases the lease. */
+    public FileStatus close(long fileId, long clientId, long size) throws TarnException {
+        FileInode f = file(fileId);
+        Block[] surplus;
+        synchronized (f) {
+            if (!f.underConstruction()) {
+                if (f.recoveredFrom() == clientId) {
+                    throw leaseExpired(f, clientId);
+                }
+                if (f.lastWriter() == clientId && f.size() == size) {
+                    return f.status();
+                }
+                throw new TarnException(ErrorCode.FILE_CLOSED, "'" + f.path() + "' is already closed");
+            }
+            checkWriter(f, clientId);
+            checkWithinBlocks(f, size, "close");
+            surplus = f.finish(size, clock.millis(), FileInode.NO_CLIENT);
+        }
+        leases.release(clientId, fileId);
+        for (Block b : surplus) {
+            allocator.free(b);
+        }
+        return f.status();
+    }
+
+    /**
+     * Lease recovery: closes a file still held by {@code clientId} at the length its writer last
+     * reported stored (hsync or getBlock), freeing blocks beyond it. Later writes and closes by that client fail with LEASE_EXPIRED. No-op when the file is
+     * gone, closed, or held by someone else.
+     */
+    public void recover(long fileId, long clientId, long silenceMs) {
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return;
+        }
+        Block[] surplus;
+        synchronized (f) {
+            if (f.retired() || !f.underConstruction() || f.leaseHolder() != clientId) {
+                return;
+            }
+            surplus = f.finish(f.size(), clock.millis(), clientId);
+        }
+        for (Block b : surplus) {
+            allocator.free(b);
+        }
+        LOG.info("Lease of client {} expired after {} ms of silence: closed '{}' at {} bytes",
+                Long.toHexString(clientId), silenceMs, f.path(), f.size());
+    }
+
+    private FileInode file(long fileId) throws TarnException {
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            throw new TarnException(ErrorCode.FILE_NOT_FOUND, "no file with id " + FileIds.format(fileId)
+                    + " (it was deleted, or the id is stale)");
+        }
+        return f;
+    }
+
+    /** Caller holds the file's monitor. */
+    private void checkWriter(FileInode f, long clientId) throws TarnException {
+        if (f.retired()) {
+            throw new TarnException(ErrorCode.FILE_NOT_FOUND, "'" + f.path() + "' was deleted");
+        }
+        if (f.recoveredFrom() == clientId) {
+            throw leaseExpired(f, clientId);
+        }
+        if (!f.underConstruction()) {
+            throw new TarnException(ErrorCode.FILE_CLOSED, "'" + f.path() + "' is closed; closed files are immutable");
+        }
+        if (f.leaseHolder() != clientId) {
+            throw new TarnException(ErrorCode.LEASE_CONFLICT, "'" + f.path() + "' is being written by client "
+                    + Long.toHexString(f.leaseHolder()) + ", not by client " + Long.toHexString(clientId));
+        }
+    }
+
+    private TarnException leaseExpired(FileInode f, long clientId) {
+        return new TarnException(ErrorCode.LEASE_EXPIRED, "the lease of client " + Long.toHexString(clientId)
+                + " on '" + f.path() + "' expired (not renewed within " + leases.timeoutMs()
+                + " ms); the file was closed at " + f.size() + " bytes");
+    }
+
+    private BlockRef ref(FileInode f, int index, Block b, boolean write) throws TarnException {
+        DatanodeInfo dn = b.datanode();
+        if (!dn.holds(b)) {
+            throw new TarnException(ErrorCode.DATA_LOST, "block " + index + " of '" + f.path() + "' is lost: "
+                    + dn.describe() + " restarted without its data");
+        }
+        if (!dn.alive()) {
+            throw new TarnException(ErrorCode.DATANODE_DEAD, "block " + index + " of '" + f.path() + "' is on "
+                    + dn.describe() + ", which is dead (silent for " + datanodes.silenceMs(dn) + " ms)");
+        }
+        int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
+        long token = tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(), mode);
+        return new BlockRef(dn.id(), dn.host(), dn.port(), dn.storageClass(), b.regionId(), b.regionBlock(),
+                f.blockSize(), b.generation(), token, write);
+    }
+}

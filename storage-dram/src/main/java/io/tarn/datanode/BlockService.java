@@ -1,0 +1,190 @@
+package io.tarn.datanode;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.protocol.DatanodeProtocol;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.common.security.BlockTokens;
+import io.tarn.rpc.RpcHandler;
+import io.tarn.rpc.RpcRequest;
+
+/**
+ * Serves WRITE_BLOCK, READ_BLOCK and PING on a datanode's RPC server, over any {@link RegionStore}.
+ *
+ * <p>Every request is validated before memory is touched, in this order: the datanode is
+ * registered ({@code UNKNOWN_DATANODE}); region, block, offset and length lie inside the block
+ * ({@code OUT_OF_RANGE}); the body carries exactly the announced bytes ({@code MALFORMED_REQUEST});
+ * the token grants the access ({@code INVALID_TOKEN}); the generation is current
+ * ({@code STALE_GENERATION}, or {@code BLOCK_NOT_WRITTEN} for a read of a newer generation than the
+ * block holds). Errors are answered with a message naming the block; a body too short for its
+ * fixed part throws {@link io.tarn.common.protocol.MalformedMessageException}, which the transport
+ * answers before closing that connection.
+ *
+ * <p>Runs on the transport's I/O threads: no locks, no blocking; the only per-request allocations
+ * are the response and, for reads, the wrapper that hands region memory to the transport without
+ * copying. A write copies its data once, from the request buffer into the region.
+ *
+ * <p>Zero-copy reads have one consequence worth knowing: the bytes leave the region when the
+ * transport flushes them, so a block freed and rewritten with a newer generation while the
+ * response still waits in the socket's queue sends the newer bytes. Writers only reuse a block
+ * after the namenode freed it, so a reader racing that is already reading a deleted file.
+ */
+public final class BlockService implements RpcHandler {
+
+    private final RegionStore store;
+    private final DatanodeMetrics metrics;
+    private final FastThreadLocal<DatanodeProtocol.Access> access = new FastThreadLocal<>() {
+        @Override
+        protected DatanodeProtocol.Access initialValue() {
+            return new DatanodeProtocol.Access();
+        }
+    };
+    private volatile Registration registration;
+
+    public BlockService(RegionStore store, DatanodeMetrics metrics) {
+        this.store = store;
+        this.metrics = metrics;
+    }
+
+    /** Starts (or keeps) serving under a new registration; requests before the first one are refused. */
+    public void register(Registration next) {
+        if ((long) next.blocksPerRegion() * next.blockSize() != store.regionSize()
+                || next.generations().regionCount() != store.regionCount()) {
+            throw new IllegalArgumentException("registration's generation table does not match the "
+                    + store.regionCount() + " regions of " + store.regionSize() + " bytes");
+        }
+        this.registration = next;
+    }
+
+    /** The registration requests are checked against, or null before the first. */
+    public Registration registration() {
+        return registration;
+    }
+
+    @Override
+    public void handle(RpcRequest request) {
+        switch (request.opcode()) {
+            case Opcode.WRITE_BLOCK:
+                write(request);
+                break;
+            case Opcode.READ_BLOCK:
+                read(request);
+                break;
+            case Opcode.PING:
+                metrics.pinged();
+                request.send(request.response());
+                break;
+            default:
+                fail(request, ErrorCode.UNKNOWN_OPCODE, "a datanode does not serve " + Opcode.name(request.opcode()));
+                break;
+        }
+    }
+
+    private void write(RpcRequest request) {
+        Registration reg = registration;
+        if (reg == null) {
+            fail(request, ErrorCode.UNKNOWN_DATANODE, "datanode is not registered yet");
+            return;
+        }
+        ByteBuf body = request.body();
+        DatanodeProtocol.Access a = access.get().wrap(body);
+        int region = a.regionId();
+        int block = a.blockIndex();
+        int generation = a.generation();
+        int offset = a.offset();
+        int length = a.length();
+        if (!inRange(request, reg, region, block, generation, offset, length)) {
+            return;
+        }
+        int carried = body.readableBytes() - DatanodeProtocol.ACCESS_LENGTH;
+        if (carried != length) {
+            fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, region, block, generation)
+                    + ": announces " + length + " data bytes but carries " + carried);
+            return;
+        }
+        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)) {
+            fail(request, ErrorCode.INVALID_TOKEN, describe(request, region, block, generation)
+                    + ": the token does not grant writing");
+            return;
+        }
+        GenerationTable generations = reg.generations();
+        if (!generations.advance(region, block, generation)) {
+            fail(request, ErrorCode.STALE_GENERATION, describe(request, region, block, generation)
+                    + ": the block already holds generation " + generations.get(region, block));
+            return;
+        }
+        store.write(region, (long) block * reg.blockSize() + offset, body, a.dataIndex(), length);
+        metrics.wrote(length);
+        request.send(request.response());
+    }
+
+    private void read(RpcRequest request) {
+        Registration reg = registration;
+        if (reg == null) {
+            fail(request, ErrorCode.UNKNOWN_DATANODE, "datanode is not registered yet");
+            return;
+        }
+        ByteBuf body = request.body();
+        DatanodeProtocol.Access a = access.get().wrap(body);
+        int region = a.regionId();
+        int block = a.blockIndex();
+        int generation = a.generation();
+        int offset = a.offset();
+        int length = a.length();
+        if (!inRange(request, reg, region, block, generation, offset, length)) {
+            return;
+        }
+        if (body.readableBytes() != DatanodeProtocol.ACCESS_LENGTH) {
+            fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, region, block, generation)
+                    + ": " + (body.readableBytes() - DatanodeProtocol.ACCESS_LENGTH) + " unexpected trailing bytes");
+            return;
+        }
+        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.READ)) {
+            fail(request, ErrorCode.INVALID_TOKEN, describe(request, region, block, generation)
+                    + ": the token does not grant reading");
+            return;
+        }
+        int stored = reg.generations().get(region, block);
+        if (generation < stored) {
+            fail(request, ErrorCode.STALE_GENERATION, describe(request, region, block, generation)
+                    + ": the block now holds generation " + stored);
+            return;
+        }
+        if (generation > stored) {
+            fail(request, ErrorCode.BLOCK_NOT_WRITTEN, describe(request, region, block, generation)
+                    + ": the block holds generation " + stored + " (this generation was never written here)");
+            return;
+        }
+        ByteBuf data = store.read(region, (long) block * reg.blockSize() + offset, length);
+        metrics.read(length);
+        request.sendWithPayload(request.response(), data);
+    }
+
+    private boolean inRange(RpcRequest request, Registration reg, int region, int block, int generation,
+                            int offset, int length) {
+        String problem = null;
+        if (region < 0 || region >= store.regionCount()) {
+            problem = "no such region (this datanode has " + store.regionCount() + ")";
+        } else if (block < 0 || block >= reg.blocksPerRegion()) {
+            problem = "no such block (a region has " + reg.blocksPerRegion() + ")";
+        } else if (offset < 0 || length < 0 || (long) offset + length > reg.blockSize()) {
+            problem = "offset " + offset + " and length " + length + " leave the block of " + reg.blockSize()
+                    + " bytes";
+        }
+        if (problem == null) {
+            return true;
+        }
+        fail(request, ErrorCode.OUT_OF_RANGE, describe(request, region, block, generation) + ": " + problem);
+        return false;
+    }
+
+    private static String describe(RpcRequest request, int region, int block, int generation) {
+        return Opcode.name(request.opcode()) + " region " + region + " block " + block + " generation " + generation;
+    }
+
+    private void fail(RpcRequest request, ErrorCode code, String message) {
+        metrics.failed(code);
+        request.fail(code, message);
+    }
+}

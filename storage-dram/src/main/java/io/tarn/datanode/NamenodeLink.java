@@ -1,0 +1,252 @@
+package io.tarn.datanode;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.rpc.RpcClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A datanode's side of its relationship with the namenode: registers, then heartbeats every
+ * interval, and registers again whenever the namenode may have forgotten it.
+ *
+ * <p>One scheduled thread owns all of the link's state; RPC completions are handed back to it, so
+ * the transport's I/O threads never block and no lock is needed. At most one call is in flight.
+ *
+ * <p>States and transitions:
+ * <ul>
+ *   <li>unregistered &rarr; registered: a REGISTER_DATANODE call succeeds and the listener accepts it;</li>
+ *   <li>registered &rarr; unregistered: a heartbeat is answered UNKNOWN_DATANODE;</li>
+ *   <li>registered &rarr; registered (again): after any call failed to reach the namenode, the next
+ *       contact is a registration rather than a heartbeat, because a restarted namenode may have
+ *       a new token key even if it still knows this datanode's id.</li>
+ * </ul>
+ * Failures are retried every interval and logged once per change of condition, not per attempt.
+ */
+public final class NamenodeLink implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NamenodeLink.class);
+
+    /** Applies a registration reply; runs on the link's thread and may do file I/O. */
+    @FunctionalInterface
+    public interface Listener {
+        /** Throws when the reply cannot be used; the link then retries later. */
+        void registered(RegisterResponse response) throws Exception;
+    }
+
+    /** The condition last logged, so each change is logged once. */
+    private enum Contact { STARTING, OK, UNREACHABLE, REFUSED }
+
+    private final RpcClient client;
+    private final Supplier<RegisterRequest> registerRequest;
+    private final Listener listener;
+    private final long intervalMs;
+    private final ScheduledExecutorService thread;
+    private final Object registeredSignal = new Object();
+
+    // Owned by the link thread.
+    private boolean inFlight;
+    private boolean mustRegister = true;
+    private Contact contact = Contact.STARTING;
+    private long storageIdHigh;
+    private long storageIdLow;
+
+    /** Read by any thread: the id granted by the namenode, or -1 while unregistered. */
+    private volatile int datanodeId = -1;
+    private volatile boolean closed;
+
+    /**
+     * @param client          the namenode's RPC client; closed with the link
+     * @param registerRequest builds each registration (it may change, e.g. {@code intact})
+     * @param interval        the heartbeat and retry interval
+     * @param threadName      name of the link's thread, for thread dumps
+     */
+    public NamenodeLink(RpcClient client, Supplier<RegisterRequest> registerRequest, Listener listener,
+                        Duration interval, String threadName) {
+        this.client = client;
+        this.registerRequest = registerRequest;
+        this.listener = listener;
+        this.intervalMs = Math.max(1, interval.toMillis());
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts registering in the background at once; returns immediately. */
+    public void start() {
+        thread.scheduleWithFixedDelay(this::tick, 0, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** The datanode id the namenode granted, or -1 while not registered. */
+    public int datanodeId() {
+        return datanodeId;
+    }
+
+    /** True while the namenode has accepted this datanode and not disowned it since. */
+    public boolean isRegistered() {
+        return datanodeId >= 0;
+    }
+
+    /** Waits until registered; true when registered within {@code timeout}. */
+    public boolean awaitRegistered(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (registeredSignal) {
+            while (!isRegistered()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || closed) {
+                    return isRegistered();
+                }
+                TimeUnit.NANOSECONDS.timedWait(registeredSignal, left);
+            }
+            return true;
+        }
+    }
+
+    private void tick() {
+        if (closed || inFlight) {
+            return;
+        }
+        inFlight = true;
+        boolean registering = mustRegister || !isRegistered();
+        try {
+            if (registering) {
+                RegisterRequest request = registerRequest.get();
+                storageIdHigh = request.storageIdHigh();
+                storageIdLow = request.storageIdLow();
+                client.call(Opcode.REGISTER_DATANODE, request::encode, RegisterResponse::decode)
+                        .whenCompleteAsync(this::registerDone, thread);
+            } else {
+                HeartbeatRequest request = new HeartbeatRequest(datanodeId, storageIdHigh, storageIdLow);
+                client.call(Opcode.HEARTBEAT, request::encode, body -> Boolean.TRUE)
+                        .whenCompleteAsync(this::heartbeatDone, thread);
+            }
+        } catch (RuntimeException e) {
+            // A call that cannot even be issued is retried at the next tick like one that failed.
+            inFlight = false;
+            failed(registering ? "register with" : "send a heartbeat to", e);
+        }
+    }
+
+    private void registerDone(RegisterResponse response, Throwable error) {
+        inFlight = false;
+        if (closed) {
+            return;
+        }
+        if (error != null) {
+            failed("register with", error);
+            return;
+        }
+        try {
+            listener.registered(response);
+        } catch (Exception e) {
+            refused("The namenode " + client.remote() + " answered a registration this datanode cannot use: "
+                    + e.getMessage());
+            return;
+        }
+        mustRegister = false;
+        contact = Contact.OK;
+        setDatanodeId(response.datanodeId());
+        LOG.info("Registered with namenode {} as datanode {} (block size {}, reset generations {})",
+                client.remote(), response.datanodeId(), response.blockSize(), response.resetGenerations());
+    }
+
+    private void heartbeatDone(Boolean ok, Throwable error) {
+        inFlight = false;
+        if (closed) {
+            return;
+        }
+        if (error == null) {
+            if (contact != Contact.OK) {
+                LOG.info("Namenode {} answers heartbeats again", client.remote());
+                contact = Contact.OK;
+            }
+            return;
+        }
+        if (TarnException.codeOf(unwrap(error)) == ErrorCode.UNKNOWN_DATANODE) {
+            LOG.info("Namenode {} does not know datanode {} any more; registering again", client.remote(),
+                    datanodeId);
+            setDatanodeId(-1);
+            thread.execute(this::tick);
+            return;
+        }
+        failed("send a heartbeat to", error);
+    }
+
+    private void failed(String action, Throwable error) {
+        Throwable cause = unwrap(error);
+        ErrorCode code = TarnException.codeOf(cause);
+        mustRegister = true;
+        // Errors without a Tarn code come from the local transport (connection refused, unresolved
+        // host): the namenode is not there. A coded answer means it is there and said no.
+        boolean unreachable = code == ErrorCode.CONNECTION_LOST || code == ErrorCode.TIMEOUT
+                || !(cause instanceof TarnError);
+        if (!unreachable) {
+            refused("The namenode " + client.remote() + " refused to let this datanode " + action + " it: "
+                    + code + " " + cause.getMessage());
+            return;
+        }
+        if (contact != Contact.UNREACHABLE) {
+            contact = Contact.UNREACHABLE;
+            LOG.warn("Cannot {} namenode {} ({}); retrying every {} ms", action, client.remote(), cause.toString(),
+                    intervalMs);
+        }
+    }
+
+    private void refused(String message) {
+        mustRegister = true;
+        if (contact != Contact.REFUSED) {
+            contact = Contact.REFUSED;
+            LOG.error("{}; retrying every {} ms", message, intervalMs);
+        }
+    }
+
+    private void setDatanodeId(int id) {
+        synchronized (registeredSignal) {
+            datanodeId = id;
+            registeredSignal.notifyAll();
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        Throwable c = t;
+        while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+            c = c.getCause();
+        }
+        return c;
+    }
+
+    /**
+     * Stops the link: nothing more is sent (the namenode notices by the missing heartbeats). Waits
+     * briefly for a registration being applied, so none is applied after the caller frees storage.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        thread.shutdownNow();
+        synchronized (registeredSignal) {
+            registeredSignal.notifyAll();
+        }
+        client.close();
+        try {
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("Namenode link thread did not stop within 5 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.tarn.datanode.dram;
+
+import io.tarn.common.config.DramMode;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.datanode.GenerationTable;
+import io.tarn.datanode.RegionStore;
+import io.tarn.datanode.StorageDirectory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The memory of one DRAM datanode: its regions, its generation table and, in mmap mode, the
+ * storage directory holding both.
+ *
+ * <p>Chooses the backing from {@code tarn.datanode.dram.mode}: {@code mmap} maps files under
+ * {@code tarn.datanode.dram.path} and fails with the reason when it cannot; {@code auto} does the
+ * same but falls back to direct memory (and logs why); {@code direct} never touches the file
+ * system. In mmap mode an abandoned storage directory with the configured region geometry is
+ * reused, data and generations included, and reported as {@linkplain #intact() intact}.
+ */
+final class DramStorage {
+    private static final Logger LOG = LoggerFactory.getLogger(DramStorage.class);
+
+    /** The generation table's file inside the storage directory. */
+    static final String GENERATIONS_FILE = "generations";
+
+    private final UUID storageId;
+    private final StorageDirectory directory;
+    private final MemoryRegions regions;
+    private final boolean intact;
+    private volatile GenerationTable generations;
+
+    private DramStorage(UUID storageId, StorageDirectory directory, MemoryRegions regions,
+                        GenerationTable generations, boolean intact) {
+        this.storageId = storageId;
+        this.directory = directory;
+        this.regions = regions;
+        this.generations = generations;
+        this.intact = intact;
+    }
+
+    /** Opens the storage the configuration asks for. */
+    static DramStorage open(TarnConfig config) throws IOException {
+        long capacity = config.get(TarnKeys.DRAM_CAPACITY);
+        int regionSize = config.getInt(TarnKeys.DRAM_REGION_SIZE);
+        long count = capacity / regionSize;
+        if (count > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(TarnKeys.DRAM_CAPACITY + " / " + TarnKeys.DRAM_REGION_SIZE
+                    + " gives " + count + " regions; use larger regions");
+        }
+        int regionCount = (int) count;
+        int blockSize = config.getInt(TarnKeys.BLOCK_SIZE);
+        DramMode mode = config.get(TarnKeys.DRAM_MODE);
+        if (mode == DramMode.DIRECT) {
+            return direct(regionCount, regionSize, blockSize);
+        }
+        String pathText = config.get(TarnKeys.DRAM_PATH);
+        try {
+            if (pathText.isBlank()) {
+                throw new IOException(TarnKeys.DRAM_PATH + " is empty");
+            }
+            return mapped(Path.of(pathText), regionCount, regionSize, blockSize);
+        } catch (IOException | RuntimeException e) {
+            if (mode == DramMode.MMAP) {
+                throw new IOException(TarnKeys.DRAM_MODE + " = mmap, but " + TarnKeys.DRAM_PATH + " = '" + pathText
+                        + "' cannot hold " + regionCount + " regions of " + regionSize + " bytes: " + e.getMessage()
+                        + ". Point it at a writable tmpfs or hugetlbfs mount with enough room, or use mode auto or "
+                        + "direct.", e);
+            }
+            LOG.warn("{} = '{}' is not usable ({}); keeping regions in direct memory instead, so a restart "
+                    + "loses their data", TarnKeys.DRAM_PATH, pathText, e.getMessage() != null ? e.getMessage() : e);
+            return direct(regionCount, regionSize, blockSize);
+        }
+    }
+
+    private static DramStorage direct(int regionCount, int regionSize, int blockSize) {
+        MemoryRegions regions = DirectRegions.allocate(regionCount, regionSize);
+        GenerationTable generations = GenerationTable.inMemory(regionSize, regionCount, blockSize);
+        UUID id = UUID.randomUUID();
+        LOG.info("DRAM storage {}: {} regions of {} bytes in direct memory", id, regionCount, regionSize);
+        return new DramStorage(id, null, regions, generations, false);
+    }
+
+    private static DramStorage mapped(Path root, int regionCount, int regionSize, int blockSize) throws IOException {
+        StorageDirectory dir = StorageDirectory.claim(root, (path, id) -> whyNotReusable(path, id, regionCount,
+                regionSize));
+        try {
+            Path tableFile = dir.path().resolve(GENERATIONS_FILE);
+            GenerationTable generations;
+            if (dir.reused()) {
+                generations = GenerationTable.open(tableFile, dir.storageId(), regionSize, regionCount);
+            } else {
+                long needed = (long) regionCount * regionSize;
+                long usable = Files.getFileStore(dir.path()).getUsableSpace();
+                // tmpfs allocates pages only when first written; running out later would crash the
+                // JVM with SIGBUS, so refuse a capacity the mount cannot hold now.
+                if (usable < needed) {
+                    throw new IOException(dir.path() + " has " + usable + " bytes free, " + needed + " needed");
+                }
+                generations = GenerationTable.create(tableFile, dir.storageId(), regionSize, regionCount, blockSize);
+            }
+            MemoryRegions regions = MappedRegions.map(dir.path(), regionCount, regionSize);
+            LOG.info("DRAM storage {}: {} regions of {} bytes mapped from {} ({})", dir.storageId(), regionCount,
+                    regionSize, dir.path(), dir.reused() ? "reused with its data" : "new");
+            return new DramStorage(dir.storageId(), dir, regions, generations, dir.reused());
+        } catch (IOException | RuntimeException e) {
+            if (dir.reused()) {
+                dir.release();
+            } else {
+                dir.delete();
+            }
+            throw e;
+        }
+    }
+
+    private static String whyNotReusable(Path dir, UUID id, int regionCount, int regionSize) throws IOException {
+        String regionProblem = MappedRegions.whyNotMatching(dir, regionCount, regionSize);
+        if (regionProblem != null) {
+            return regionProblem;
+        }
+        // Throws, naming the problem, when the table is missing, incomplete or foreign.
+        GenerationTable.open(dir.resolve(GENERATIONS_FILE), id, regionSize, regionCount);
+        return null;
+    }
+
+    UUID storageId() {
+        return storageId;
+    }
+
+    RegionStore regions() {
+        return regions;
+    }
+
+    /** True when the regions were found from an earlier run and still hold its data. */
+    boolean intact() {
+        return intact;
+    }
+
+    /** The effective backing: {@link DramMode#MMAP} or {@link DramMode#DIRECT}. */
+    DramMode backing() {
+        return directory != null ? DramMode.MMAP : DramMode.DIRECT;
+    }
+
+    Optional<Path> directory() {
+        return directory == null ? Optional.empty() : Optional.of(directory.path());
+    }
+
+    /**
+     * The generation table for blocks of {@code blockSize}: the current one, or a new zeroed one
+     * when the namenode carves the regions differently from what the table was made for (its old
+     * entries would address the wrong blocks).
+     */
+    synchronized GenerationTable generations(int blockSize) throws IOException {
+        GenerationTable current = generations;
+        if (current.blockSize() == blockSize) {
+            return current;
+        }
+        LOG.warn("Namenode block size {} differs from the {} the generation table of storage {} was made for; "
+                + "starting a new table, so earlier blocks read as never written", blockSize, current.blockSize(),
+                storageId);
+        GenerationTable next = directory == null
+                ? GenerationTable.inMemory(regions.regionSize(), regions.regionCount(), blockSize)
+                : GenerationTable.create(directory.path().resolve(GENERATIONS_FILE), storageId, regions.regionSize(),
+                        regions.regionCount(), blockSize);
+        generations = next;
+        return next;
+    }
+
+    /** Stops using the memory; deletes the files when {@code deleteFiles}, else leaves them for a restart. */
+    void close(boolean deleteFiles) throws IOException {
+        regions.close();
+        if (directory == null) {
+            return;
+        }
+        if (deleteFiles) {
+            directory.delete();
+        } else {
+            directory.release();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.tarn.datanode.dram;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.tarn.datanode.RegionStore;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Regions held in off-heap {@link ByteBuffer}s, one per region: the part of the DRAM store that
+ * does not care whether the memory is a mapped file or plain direct memory.
+ *
+ * <p>The region buffers are never repositioned; every access slices them at an absolute index,
+ * which leaves them untouched and is therefore safe from any number of threads. Memory is not
+ * unmapped or freed explicitly on close: a read response may still reference it on its way to a
+ * socket, so the garbage collector reclaims it once nothing does.
+ */
+abstract class MemoryRegions implements RegionStore {
+    private final ByteBuffer[] regions;
+    private final int regionSize;
+
+    MemoryRegions(ByteBuffer[] regions, int regionSize) {
+        this.regions = regions;
+        this.regionSize = regionSize;
+    }
+
+    @Override
+    public final int regionCount() {
+        return regions.length;
+    }
+
+    @Override
+    public final long regionSize() {
+        return regionSize;
+    }
+
+    @Override
+    public final void write(int region, long offset, ByteBuf src, int srcIndex, int length) {
+        src.getBytes(srcIndex, slice(region, offset, length));
+    }
+
+    @Override
+    public final ByteBuf read(int region, long offset, int length) {
+        // Netty wraps a direct buffer without taking ownership: releasing it does not free the region.
+        return Unpooled.wrappedBuffer(slice(region, offset, length));
+    }
+
+    private ByteBuffer slice(int region, long offset, int length) {
+        if (offset < 0 || offset > regionSize - (long) Math.max(length, 0)) {
+            throw new IndexOutOfBoundsException("offset " + offset + " length " + length + " outside region of "
+                    + regionSize + " bytes");
+        }
+        // Bounds of region and length are checked by the array and slice themselves.
+        return regions[region].slice((int) offset, length);
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,159 @@
+package io.tarn.datanode.dram;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.tarn.common.config.DramMode;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DramStorageTest {
+    private static final long MIB = 1 << 20;
+
+    @TempDir
+    Path root;
+
+    private TarnConfig config(DramMode mode, Path path, long capacity) {
+        return TarnConfig.builder()
+                .set(TarnKeys.BLOCK_SIZE, 64L << 10)
+                .set(TarnKeys.DRAM_REGION_SIZE, MIB)
+                .set(TarnKeys.DRAM_CAPACITY, capacity)
+                .set(TarnKeys.DRAM_MODE, mode)
+                .set(TarnKeys.DRAM_PATH, path.toString())
+                .build();
+    }
+
+    private static byte[] read(DramStorage s, int region, long offset, int length) {
+        ByteBuf b = s.regions().read(region, offset, length);
+        try {
+            return ByteBufUtil.getBytes(b);
+        } finally {
+            b.release();
+        }
+    }
+
+    @Test
+    void mmapModeMapsRegionFilesInAStorageDirectoryUnderThePath() throws IOException {
+        DramStorage s = DramStorage.open(config(DramMode.MMAP, root, 3 * MIB));
+        assertThat(s.backing()).isEqualTo(DramMode.MMAP);
+        assertThat(s.intact()).isFalse();
+        assertThat(s.regions().regionCount()).isEqualTo(3);
+        assertThat(s.regions().regionSize()).isEqualTo(MIB);
+        Path dir = s.directory().orElseThrow();
+        assertThat(dir.getParent()).isEqualTo(root);
+        assertThat(dir.getFileName().toString()).isEqualTo(s.storageId().toString());
+        assertThat(MappedRegions.whyNotMatching(dir, 3, MIB)).isNull();
+        assertThat(dir.resolve(DramStorage.GENERATIONS_FILE)).exists();
+        s.close(true);
+        assertThat(dir).doesNotExist();
+    }
+
+    @Test
+    void aReleasedStorageIsReusedWithItsDataAndGenerations() throws IOException {
+        DramStorage first = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        first.regions().write(1, 5000, Unpooled.wrappedBuffer(new byte[] {9, 8, 7}), 0, 3);
+        first.generations(64 << 10).advance(1, 0, 12);
+        first.close(false);
+
+        DramStorage second = DramStorage.open(config(DramMode.AUTO, root, 2 * MIB));
+        assertThat(second.intact()).isTrue();
+        assertThat(second.storageId()).isEqualTo(first.storageId());
+        assertThat(read(second, 1, 5000, 3)).containsExactly(9, 8, 7);
+        assertThat(second.generations(64 << 10).get(1, 0)).isEqualTo(12);
+        second.close(true);
+    }
+
+    @Test
+    void storageWithOtherGeometryIsNotReused() throws IOException {
+        DramStorage first = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        first.close(false);
+
+        DramStorage bigger = DramStorage.open(config(DramMode.MMAP, root, 4 * MIB));
+        assertThat(bigger.intact()).isFalse();
+        assertThat(bigger.storageId()).isNotEqualTo(first.storageId());
+        assertThat(first.directory().orElseThrow()).as("left for an operator to inspect").exists();
+        bigger.close(true);
+    }
+
+    @Test
+    void storageWithoutAGenerationTableIsNotReused() throws IOException {
+        DramStorage first = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        first.close(false);
+        Files.delete(first.directory().orElseThrow().resolve(DramStorage.GENERATIONS_FILE));
+
+        DramStorage second = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        assertThat(second.intact()).isFalse();
+        assertThat(second.storageId()).isNotEqualTo(first.storageId());
+        second.close(true);
+    }
+
+    @Test
+    void liveStoragesSharingAPathGetTheirOwnDirectories() throws IOException {
+        DramStorage a = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        DramStorage b = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        assertThat(b.storageId()).isNotEqualTo(a.storageId());
+        assertThat(b.intact()).isFalse();
+        a.close(true);
+        b.close(true);
+        try (var entries = Files.list(root)) {
+            assertThat(entries).isEmpty();
+        }
+    }
+
+    @Test
+    void autoFallsBackToDirectMemoryWhenThePathIsUnusable() throws IOException {
+        Path file = Files.createFile(root.resolve("a-file"));
+        DramStorage s = DramStorage.open(config(DramMode.AUTO, file.resolve("sub"), 2 * MIB));
+        assertThat(s.backing()).isEqualTo(DramMode.DIRECT);
+        assertThat(s.directory()).isEmpty();
+        s.regions().write(0, 0, Unpooled.wrappedBuffer(new byte[] {1}), 0, 1);
+        assertThat(read(s, 0, 0, 1)).containsExactly(1);
+        s.close(true);
+    }
+
+    @Test
+    void mmapModeRefusesToStartOnAnUnusablePathAndSaysWhy() throws IOException {
+        Path file = Files.createFile(root.resolve("a-file"));
+        assertThatThrownBy(() -> DramStorage.open(config(DramMode.MMAP, file.resolve("sub"), 2 * MIB)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("tarn.datanode.dram.mode = mmap")
+                .hasMessageContaining(file.resolve("sub").toString())
+                .hasMessageContaining("use mode auto or direct");
+    }
+
+    @Test
+    void directModeNeverTouchesThePath() throws IOException {
+        Path path = root.resolve("never");
+        DramStorage s = DramStorage.open(config(DramMode.DIRECT, path, 2 * MIB));
+        assertThat(s.backing()).isEqualTo(DramMode.DIRECT);
+        assertThat(s.intact()).isFalse();
+        assertThat(path).doesNotExist();
+        s.close(true);
+    }
+
+    @Test
+    void aDifferentNamenodeBlockSizeStartsAFreshGenerationTable() throws IOException {
+        DramStorage s = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        s.generations(64 << 10).advance(0, 1, 5);
+        assertThat(s.generations(64 << 10).get(0, 1)).isEqualTo(5);
+        var bigger = s.generations(128 << 10);
+        assertThat(bigger.blockSize()).isEqualTo(128 << 10);
+        assertThat(bigger.get(0, 1)).isZero();
+        bigger.advance(0, 1, 6);
+        s.close(false);
+
+        DramStorage again = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        assertThat(again.intact()).isTrue();
+        assertThat(again.generations(128 << 10).get(0, 1)).as("the new table was persisted").isEqualTo(6);
+        again.close(true);
+    }
+}
