@@ -39,32 +39,32 @@ final class NamenodeClient {
     }
 
     CompletableFuture<FileStatus> getFile(String path) {
-        return rpc.call(Opcode.GET_FILE, b -> Wire.writeString(b, path), NamenodeProtocol::readStatus);
+        return rpc.call(Opcode.GET_FILE, b -> Wire.writeString(b, path), NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<FileStatus> create(String path, FileType type, int flags, int storageClass, long clientId,
                                          String clientHost) {
         CreateRequest r = new CreateRequest(path, type, flags, storageClass, clientId, clientHost);
-        return rpc.call(Opcode.CREATE, r::encode, NamenodeProtocol::readStatus);
+        return rpc.call(Opcode.CREATE, r::encode, NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<FileStatus> mkdirs(String path) {
-        return rpc.call(Opcode.MKDIRS, new PathRequest(path)::encode, NamenodeProtocol::readStatus);
+        return rpc.call(Opcode.MKDIRS, new PathRequest(path)::encode, NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<BlockRef> getBlock(long fileId, int index, boolean write, long clientId, String clientHost,
                                          long durableSize) {
         GetBlockRequest r = new GetBlockRequest(fileId, index, write, clientId, clientHost, durableSize);
-        return rpc.call(Opcode.GET_BLOCK, r::encode, NamenodeProtocol::readBlockRef);
+        return rpc.call(Opcode.GET_BLOCK, r::encode, NamenodeProtocol::decodeBlockRef);
     }
 
     CompletableFuture<FileStatus> sync(long fileId, long clientId, long durableSize) {
         return rpc.call(Opcode.SYNC, new SyncRequest(fileId, clientId, durableSize)::encode,
-                NamenodeProtocol::readStatus);
+                NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<FileStatus> close(long fileId, long clientId, long size) {
-        return rpc.call(Opcode.CLOSE, new CloseRequest(fileId, clientId, size)::encode, NamenodeProtocol::readStatus);
+        return rpc.call(Opcode.CLOSE, new CloseRequest(fileId, clientId, size)::encode, NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<ListResponse> list(String path, String startAfter, int max) {

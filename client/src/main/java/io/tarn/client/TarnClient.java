@@ -132,11 +132,7 @@ public final class TarnClient implements AutoCloseable {
 
     /** Opens a file for reading. */
     public TarnInputStream open(String path) throws IOException {
-        FileStatus status = getStatus(path);
-        if (status.isDirectory()) {
-            throw new TarnException(ErrorCode.IS_A_DIRECTORY, "cannot open directory " + path + " for reading");
-        }
-        return new TarnInputStream(this, path, status);
+        return await(openAsync(path));
     }
 
     /** Creates a directory and any missing parents; true when it exists afterwards. */
@@ -188,6 +184,16 @@ public final class TarnClient implements AutoCloseable {
                 : config.get(TarnKeys.CLIENT_STORAGE_CLASS);
         return namenode.create(path, FileType.FILE, flags, storageClass, clientId, clientHost)
                 .thenApply(status -> new TarnOutputStream(this, path, status));
+    }
+
+    public CompletableFuture<TarnInputStream> openAsync(String path) {
+        return namenode.getFile(path).thenApply(status -> {
+            if (status.isDirectory()) {
+                throw new CompletionException(new TarnException(ErrorCode.IS_A_DIRECTORY,
+                        "cannot open directory " + path + " for reading"));
+            }
+            return new TarnInputStream(this, path, status);
+        });
     }
 
     public CompletableFuture<FileStatus> mkdirsAsync(String path) {

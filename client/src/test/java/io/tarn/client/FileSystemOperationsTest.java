@@ -283,6 +283,23 @@ class FileSystemOperationsTest {
     }
 
     @Test
+    void asyncNamespaceOperations() throws Exception {
+        client.mkdirsAsync("/as/dir").get();
+        try (TarnOutputStream out = client.createAsync("/as/dir/f", CreateOptions.DEFAULT).get()) {
+            out.write(new byte[]{1, 2, 3});
+        }
+        try (TarnInputStream in = client.openAsync("/as/dir/f").get()) {
+            assertThat(in.readAllBytes()).containsExactly(1, 2, 3);
+        }
+        assertThat(client.listAsync("/as/dir").get()).extracting(FileStatus::name).containsExactly("f");
+        client.renameAsync("/as/dir/f", "/as/g").get();
+        assertThat(client.deleteAsync("/as/g", false).get()).isTrue();
+        assertThat(client.deleteAsync("/as/g", false).get()).isFalse();
+        assertThatThrownBy(() -> client.openAsync("/as/dir").join()).cause()
+                .matches(e -> ((TarnError) e).code() == ErrorCode.IS_A_DIRECTORY);
+    }
+
+    @Test
     void clusterStatusReportsDatanodesAndCounts() throws IOException {
         write("/cs/f", "x");
         var status = client.clusterStatus();

@@ -40,12 +40,14 @@ public final class ConfigKey<T> {
 
     /** A key holding a size in bytes; accepts plain numbers and k/m/g/t suffixes (binary multiples). */
     public static ConfigKey<Long> bytes(String name, long def, long min, long max, String doc) {
-        return new ConfigKey<>(name, def, "bytes", doc, DataSize::parse, range(min, max), DataSize::format);
+        return new ConfigKey<>(name, def, "bytes", doc, DataSize::parse, range(min, max, DataSize::format),
+                DataSize::format);
     }
 
     /** A key holding a duration in milliseconds; accepts plain numbers and ms/s/m/h suffixes. */
     public static ConfigKey<Long> millis(String name, long def, long min, long max, String doc) {
-        return new ConfigKey<>(name, def, "ms", doc, Durations::parseMillis, range(min, max), String::valueOf);
+        return new ConfigKey<>(name, def, "ms", doc, Durations::parseMillis, range(min, max, v -> v + "ms"),
+                String::valueOf);
     }
 
     /** A key holding a whole number with the given unit text. */
@@ -70,9 +72,9 @@ public final class ConfigKey<T> {
                 v -> v.name().toLowerCase(java.util.Locale.ROOT));
     }
 
-    private static Validator<Long> range(long min, long max) {
+    private static Validator<Long> range(long min, long max, Function<Long, String> format) {
         return v -> v < min || v > max
-                ? "must be between " + DataSize.format(min) + " and " + DataSize.format(max) : null;
+                ? "must be between " + format.apply(min) + " and " + format.apply(max) : null;
     }
 
     private static boolean parseBoolean(String s) {

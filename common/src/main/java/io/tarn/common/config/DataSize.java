@@ -32,7 +32,7 @@ public final class DataSize {
             case 't': shift = 40; break;
             default: break;
         }
-        String digits = shift == 0 ? t : t.substring(0, t.length() - 1).trim();
+        String digits = (shift == 0 ? t : t.substring(0, t.length() - 1)).trim();
         long base;
         try {
             base = Long.parseLong(digits);

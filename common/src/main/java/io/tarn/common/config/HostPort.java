@@ -14,24 +14,37 @@ public record HostPort(String host, int port) {
         }
     }
 
-    /** Parses {@code host:port} or {@code [v6addr]:port}. */
+    /** Parses {@code host:port} or {@code [v6addr]:port}; an IPv6 address must be in brackets. */
     public static HostPort parse(String text) {
         String t = text.trim();
-        int colon = t.lastIndexOf(':');
-        if (colon <= 0 || colon == t.length() - 1) {
+        String host;
+        String port;
+        if (t.startsWith("[")) {
+            int close = t.indexOf("]:");
+            if (close < 0) {
+                throw new IllegalArgumentException("expected [ipv6]:port, got '" + text + "'");
+            }
+            host = t.substring(1, close);
+            port = t.substring(close + 2);
+        } else {
+            int colon = t.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("expected host:port, got '" + text + "'");
+            }
+            host = t.substring(0, colon);
+            port = t.substring(colon + 1);
+            if (host.indexOf(':') >= 0 || host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
+                throw new IllegalArgumentException("an IPv6 address needs brackets, as in [::1]:9060; got '" + text + "'");
+            }
+        }
+        if (host.isEmpty() || port.isEmpty()) {
             throw new IllegalArgumentException("expected host:port, got '" + text + "'");
         }
-        String host = t.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
         try {
-            port = Integer.parseInt(t.substring(colon + 1));
+            return new HostPort(host, Integer.parseInt(port));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("port is not a number in '" + text + "'");
         }
-        return new HostPort(host, port);
     }
 
     /** An unresolved socket address for this pair (resolution happens when connecting). */

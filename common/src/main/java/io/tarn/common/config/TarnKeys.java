@@ -95,7 +95,7 @@ public final class TarnKeys {
     // ---- client ----
 
     public static final ConfigKey<Long> CLIENT_IO_CHUNK = ConfigKey.bytes("tarn.client.io.chunk", MIB, 4 * KIB,
-            64 * MIB, "Bytes one data request carries; at most the block size.");
+            64 * MIB, "Bytes one data request carries (capped at the block size).");
 
     public static final ConfigKey<Long> CLIENT_READAHEAD = ConfigKey.bytes("tarn.client.readahead", 4 * MIB, 0, GIB,
             "Bytes a sequential reader requests ahead of the position it has reached.");

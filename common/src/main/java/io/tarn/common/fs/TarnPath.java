@@ -77,8 +77,8 @@ public final class TarnPath {
         if (path.charAt(0) != '/') {
             throw new TarnException(ErrorCode.INVALID_PATH, "path must be absolute: '" + path + "'");
         }
-        if (path.length() > MAX_PATH_BYTES) {
-            throw new TarnException(ErrorCode.INVALID_PATH, "path longer than " + MAX_PATH_BYTES + " characters");
+        if (utf8Length(path) > MAX_PATH_BYTES) {
+            throw new TarnException(ErrorCode.INVALID_PATH, "path longer than " + MAX_PATH_BYTES + " bytes (UTF-8)");
         }
     }
 
@@ -89,9 +89,29 @@ public final class TarnPath {
         if (name.indexOf('\0') >= 0) {
             throw new TarnException(ErrorCode.INVALID_PATH, "NUL character in '" + path + "'");
         }
-        if (name.length() > MAX_NAME_BYTES) {
+        if (utf8Length(name) > MAX_NAME_BYTES) {
             throw new TarnException(ErrorCode.INVALID_PATH, "component longer than " + MAX_NAME_BYTES
-                    + " characters in '" + path + "'");
+                    + " bytes (UTF-8) in '" + path + "'");
         }
+    }
+
+    /** Bytes of the string in UTF-8, without encoding it; short ASCII-length strings return early. */
+    static int utf8Length(String s) {
+        int n = s.length();
+        int bytes = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes++;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 }

@@ -66,8 +66,10 @@ public final class AdminProtocol {
         }
 
         public static RegisterResponse decode(ByteBuf buf) {
-            return new RegisterResponse(Wire.readInt(buf), Wire.readInt(buf), Wire.readLong(buf), Wire.readLong(buf),
-                    Wire.readBoolean(buf));
+            RegisterResponse r = new RegisterResponse(Wire.readInt(buf), Wire.readInt(buf), Wire.readLong(buf),
+                    Wire.readLong(buf), Wire.readBoolean(buf));
+            Wire.end(buf);
+            return r;
         }
     }
 
@@ -133,6 +135,7 @@ public final class AdminProtocol {
             for (int i = 0; i < n; i++) {
                 list.add(DatanodeStatus.decode(buf));
             }
+            Wire.end(buf);
             return new ClusterStatus(up, files, dirs, ops, bs, list);
         }
     }

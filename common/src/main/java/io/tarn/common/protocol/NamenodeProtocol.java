@@ -68,6 +68,20 @@ public final class NamenodeProtocol {
         return new FileStatus(name, id, type, size, blockSize, sc, ctime, mtime, (flags & 1) != 0);
     }
 
+    /** Decodes a body that is exactly one FileStatus (GET_FILE, CREATE, MKDIRS, CLOSE, SYNC responses). */
+    public static FileStatus decodeStatus(ByteBuf buf) {
+        FileStatus s = readStatus(buf);
+        Wire.end(buf);
+        return s;
+    }
+
+    /** Decodes a body that is exactly one BlockRef (GET_BLOCK response). */
+    public static BlockRef decodeBlockRef(ByteBuf buf) {
+        BlockRef b = readBlockRef(buf);
+        Wire.end(buf);
+        return b;
+    }
+
     public static void writeBlockRef(ByteBuf buf, BlockRef b) {
         buf.writeInt(b.datanodeId());
         Wire.writeString(buf, b.host());
@@ -245,6 +259,7 @@ public final class NamenodeProtocol {
             for (int i = 0; i < n; i++) {
                 out.add(readStatus(buf));
             }
+            Wire.end(buf);
             return new ListResponse(more, out);
         }
     }

@@ -17,12 +17,13 @@ public final class Wire {
     }
 
     public static void writeString(ByteBuf buf, String s) {
+        // Cheap bound first: a UTF-16 char never takes more than 3 UTF-8 bytes.
+        if (s.length() * 3L > MAX_STRING_BYTES && ByteBufUtil.utf8Bytes(s) > MAX_STRING_BYTES) {
+            throw new IllegalArgumentException("string field longer than " + MAX_STRING_BYTES + " bytes");
+        }
         int lenAt = buf.writerIndex();
         buf.writeShort(0);
         int n = ByteBufUtil.writeUtf8(buf, s);
-        if (n > MAX_STRING_BYTES) {
-            throw new IllegalArgumentException("string field longer than " + MAX_STRING_BYTES + " bytes");
-        }
         buf.setShort(lenAt, n);
     }
 

@@ -1,0 +1,135 @@
+package io.tarn.common.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.tarn.common.protocol.Bufs.encode;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class AdminProtocolTest {
+
+    private static RegisterRequest register(long regionSize, int regionCount) {
+        return new RegisterRequest(1, 2, "dn-1", 9070, 0, regionSize, regionCount, false);
+    }
+
+    @Test
+    void registerRequestLayout() {
+        RegisterRequest r = new RegisterRequest(0x1111L, 0x2222L, "dn", 9070, 1, 256L << 20, 4, true);
+        ByteBuf b = Unpooled.wrappedBuffer(encode(r::encode));
+        assertThat(b.readLong()).isEqualTo(0x1111L);
+        assertThat(b.readLong()).isEqualTo(0x2222L);
+        assertThat(b.readUnsignedShort()).isEqualTo(2);
+        b.skipBytes(2);
+        assertThat(b.readUnsignedShort()).isEqualTo(9070);
+        assertThat(b.readUnsignedByte()).isEqualTo((short) 1);
+        assertThat(b.readLong()).isEqualTo(256L << 20);
+        assertThat(b.readInt()).isEqualTo(4);
+        assertThat(b.readBoolean()).isTrue();
+        assertThat(b.isReadable()).isFalse();
+    }
+
+    @Test
+    void fixedSizeMessages() {
+        assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
+        assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8);
+        assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4);
+        assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, true, 4, 5, 6).encode(b)))
+                .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void registerRoundTripAtTheLimits(Bufs.Kind kind) {
+        for (RegisterRequest r : List.of(register(1, 0), register(Long.MAX_VALUE, 1 << 24),
+                new RegisterRequest(-1, Long.MIN_VALUE, "数据节点-7.example", 65535, 255, 64 << 10, 16, true))) {
+            assertThat(Bufs.decode(kind, encode(r::encode), RegisterRequest::decode)).isEqualTo(r);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {0, -1, Long.MIN_VALUE})
+    void nonPositiveRegionSizeIsMalformed(long size) {
+        byte[] bytes = encode(register(size, 4)::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("regionSize " + size);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {-1, (1 << 24) + 1, Integer.MAX_VALUE, Integer.MIN_VALUE})
+    void regionCountOutOfRangeIsMalformed(int count) {
+        byte[] bytes = encode(register(1 << 20, count)::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.DIRECT, bytes, RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("regionCount = " + count + " outside 0.." + (1 << 24));
+    }
+
+    @Test
+    void badIntactFlagIsMalformed() {
+        byte[] bytes = encode(register(1 << 20, 1)::encode);
+        bytes[bytes.length - 1] = 2;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("boolean field holds 2");
+    }
+
+    @Test
+    void badBooleansInResponsesAreMalformed() {
+        byte[] resp = encode(new RegisterResponse(1, 2, 3, 4, false)::encode);
+        resp[resp.length - 1] = 9;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, resp, RegisterResponse::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("boolean field holds 9");
+
+        byte[] status = encode(new ClusterStatus(1, 2, 3, 4, 5, List.of(Messages.datanode(1, "h")))::encode);
+        int aliveAt = 8 * 4 + 4 + 4 + 4 + 2 + 1 + 2 + 1; // header, count, id, host "h", port, class
+        assertThat(status[aliveAt]).isIn((byte) 0, (byte) 1);
+        status[aliveAt] = 3;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, status, ClusterStatus::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("boolean field holds 3");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {-1, Integer.MIN_VALUE, 1000})
+    void datanodeCountBeyondTheBodyIsMalformed(int count) {
+        ByteBuf b = Unpooled.buffer();
+        b.writeLong(1).writeLong(2).writeLong(3).writeLong(4).writeInt(5).writeInt(count);
+        assertThatThrownBy(() -> ClusterStatus.decode(b))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageStartingWith("datanode count = " + count + " outside 0..");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void clusterStatusWithManyDatanodesRoundTrips(Bufs.Kind kind) {
+        List<DatanodeStatus> dns = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            dns.add(Messages.datanode(i, "dn-" + i + ".rack-ä"));
+        }
+        ClusterStatus s = new ClusterStatus(123, 4, 5, 6, 1 << 20, dns);
+        assertThat(Bufs.decode(kind, encode(s::encode), ClusterStatus::decode)).isEqualTo(s);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void heartbeatAndRegisterResponseRoundTrip(Bufs.Kind kind) {
+        HeartbeatRequest h = new HeartbeatRequest(7, Long.MIN_VALUE, Long.MAX_VALUE);
+        assertThat(Bufs.decode(kind, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
+        RegisterResponse r = new RegisterResponse(7, 1 << 20, 0xcafebabeL, -2, true);
+        assertThat(Bufs.decode(kind, encode(r::encode), RegisterResponse::decode)).isEqualTo(r);
+    }
+}

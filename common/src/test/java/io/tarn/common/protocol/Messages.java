@@ -1,0 +1,258 @@
+package io.tarn.common.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
+import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * A catalogue of every message body codec in the protocol package, with fixed samples and jqwik
+ * generators of valid values, so that round-trip, truncation and fuzz tests cover all of them.
+ */
+final class Messages {
+    private Messages() {
+    }
+
+    /** One message type: how to write and read it, and whether its decoder insists on consuming everything. */
+    record Codec<T>(String name, BiConsumer<ByteBuf, T> encoder, Function<ByteBuf, T> decoder,
+                    boolean rejectsTrailingBytes) {
+        Sample sample(T value) {
+            return new Sample(this, value, Bufs.encode(b -> encoder.accept(b, value)));
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /** A value of some message type and its encoding. */
+    record Sample(Codec<?> codec, Object value, byte[] bytes) {
+        Object decode(ByteBuf buf) {
+            return codec.decoder().apply(buf);
+        }
+
+        Object decode(Bufs.Kind kind, byte[] encoded) {
+            return Bufs.decode(kind, encoded, codec.decoder()::apply);
+        }
+
+        @Override
+        public String toString() {
+            return codec.name() + " " + value;
+        }
+    }
+
+    // ------------------------------------------------------------------ codecs
+
+    static final Codec<FileStatus> FILE_STATUS = new Codec<>("FileStatus",
+            NamenodeProtocol::writeStatus, NamenodeProtocol::readStatus, false);
+    static final Codec<BlockRef> BLOCK_REF = new Codec<>("BlockRef",
+            NamenodeProtocol::writeBlockRef, NamenodeProtocol::readBlockRef, false);
+    static final Codec<PathRequest> PATH = new Codec<>("PathRequest",
+            (b, v) -> v.encode(b), PathRequest::decode, true);
+    static final Codec<CreateRequest> CREATE = new Codec<>("CreateRequest",
+            (b, v) -> v.encode(b), CreateRequest::decode, true);
+    static final Codec<GetBlockRequest> GET_BLOCK = new Codec<>("GetBlockRequest",
+            (b, v) -> v.encode(b), GetBlockRequest::decode, true);
+    static final Codec<SyncRequest> SYNC = new Codec<>("SyncRequest",
+            (b, v) -> v.encode(b), SyncRequest::decode, true);
+    static final Codec<CloseRequest> CLOSE = new Codec<>("CloseRequest",
+            (b, v) -> v.encode(b), CloseRequest::decode, true);
+    static final Codec<ListRequest> LIST = new Codec<>("ListRequest",
+            (b, v) -> v.encode(b), ListRequest::decode, true);
+    static final Codec<ListResponse> LIST_RESPONSE = new Codec<>("ListResponse",
+            (b, v) -> v.encode(b), ListResponse::decode, false);
+    static final Codec<DeleteRequest> DELETE = new Codec<>("DeleteRequest",
+            (b, v) -> v.encode(b), DeleteRequest::decode, true);
+    static final Codec<RenameRequest> RENAME = new Codec<>("RenameRequest",
+            (b, v) -> v.encode(b), RenameRequest::decode, true);
+    static final Codec<RenewLeaseRequest> RENEW = new Codec<>("RenewLeaseRequest",
+            (b, v) -> v.encode(b), RenewLeaseRequest::decode, true);
+    static final Codec<RegisterRequest> REGISTER = new Codec<>("RegisterRequest",
+            (b, v) -> v.encode(b), RegisterRequest::decode, true);
+    static final Codec<RegisterResponse> REGISTER_RESPONSE = new Codec<>("RegisterResponse",
+            (b, v) -> v.encode(b), RegisterResponse::decode, false);
+    static final Codec<HeartbeatRequest> HEARTBEAT = new Codec<>("HeartbeatRequest",
+            (b, v) -> v.encode(b), HeartbeatRequest::decode, true);
+    static final Codec<DatanodeStatus> DATANODE_STATUS = new Codec<>("DatanodeStatus",
+            (b, v) -> v.encode(b), DatanodeStatus::decode, false);
+    static final Codec<ClusterStatus> CLUSTER_STATUS = new Codec<>("ClusterStatus",
+            (b, v) -> v.encode(b), ClusterStatus::decode, false);
+
+    static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, GET_BLOCK, SYNC, CLOSE, LIST,
+            LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DATANODE_STATUS,
+            CLUSTER_STATUS);
+
+    // ------------------------------------------------------------------ fixed samples
+
+    static final String UNICODE_PATH = "/dätä/文件";
+
+    static FileStatus file(String name) {
+        return new FileStatus(name, 42, FileType.FILE, 123_456_789_012L, 1 << 20, 1, 1_700_000_000_000L,
+                1_700_000_000_123L, true);
+    }
+
+    static FileStatus dir(String name) {
+        return new FileStatus(name, Long.MAX_VALUE, FileType.DIRECTORY, 0, 0, 255, Long.MIN_VALUE, -1, false);
+    }
+
+    static BlockRef blockRef() {
+        return new BlockRef(Integer.MAX_VALUE, "datanode-ü.example", 65535, 255, -7, Integer.MAX_VALUE,
+                1 << 20, Integer.MIN_VALUE, 0x8000_0000_0000_0001L, true);
+    }
+
+    static DatanodeStatus datanode(int id, String host) {
+        return new DatanodeStatus(id, host, 9070 + id, id % 2, id % 3 != 0, 1L << 40, 12345, 250);
+    }
+
+    /** At least one sample per codec, with unicode strings and extreme values. */
+    static List<Sample> samples() {
+        List<Sample> s = new ArrayList<>();
+        s.add(FILE_STATUS.sample(file("文件")));
+        s.add(FILE_STATUS.sample(dir("")));
+        s.add(BLOCK_REF.sample(blockRef()));
+        s.add(BLOCK_REF.sample(new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false)));
+        s.add(PATH.sample(new PathRequest(UNICODE_PATH)));
+        s.add(PATH.sample(new PathRequest("")));
+        s.add(CREATE.sample(new CreateRequest(UNICODE_PATH, FileType.FILE,
+                NamenodeProtocol.CREATE_OVERWRITE | NamenodeProtocol.CREATE_PARENTS, 1, -3L, "client-ß")));
+        s.add(CREATE.sample(new CreateRequest("/d", FileType.DIRECTORY, 255, 255, Long.MAX_VALUE, "")));
+        s.add(GET_BLOCK.sample(new GetBlockRequest(Long.MIN_VALUE, Integer.MAX_VALUE, true, 77, "客户端", Long.MAX_VALUE)));
+        s.add(GET_BLOCK.sample(new GetBlockRequest(1, 0, false, 0, "", -1)));
+        s.add(GET_BLOCK.sample(new GetBlockRequest(1, 3, true, 9, "h", 0)));
+        s.add(SYNC.sample(new SyncRequest(Long.MIN_VALUE, -1, Long.MAX_VALUE)));
+        s.add(SYNC.sample(new SyncRequest(1, 2, 0)));
+        s.add(CLOSE.sample(new CloseRequest(-1, Long.MIN_VALUE, Long.MAX_VALUE)));
+        s.add(CLOSE.sample(new CloseRequest(5, 6, 0)));
+        s.add(LIST.sample(new ListRequest(UNICODE_PATH, "文件-0007", Integer.MAX_VALUE)));
+        s.add(LIST.sample(new ListRequest("/", "", 1)));
+        s.add(LIST_RESPONSE.sample(new ListResponse(false, List.of())));
+        s.add(LIST_RESPONSE.sample(new ListResponse(true, List.of(file("a"), dir("bé"), file("文件")))));
+        s.add(DELETE.sample(new DeleteRequest(UNICODE_PATH, true)));
+        s.add(DELETE.sample(new DeleteRequest("/x", false)));
+        s.add(RENAME.sample(new RenameRequest(UNICODE_PATH, "/dätä/😀")));
+        s.add(RENEW.sample(new RenewLeaseRequest(Long.MIN_VALUE)));
+        s.add(REGISTER.sample(new RegisterRequest(Long.MIN_VALUE, Long.MAX_VALUE, "dn-ö", 65535, 255,
+                Long.MAX_VALUE, 1 << 24, true)));
+        s.add(REGISTER.sample(new RegisterRequest(0, 0, "", 0, 0, 1, 0, false)));
+        s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, Long.MIN_VALUE, Long.MAX_VALUE, true)));
+        s.add(HEARTBEAT.sample(new HeartbeatRequest(Integer.MIN_VALUE, 1, -1)));
+        s.add(DATANODE_STATUS.sample(datanode(3, "dn-3.例子")));
+        s.add(CLUSTER_STATUS.sample(new ClusterStatus(1, 2, 3, 4, 1 << 20, List.of())));
+        s.add(CLUSTER_STATUS.sample(new ClusterStatus(Long.MAX_VALUE, 0, -1, Long.MIN_VALUE, 4096,
+                List.of(datanode(0, "a"), datanode(1, "dätä"), datanode(2, "")))));
+        return s;
+    }
+
+    // ------------------------------------------------------------------ generators
+
+    /** Valid Unicode text (no lone surrogates, which UTF-8 cannot carry), biased to awkward cases. */
+    static Arbitrary<String> text() {
+        Arbitrary<String> codePoints = Arbitraries.integers().between(0, 0x10FFFF)
+                .filter(cp -> cp < Character.MIN_SURROGATE || cp > Character.MAX_SURROGATE)
+                .list().ofMaxSize(16)
+                .map(cps -> {
+                    StringBuilder sb = new StringBuilder();
+                    cps.forEach(sb::appendCodePoint);
+                    return sb.toString();
+                });
+        return Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(1, Arbitraries.of("", UNICODE_PATH, "/a/b", "😀", "\0", "é".repeat(300))),
+                net.jqwik.api.Tuple.of(2, Arbitraries.strings().alpha().numeric().withChars("/._-").ofMaxLength(24)),
+                net.jqwik.api.Tuple.of(3, codePoints));
+    }
+
+    static Arbitrary<Integer> u8() {
+        return Arbitraries.integers().between(0, 255);
+    }
+
+    static Arbitrary<Integer> u16() {
+        return Arbitraries.integers().between(0, 65535);
+    }
+
+    static Arbitrary<Long> longs() {
+        return Arbitraries.longs();
+    }
+
+    static Arbitrary<Integer> ints() {
+        return Arbitraries.integers();
+    }
+
+    static Arbitrary<FileStatus> fileStatus() {
+        return Combinators.combine(text(), longs(), Arbitraries.of(FileType.class), longs(), ints(), u8(), longs(),
+                longs()).as((name, id, type, size, bs, sc, ct, mt) -> new Object[] {name, id, type, size, bs, sc, ct, mt})
+                .flatMap(a -> Arbitraries.of(true, false).map(uc -> new FileStatus((String) a[0], (Long) a[1],
+                        (FileType) a[2], (Long) a[3], (Integer) a[4], (Integer) a[5], (Long) a[6], (Long) a[7], uc)));
+    }
+
+    static Arbitrary<BlockRef> blockRef(Arbitrary<String> hosts) {
+        return Combinators.combine(ints(), hosts, u16(), u8(), ints(), ints(), ints(), ints())
+                .as((dn, host, port, sc, region, index, bs, gen) -> new Object[] {dn, host, port, sc, region, index, bs, gen})
+                .flatMap(a -> Combinators.combine(longs(), Arbitraries.of(true, false)).as((token, w) ->
+                        new BlockRef((Integer) a[0], (String) a[1], (Integer) a[2], (Integer) a[3], (Integer) a[4],
+                                (Integer) a[5], (Integer) a[6], (Integer) a[7], token, w)));
+    }
+
+    static Arbitrary<DatanodeStatus> datanodeStatus() {
+        return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.of(true, false), longs(), longs(), longs())
+                .as(DatanodeStatus::new);
+    }
+
+    /** A valid value of a randomly chosen message type, with its encoding. */
+    static Arbitrary<Sample> anySample() {
+        Arbitrary<Boolean> bool = Arbitraries.of(true, false);
+        List<Arbitrary<Sample>> all = List.of(
+                fileStatus().map(FILE_STATUS::sample),
+                blockRef(text()).map(BLOCK_REF::sample),
+                text().map(p -> PATH.sample(new PathRequest(p))),
+                Combinators.combine(text(), Arbitraries.of(FileType.class), u8(), u8(), longs(), text())
+                        .as(CreateRequest::new).map(CREATE::sample),
+                Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(), text(),
+                                Arbitraries.longs().between(-1, Long.MAX_VALUE))
+                        .as(GetBlockRequest::new).map(GET_BLOCK::sample),
+                Combinators.combine(longs(), longs(), Arbitraries.longs().between(0, Long.MAX_VALUE))
+                        .as(SyncRequest::new).map(SYNC::sample),
+                Combinators.combine(longs(), longs(), Arbitraries.longs().between(0, Long.MAX_VALUE))
+                        .as(CloseRequest::new).map(CLOSE::sample),
+                Combinators.combine(text(), text(), Arbitraries.integers().between(1, Integer.MAX_VALUE))
+                        .as(ListRequest::new).map(LIST::sample),
+                Combinators.combine(bool, fileStatus().list().ofMaxSize(4))
+                        .as(ListResponse::new).map(LIST_RESPONSE::sample),
+                Combinators.combine(text(), bool).as(DeleteRequest::new).map(DELETE::sample),
+                Combinators.combine(text(), text()).as(RenameRequest::new).map(RENAME::sample),
+                longs().map(id -> RENEW.sample(new RenewLeaseRequest(id))),
+                Combinators.combine(longs(), longs(), text(), u16(), u8(), Arbitraries.longs().between(1, Long.MAX_VALUE),
+                                Arbitraries.integers().between(0, 1 << 24), bool)
+                        .as(RegisterRequest::new).map(REGISTER::sample),
+                Combinators.combine(ints(), ints(), longs(), longs(), bool)
+                        .as(RegisterResponse::new).map(REGISTER_RESPONSE::sample),
+                Combinators.combine(ints(), longs(), longs()).as(HeartbeatRequest::new).map(HEARTBEAT::sample),
+                datanodeStatus().map(DATANODE_STATUS::sample),
+                Combinators.combine(longs(), longs(), longs(), longs(), ints(), datanodeStatus().list().ofMaxSize(4))
+                        .as(ClusterStatus::new).map(CLUSTER_STATUS::sample));
+        return Arbitraries.oneOf(all);
+    }
+}
