@@ -22,6 +22,8 @@ import java.util.Properties;
 public final class TarnConfig {
 
     private static final Map<String, ConfigKey<?>> KEYS_BY_NAME;
+    /** System properties bin/tarn sets for itself; they are not configuration keys. */
+    private static final java.util.Set<String> LAUNCHER_PROPERTIES = java.util.Set.of("tarn.conf", "tarn.home");
 
     static {
         Map<String, ConfigKey<?>> m = new HashMap<>();
@@ -122,10 +124,15 @@ public final class TarnConfig {
             return apply(System.getProperties());
         }
 
-        /** Applies every {@code tarn.*} entry of the given properties. */
+        /**
+         * Applies every {@code tarn.*} entry of the given properties, except the launcher's own
+         * {@code tarn.conf} and {@code tarn.home} and the test-only {@code tarn.sim.*} and
+         * {@code tarn.test.*} namespaces.
+         */
         public Builder apply(Properties props) {
             for (String name : props.stringPropertyNames()) {
-                if (name.startsWith("tarn.") && !name.startsWith("tarn.sim.") && !name.startsWith("tarn.test.")) {
+                if (name.startsWith("tarn.") && !LAUNCHER_PROPERTIES.contains(name)
+                        && !name.startsWith("tarn.sim.") && !name.startsWith("tarn.test.")) {
                     set(name, props.getProperty(name));
                 }
             }
