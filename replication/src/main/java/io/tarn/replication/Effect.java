@@ -1,0 +1,68 @@
+package io.tarn.replication;
+
+/**
+ * What a replica asks its host to do. The host performs effects in the order they are returned
+ * by {@link Replica#drainEffects()}; in particular it applies {@link Apply} effects to its block
+ * state in that order and serves an OK {@link ClientReply.ReadReply} from the state as it stands
+ * when that reply is reached.
+ */
+public sealed interface Effect {
+
+    /**
+     * Send a message; the network may lose, duplicate, delay or reorder it.
+     *
+     * @param message the message
+     */
+    record Send(Message message) implements Effect {
+    }
+
+    /**
+     * Make a write durable and report completion.
+     *
+     * @param op the write
+     */
+    record Persist(DiskOp op) implements Effect {
+    }
+
+    /**
+     * Apply a committed write to the group's block state.
+     *
+     * @param entry the entry (never a no-op or a duplicate)
+     */
+    record Apply(LogEntry entry) implements Effect {
+    }
+
+    /**
+     * Answer a client.
+     *
+     * @param reply the answer
+     */
+    record Reply(ClientReply reply) implements Effect {
+    }
+
+    /**
+     * Capture an image of the block state now and hand it back with
+     * {@link Replica#onCheckpointCaptured(CheckpointMeta, StateImage)}.
+     *
+     * @param meta what the image will contain
+     */
+    record CaptureCheckpoint(CheckpointMeta meta) implements Effect {
+    }
+
+    /**
+     * Replace the whole block state with a checkpoint image received from the leader.
+     *
+     * @param checkpoint the image and its description
+     */
+    record RestoreCheckpoint(Checkpoint checkpoint) implements Effect {
+    }
+
+    /**
+     * The replica changed role or term; for hosts that publish leadership.
+     *
+     * @param role the new role
+     * @param term the current term
+     */
+    record RoleChanged(Role role, long term) implements Effect {
+    }
+}

@@ -1,0 +1,514 @@
+package io.tarn.replication;
+
+import io.tarn.replication.Message.Append;
+import io.tarn.replication.Message.AppendReply;
+import io.tarn.replication.Message.InstallCheckpoint;
+import io.tarn.replication.Message.InstallCheckpointReply;
+import io.tarn.replication.Message.Sync;
+import io.tarn.replication.Message.SyncReply;
+import io.tarn.replication.Message.TimeoutNow;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Leader of one term. It starts in the sync stage: its merged log is written locally and sent to
+ * every follower with {@link Sync}; once a quorum (itself included) holds it durably, every merged
+ * entry is committed and the leader turns active. Active, it appends client writes, sends each to
+ * every synced follower at once (within the window beyond the follower's acknowledged prefix),
+ * commits an entry as soon as a quorum holds it (PARALLEL) or the prefix through it (IN_ORDER),
+ * replies after apply, serves reads under a lease or read index, promotes caught-up rejoiners and
+ * hands leadership over on request. Leaves for FOLLOWER on a higher term, on losing contact with a
+ * quorum for an election timeout, or after a leadership transfer.
+ */
+final class LeaderRole extends RoleState {
+
+    /** Look-behind range for a predecessor this leader no longer holds: conflicts with everything. */
+    private static final BlockRange UNKNOWN_RANGE = new BlockRange(0, Integer.MAX_VALUE);
+
+    private record WriteKey(long clientId, long sequence) {
+    }
+
+    private final long term;
+    private final long syncEnd;
+    private final long startedAt;
+    private final Map<Integer, Progress> peers = new LinkedHashMap<>();
+    private final Map<Long, Long> probeSentAt = new HashMap<>();
+    private final Map<Long, WriteCommand> awaitingApply = new HashMap<>();
+    private final Map<WriteKey, Long> indexOfWrite = new HashMap<>();
+    private final ReadTracker reads = new ReadTracker();
+    private boolean selfSynced;
+    private boolean active;
+    private long selfDurable;
+    private long probe;
+    private long confirmedProbe;
+    private long lastHeartbeatAt;
+    private int transferTarget = -1;
+    private long transferDeadline;
+
+    LeaderRole(Replica replica, MergeResult merge) {
+        super(replica);
+        this.term = replica.term();
+        this.syncEnd = merge.syncEnd();
+        this.startedAt = replica.now();
+        for (int peer : replica.members) {
+            if (peer != replica.id) {
+                peers.put(peer, new Progress(peer, merge.base(), replica.now()));
+            }
+        }
+        replica.writeSync(merge.base(), merge.syncEnd(), merge.entries(), this::selfSyncDurable);
+        heartbeat();
+    }
+
+    @Override
+    Role role() {
+        return Role.LEADER;
+    }
+
+    boolean isActive() {
+        return active;
+    }
+
+    // ---------------------------------------------------------------- sync stage
+
+    private void selfSyncDurable() {
+        if (replica.roleState() == this) {
+            selfSynced = true;
+            selfDurable = Math.max(selfDurable, syncEnd);
+            checkSyncCommitted();
+        }
+    }
+
+    private void checkSyncCommitted() {
+        if (active || !selfSynced) {
+            return;
+        }
+        int holders = 1;
+        for (Progress p : peers.values()) {
+            if (p.voter && p.synced) {
+                holders++;
+            }
+        }
+        if (holders >= replica.quorum) {
+            active = true;
+            replica.log.learnCommitted(syncEnd, List.of());
+            indexPendingWrites();
+            heartbeat();
+        }
+    }
+
+    /** Lets client retries of writes proposed by earlier leaders attach to their merged entries. */
+    private void indexPendingWrites() {
+        ReplicaLog log = replica.log;
+        for (LogEntry e : log.range(log.appliedPrefix(), log.lastIndex())) {
+            if (!e.isNoop() && !log.isApplied(e.index())) {
+                indexOfWrite.put(new WriteKey(e.command().clientId(), e.command().sequence()), e.index());
+            }
+        }
+    }
+
+    private void sendSync(Progress p) {
+        ReplicaLog log = replica.log;
+        if (p.finalPrefix < log.logStart() - 1) {
+            sendCheckpoint(p);
+            return;
+        }
+        p.syncSentAt = replica.now();
+        List<LogEntry> entries = log.range(p.finalPrefix, syncEnd);
+        replica.send(new Sync(replica.id, p.id, term, p.finalPrefix, syncEnd, entries, log.commitPrefix()));
+    }
+
+    private void sendCheckpoint(Progress p) {
+        if (replica.now() - p.checkpointSentAt < 5L * replica.config.retransmitTicks()) {
+            return;
+        }
+        p.checkpointSentAt = replica.now();
+        Checkpoint cp = replica.log.checkpoint();
+        replica.send(new InstallCheckpoint(replica.id, p.id, term, cp.meta(), cp.image()));
+    }
+
+    // ---------------------------------------------------------------- messages
+
+    @Override
+    void onMessage(Message message) {
+        if (message instanceof AppendReply r) {
+            onAppendReply(r);
+        } else if (message instanceof SyncReply r) {
+            onSyncReply(r);
+        } else if (message instanceof InstallCheckpointReply r) {
+            onInstallReply(r);
+        }
+    }
+
+    private Progress contact(Message reply, boolean voter) {
+        Progress p = peers.get(reply.from());
+        p.lastContact = replica.now();
+        if (!voter && p.voter) {
+            p.voter = false;
+            p.rejoinProbe = probe;
+        } else if (voter && !p.voter) {
+            p.voter = true;
+            p.promote = false;
+            recheckCommits();
+        }
+        return p;
+    }
+
+    private void onAppendReply(AppendReply r) {
+        Progress p = contact(r, r.voter());
+        p.probeAcked = Math.max(p.probeAcked, r.probe());
+        if (!r.synced()) {
+            if (p.synced || replica.now() - p.syncSentAt >= replica.config.retransmitTicks()) {
+                p.unsynced(r.finalPrefix());
+                sendSync(p);
+            }
+        } else {
+            for (long index : r.acked()) {
+                p.ack(index);
+            }
+            for (long index : r.acked()) {
+                checkCommit(index);
+            }
+            sendAppends(p);
+        }
+        updateConfirmedProbe();
+        checkTransfer();
+    }
+
+    private void onSyncReply(SyncReply r) {
+        Progress p = contact(r, r.voter());
+        p.finalPrefix = r.finalPrefix();
+        if (r.success()) {
+            p.synced = true;
+            p.ackThrough(syncEnd);
+            checkSyncCommitted();
+            recheckCommits();
+            sendAppends(p);
+        } else {
+            p.unsynced(r.finalPrefix());
+            sendSync(p);
+        }
+    }
+
+    private void onInstallReply(InstallCheckpointReply r) {
+        Progress p = contact(r, r.voter());
+        p.finalPrefix = r.finalPrefix();
+        p.checkpointSentAt = Progress.NEVER;
+        if (p.synced) {
+            p.ackThrough(r.finalPrefix());
+            recheckCommits();
+            sendAppends(p);
+        } else {
+            sendSync(p);
+        }
+    }
+
+    // ---------------------------------------------------------------- replication and commit
+
+    private Append appendTo(Progress p, List<LogEntry> entries) {
+        ReplicaLog log = replica.log;
+        return new Append(replica.id, p.id, term, entries, log.commitPrefix(), log.committedAboveList(), probe,
+                p.promote);
+    }
+
+    /** Sends (or resends) unacknowledged entries within the follower's window. */
+    private void sendAppends(Progress p) {
+        if (!active || !p.synced) {
+            return;
+        }
+        ReplicaLog log = replica.log;
+        if (p.ackPrefix + 1 < log.logStart()) {
+            sendCheckpoint(p);
+            return;
+        }
+        long now = replica.now();
+        long hi = Math.min(log.lastIndex(), p.ackPrefix + replica.config.window());
+        List<LogEntry> batch = new ArrayList<>();
+        for (long i = p.ackPrefix + 1; i <= hi; i++) {
+            Long sent = p.sentAt.get(i);
+            if (p.acked(i) || (sent != null && now - sent < replica.config.retransmitTicks())) {
+                continue;
+            }
+            LogEntry e = log.get(i);
+            if (e != null) {
+                batch.add(e);
+                p.sentAt.put(i, now);
+            }
+        }
+        if (!batch.isEmpty()) {
+            replica.send(appendTo(p, batch));
+        }
+    }
+
+    private boolean replicatedOnQuorum(long index) {
+        int holders = selfDurable >= index ? 1 : 0;
+        for (Progress p : peers.values()) {
+            if (p.voter && p.synced && p.acked(index)) {
+                holders++;
+            }
+        }
+        return holders >= replica.quorum;
+    }
+
+    private void checkCommit(long index) {
+        ReplicaLog log = replica.log;
+        if (!active || index <= syncEnd) {
+            return;
+        }
+        if (replica.config.mode() == Mode.PARALLEL) {
+            if (!log.isCommitted(index) && index <= log.lastIndex() && replicatedOnQuorum(index)) {
+                log.learnCommitted(log.commitPrefix(), List.of(index));
+            }
+            return;
+        }
+        while (log.commitPrefix() < log.lastIndex() && replicatedOnQuorum(log.commitPrefix() + 1)) {
+            log.learnCommitted(log.commitPrefix() + 1, List.of());
+        }
+    }
+
+    /**
+     * Re-evaluates every uncommitted entry: acknowledgments recorded while a follower was not yet
+     * synced, or not yet a voter, start counting only now.
+     */
+    private void recheckCommits() {
+        ReplicaLog log = replica.log;
+        for (long i = log.commitPrefix() + 1; i <= log.lastIndex(); i++) {
+            checkCommit(i);
+        }
+    }
+
+    // ---------------------------------------------------------------- clients
+
+    @Override
+    void onClientWrite(WriteCommand command) {
+        if (!active || transferTarget >= 0) {
+            replyWrite(command, Status.LEADER_NOT_READY);
+            return;
+        }
+        if (replica.sessions.isDuplicate(command.clientId(), command.sequence())) {
+            replyWrite(command, Status.OK);
+            return;
+        }
+        WriteKey key = new WriteKey(command.clientId(), command.sequence());
+        Long pendingIndex = indexOfWrite.get(key);
+        if (pendingIndex != null) {
+            awaitingApply.put(pendingIndex, command);
+            return;
+        }
+        ReplicaLog log = replica.log;
+        if (log.lastIndex() - log.commitPrefix() >= replica.config.window()) {
+            replyWrite(command, Status.BUSY);
+            return;
+        }
+        append(command, key);
+    }
+
+    private void append(WriteCommand command, WriteKey key) {
+        ReplicaLog log = replica.log;
+        long index = log.lastIndex() + 1;
+        List<BlockRange> lookBehind = new ArrayList<>();
+        for (long j = index - 1; j >= 1 && j >= index - replica.config.lookBehind(); j--) {
+            LogEntry prev = log.get(j);
+            lookBehind.add(prev != null ? prev.range() : UNKNOWN_RANGE);
+        }
+        LogEntry entry = new LogEntry(term, index, command.range(), lookBehind, command);
+        indexOfWrite.put(key, index);
+        awaitingApply.put(index, command);
+        replica.writeEntries(List.of(entry), durable -> {
+            if (replica.roleState() == this) {
+                for (LogEntry e : durable) {
+                    selfDurable = Math.max(selfDurable, e.index());
+                    checkCommit(e.index());
+                }
+            }
+        });
+        for (Progress p : peers.values()) {
+            sendAppends(p);
+        }
+    }
+
+    private void replyWrite(WriteCommand command, Status status) {
+        int hint = status == Status.LEADER_NOT_READY && transferTarget >= 0 ? transferTarget : replica.id;
+        replica.emit(new Effect.Reply(new ClientReply.WriteReply(command.clientId(), command.sequence(), status,
+                status == Status.ABORTED ? -1 : hint)));
+    }
+
+    @Override
+    void onApplied(LogEntry entry) {
+        WriteCommand waiting = awaitingApply.remove(entry.index());
+        indexOfWrite.remove(new WriteKey(entry.command().clientId(), entry.command().sequence()));
+        if (waiting != null) {
+            replyWrite(waiting, Status.OK);
+        }
+    }
+
+    @Override
+    void onClientRead(ClientRead read) {
+        if (!active || transferTarget >= 0) {
+            replica.emit(new Effect.Reply(new ClientReply.ReadReply(read.clientId(), read.readId(), read.range(),
+                    Status.LEADER_NOT_READY, replica.id)));
+            return;
+        }
+        long readIndex = replica.log.lastIndex();
+        if (leaseValid()) {
+            reads.add(read, readIndex, 0);
+        } else {
+            reads.add(read, readIndex, probe + 1);
+            heartbeat();
+        }
+    }
+
+    private boolean leaseValid() {
+        Long sentAt = probeSentAt.get(confirmedProbe);
+        return replica.config.leaseTicks() > 0 && sentAt != null
+                && replica.now() < sentAt + replica.config.leaseTicks();
+    }
+
+    @Override
+    void afterApply() {
+        if (reads.isEmpty()) {
+            return;
+        }
+        for (ClientRead read : reads.release(confirmedProbe, replica.log)) {
+            replica.emit(new Effect.Reply(new ClientReply.ReadReply(read.clientId(), read.readId(), read.range(),
+                    Status.OK, replica.id)));
+        }
+    }
+
+    @Override
+    void onExit() {
+        for (WriteCommand command : awaitingApply.values()) {
+            replyWrite(command, Status.ABORTED);
+        }
+        awaitingApply.clear();
+        for (ClientRead read : reads.drain()) {
+            replica.emit(new Effect.Reply(new ClientReply.ReadReply(read.clientId(), read.readId(), read.range(),
+                    Status.ABORTED, -1)));
+        }
+    }
+
+    // ---------------------------------------------------------------- heartbeats, leases, housekeeping
+
+    private void heartbeat() {
+        probe++;
+        probeSentAt.put(probe, replica.now());
+        probeSentAt.keySet().removeIf(p -> p < confirmedProbe);
+        lastHeartbeatAt = replica.now();
+        for (Progress p : peers.values()) {
+            replica.send(appendTo(p, List.of()));
+            if (!p.synced && replica.now() - p.syncSentAt >= replica.config.retransmitTicks()) {
+                sendSync(p);
+            }
+        }
+    }
+
+    /** The highest heartbeat a quorum (this leader included) has echoed. */
+    private void updateConfirmedProbe() {
+        long[] acked = new long[peers.size() + 1];
+        int n = 0;
+        acked[n++] = probe;
+        for (Progress p : peers.values()) {
+            acked[n++] = p.voter ? p.probeAcked : 0;
+        }
+        Arrays.sort(acked);
+        long quorumProbe = acked[acked.length - replica.quorum];
+        confirmedProbe = Math.max(confirmedProbe, quorumProbe);
+    }
+
+    @Override
+    void onTick() {
+        long now = replica.now();
+        if (now - lastHeartbeatAt >= replica.config.heartbeatTicks()) {
+            heartbeat();
+        }
+        for (Progress p : peers.values()) {
+            if (p.synced) {
+                sendAppends(p);
+            } else if (now - p.syncSentAt >= replica.config.retransmitTicks()) {
+                sendSync(p);
+            }
+        }
+        if (checkQuorumLost()) {
+            return;
+        }
+        checkTransfer();
+        checkPromotions();
+    }
+
+    /** Steps down when no quorum was heard from for an election timeout: a partitioned leader. */
+    private boolean checkQuorumLost() {
+        long now = replica.now();
+        int window = replica.config.electionTimeoutMax();
+        if (now - startedAt < window) {
+            return false;
+        }
+        int heard = 1;
+        for (Progress p : peers.values()) {
+            if (p.voter && now - p.lastContact < window) {
+                heard++;
+            }
+        }
+        if (heard < replica.quorum) {
+            replica.stepDown(term, -1);
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    void onTransferRequest(int target) {
+        Progress p = peers.get(target);
+        if (!active || p == null || !p.voter) {
+            return;
+        }
+        transferTarget = target;
+        transferDeadline = replica.now() + replica.config.electionTimeoutMin();
+        checkTransfer();
+    }
+
+    private void checkTransfer() {
+        if (transferTarget < 0 || replica.roleState() != this) {
+            return;
+        }
+        if (replica.now() > transferDeadline) {
+            transferTarget = -1;
+            return;
+        }
+        Progress p = peers.get(transferTarget);
+        if (p.synced && p.voter && p.ackPrefix >= replica.log.lastIndex()) {
+            int target = transferTarget;
+            replica.send(new TimeoutNow(replica.id, target, term));
+            replica.stepDown(term, target);
+        }
+    }
+
+    /**
+     * Promotes a rejoined non-voter once it holds every committed entry and every other voter has
+     * echoed a heartbeat sent after the rejoin was first seen. The second condition matters: the
+     * replica forgot whom it voted for before losing its disk; any voter that could have run for a
+     * higher term with that forgotten vote would have a higher term than ours and could not echo
+     * our heartbeat, so the promoted replica (which records a vote for us in our term) cannot vote
+     * twice in any term.
+     */
+    private void checkPromotions() {
+        for (Progress p : peers.values()) {
+            if (!p.voter && !p.promote && p.synced && p.rejoinProbe >= 0
+                    && p.ackPrefix >= replica.log.commitPrefix() && othersEchoedAfter(p)) {
+                p.promote = true;
+                replica.send(appendTo(p, List.of()));
+            }
+        }
+    }
+
+    private boolean othersEchoedAfter(Progress rejoiner) {
+        for (Progress q : peers.values()) {
+            if (q != rejoiner && (!q.voter || q.probeAcked <= rejoiner.rejoinProbe)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

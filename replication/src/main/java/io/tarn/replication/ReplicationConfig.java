@@ -1,0 +1,237 @@
+package io.tarn.replication;
+
+/**
+ * Typed, immutable, validated settings of one block group's replication. Times are in ticks: the
+ * host decides how long a tick is (the simulator uses one millisecond).
+ *
+ * <table>
+ *   <caption>Settings</caption>
+ *   <tr><th>setting</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>mode</td><td>PARALLEL</td><td>out-of-order (ParallelRaft) or in-order (Raft) commit and apply</td></tr>
+ *   <tr><td>lookBehind</td><td>2</td><td>N: ranges of the previous N entries carried in each entry</td></tr>
+ *   <tr><td>window</td><td>32</td><td>entries the leader may have beyond its commit prefix, and beyond a
+ *       follower's acknowledged prefix</td></tr>
+ *   <tr><td>electionTimeoutMin/Max</td><td>150/300</td><td>follower waits a random time in this range
+ *       without hearing from a leader before it stands for election</td></tr>
+ *   <tr><td>heartbeatTicks</td><td>30</td><td>leader heartbeat period</td></tr>
+ *   <tr><td>leaseTicks</td><td>120</td><td>how long after a quorum-acknowledged heartbeat the leader serves
+ *       reads without a read-index round; 0 disables leases; must stay below electionTimeoutMin</td></tr>
+ *   <tr><td>retransmitTicks</td><td>20</td><td>unacknowledged entries and syncs are resent after this</td></tr>
+ *   <tr><td>checkpointInterval</td><td>1024</td><td>applied entries between checkpoints</td></tr>
+ * </table>
+ */
+public final class ReplicationConfig {
+
+    private final Mode mode;
+    private final int lookBehind;
+    private final int window;
+    private final int electionTimeoutMin;
+    private final int electionTimeoutMax;
+    private final int heartbeatTicks;
+    private final int leaseTicks;
+    private final int retransmitTicks;
+    private final int checkpointInterval;
+    private final boolean unsafePaperMerge;
+
+    private ReplicationConfig(Builder b) {
+        this.mode = b.mode;
+        this.lookBehind = b.lookBehind;
+        this.window = b.window;
+        this.electionTimeoutMin = b.electionTimeoutMin;
+        this.electionTimeoutMax = b.electionTimeoutMax;
+        this.heartbeatTicks = b.heartbeatTicks;
+        this.leaseTicks = b.leaseTicks;
+        this.retransmitTicks = b.retransmitTicks;
+        this.checkpointInterval = b.checkpointInterval;
+        this.unsafePaperMerge = b.unsafePaperMerge;
+    }
+
+    /** A builder holding the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The defaults. */
+    public static ReplicationConfig defaults() {
+        return builder().build();
+    }
+
+    /** A builder initialised from this config. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.mode = mode;
+        b.lookBehind = lookBehind;
+        b.window = window;
+        b.electionTimeoutMin = electionTimeoutMin;
+        b.electionTimeoutMax = electionTimeoutMax;
+        b.heartbeatTicks = heartbeatTicks;
+        b.leaseTicks = leaseTicks;
+        b.retransmitTicks = retransmitTicks;
+        b.checkpointInterval = checkpointInterval;
+        b.unsafePaperMerge = unsafePaperMerge;
+        return b;
+    }
+
+    /** Commit and apply ordering. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** N, the number of predecessor ranges each entry carries. */
+    public int lookBehind() {
+        return lookBehind;
+    }
+
+    /** Maximum entries in flight beyond the commit prefix (and per follower). */
+    public int window() {
+        return window;
+    }
+
+    /** Lower bound of the randomized election timeout, in ticks. */
+    public int electionTimeoutMin() {
+        return electionTimeoutMin;
+    }
+
+    /** Upper bound of the randomized election timeout, in ticks. */
+    public int electionTimeoutMax() {
+        return electionTimeoutMax;
+    }
+
+    /** Heartbeat period, in ticks. */
+    public int heartbeatTicks() {
+        return heartbeatTicks;
+    }
+
+    /** Read lease length, in ticks; 0 means every read runs a read-index round. */
+    public int leaseTicks() {
+        return leaseTicks;
+    }
+
+    /** Resend period for unacknowledged entries, syncs and checkpoints, in ticks. */
+    public int retransmitTicks() {
+        return retransmitTicks;
+    }
+
+    /** Applied entries between checkpoints. */
+    public int checkpointInterval() {
+        return checkpointInterval;
+    }
+
+    /**
+     * Test-only: merge as the PolarFS paper describes (highest ballot per index over all voters,
+     * ignoring the synced term). Unsafe; exists so tests can show the checker catches it.
+     */
+    public boolean unsafePaperMerge() {
+        return unsafePaperMerge;
+    }
+
+    /** Effective look-behind: in-order mode never applies past an unapplied entry. */
+    int applyWindow() {
+        return mode == Mode.IN_ORDER ? 0 : lookBehind;
+    }
+
+    @Override
+    public String toString() {
+        return "ReplicationConfig{mode=" + mode + ", N=" + lookBehind + ", window=" + window
+                + ", election=" + electionTimeoutMin + ".." + electionTimeoutMax + ", heartbeat=" + heartbeatTicks
+                + ", lease=" + leaseTicks + ", retransmit=" + retransmitTicks
+                + ", checkpointInterval=" + checkpointInterval + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
+    }
+
+    /** Mutable builder; {@link #build()} validates the settings and their relations. */
+    public static final class Builder {
+        private Mode mode = Mode.PARALLEL;
+        private int lookBehind = 2;
+        private int window = 32;
+        private int electionTimeoutMin = 150;
+        private int electionTimeoutMax = 300;
+        private int heartbeatTicks = 30;
+        private int leaseTicks = 120;
+        private int retransmitTicks = 20;
+        private int checkpointInterval = 1024;
+        private boolean unsafePaperMerge;
+
+        private Builder() {
+        }
+
+        /** Sets the ordering mode. */
+        public Builder mode(Mode value) {
+            this.mode = value;
+            return this;
+        }
+
+        /** Sets N, the look-behind length (1..64). */
+        public Builder lookBehind(int value) {
+            this.lookBehind = value;
+            return this;
+        }
+
+        /** Sets the in-flight window (1..4096). */
+        public Builder window(int value) {
+            this.window = value;
+            return this;
+        }
+
+        /** Sets the election timeout range in ticks. */
+        public Builder electionTimeout(int min, int max) {
+            this.electionTimeoutMin = min;
+            this.electionTimeoutMax = max;
+            return this;
+        }
+
+        /** Sets the heartbeat period in ticks. */
+        public Builder heartbeatTicks(int value) {
+            this.heartbeatTicks = value;
+            return this;
+        }
+
+        /** Sets the lease length in ticks (0 disables). */
+        public Builder leaseTicks(int value) {
+            this.leaseTicks = value;
+            return this;
+        }
+
+        /** Sets the resend period in ticks. */
+        public Builder retransmitTicks(int value) {
+            this.retransmitTicks = value;
+            return this;
+        }
+
+        /** Sets the number of applied entries between checkpoints. */
+        public Builder checkpointInterval(int value) {
+            this.checkpointInterval = value;
+            return this;
+        }
+
+        /** Test-only: selects the unsafe merge of the PolarFS paper. */
+        public Builder unsafePaperMerge(boolean value) {
+            this.unsafePaperMerge = value;
+            return this;
+        }
+
+        /** Validates and builds. */
+        public ReplicationConfig build() {
+            require(mode != null, "mode must be set");
+            require(lookBehind >= 1 && lookBehind <= 64, "lookBehind must be in 1..64");
+            require(window >= 1 && window <= 4096, "window must be in 1..4096");
+            require(window >= lookBehind, "window must be at least lookBehind: the leader keeps window entries "
+                    + "below its checkpoint so it can always fill a new entry's look-behind buffer");
+            require(heartbeatTicks >= 1, "heartbeatTicks must be positive");
+            require(electionTimeoutMin > 2 * heartbeatTicks,
+                    "electionTimeoutMin must exceed two heartbeats so followers do not time out spuriously");
+            require(electionTimeoutMax > electionTimeoutMin, "electionTimeoutMax must exceed electionTimeoutMin");
+            require(leaseTicks >= 0 && leaseTicks < electionTimeoutMin - 1,
+                    "leaseTicks must be below electionTimeoutMin - 1: a lease outliving the followers' "
+                            + "promise not to vote would allow stale reads");
+            require(retransmitTicks >= 1, "retransmitTicks must be positive");
+            require(checkpointInterval >= window, "checkpointInterval must be at least the window");
+            return new ReplicationConfig(this);
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+package io.tarn.replication.sim;
+
+import io.tarn.replication.BlockRange;
+import io.tarn.replication.ClientReply;
+import io.tarn.replication.Message;
+import io.tarn.replication.Replica;
+import io.tarn.replication.ReplicationConfig;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * A deterministic simulation of one block group: one seeded random source drives a discrete-event
+ * scheduler over simulated time, a network that drops, duplicates, delays (hence reorders) and
+ * partitions, journals that lose unflushed writes on a crash, crashes, disk wipes and leader
+ * transfers. Invariants are checked after every step; a run ends with a fault-free phase in which
+ * the group must converge, then the quiescence invariants and the linearizability of the client
+ * history are checked. The same seed always replays the same run.
+ */
+final class Simulation {
+
+    private record Event(long time, long order, Runnable action) {
+    }
+
+    final SimOptions options;
+    final ReplicationConfig config;
+    final long tickMicros;
+    final long seed;
+    private final SplittableRandom random;
+    private final PriorityQueue<Event> queue = new PriorityQueue<>((a, b) ->
+            a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.order, b.order));
+    private final List<SimNode> nodes = new ArrayList<>();
+    private final List<SimClient> clients = new ArrayList<>();
+    private final List<Integer> memberIds = new ArrayList<>();
+    private final History history = new History();
+    private final InvariantChecker invariants;
+    private final Set<Integer> isolated = new HashSet<>();
+    private long now;
+    private long order;
+    private long nextValue = 1;
+    private long steps;
+    private boolean chaos;
+    private boolean wipedOnce;
+    private double dropP;
+    private double dupP;
+    private int transfers;
+    private int crashes;
+    private boolean checkEverySteps = true;
+
+    Simulation(SimOptions options, long seed) {
+        this.options = options;
+        this.config = options.config();
+        this.tickMicros = options.tickMicros();
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+        this.invariants = new InvariantChecker(config.window());
+        for (int i = 0; i < options.nodes(); i++) {
+            memberIds.add(i);
+        }
+        for (int i = 0; i < options.nodes(); i++) {
+            nodes.add(new SimNode(i, this));
+        }
+        for (int c = 0; c < options.clients(); c++) {
+            clients.add(new SimClient(1000 + c, this, options.clientDepth()));
+        }
+    }
+
+    // ---------------------------------------------------------------- run
+
+    /** Runs the whole scenario; throws {@link InvariantViolation} on any failure. */
+    RunStats run() {
+        startAll();
+        chaos = options.faults();
+        if (chaos) {
+            dropP = random.nextDouble() * 0.15;
+            dupP = random.nextDouble() * 0.05;
+            scheduleNextFault();
+        }
+        runUntil(options.chaosMicros());
+        heal();
+        clients.forEach(SimClient::stopIssuing);
+        long deadline = now + options.quiesceMicros();
+        while (now < deadline && !converged()) {
+            runUntil(now + 5_000);
+        }
+        if (!converged()) {
+            throw new InvariantViolation("group did not converge within " + options.quiesceMicros() + "us after healing: "
+                    + describe());
+        }
+        for (SimNode node : nodes) {
+            node.replica().drainEffects();
+        }
+        invariants.atQuiescence(nodes);
+        String lin = new LinearizabilityChecker(2_000_000).check(history.ops());
+        if (lin != null) {
+            throw new InvariantViolation(lin);
+        }
+        return stats();
+    }
+
+    void startAll() {
+        for (SimNode node : nodes) {
+            node.start();
+        }
+        for (SimClient client : clients) {
+            schedule(1 + random.nextLong(1_000), client::fill);
+        }
+    }
+
+    void runUntil(long time) {
+        while (!queue.isEmpty() && queue.peek().time() <= time) {
+            Event e = queue.poll();
+            now = e.time();
+            steps++;
+            e.action().run();
+        }
+        now = Math.max(now, time);
+    }
+
+    long completedOps() {
+        return history.ops().stream().filter(op -> op.response != History.PENDING).count();
+    }
+
+    private boolean converged() {
+        for (SimClient c : clients) {
+            if (!c.idle()) {
+                return false;
+            }
+        }
+        Replica leader = null;
+        for (SimNode n : nodes) {
+            Replica r = n.replica();
+            if (r == null || !r.isVoter()) {
+                return false;
+            }
+            if (r.isActiveLeader()) {
+                leader = r;
+            }
+        }
+        if (leader == null) {
+            return false;
+        }
+        for (SimNode n : nodes) {
+            Replica r = n.replica();
+            if (r.lastIndex() != leader.lastIndex() || r.appliedPrefix() != leader.lastIndex()
+                    || r.commitPrefix() != leader.lastIndex()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private String describe() {
+        StringBuilder sb = new StringBuilder();
+        for (SimNode n : nodes) {
+            sb.append(n.replica() == null ? "node " + n.id + " down" : n.replica().toString()
+                    + (n.replica().isVoter() ? "" : " non-voter")).append("; ");
+        }
+        long busy = clients.stream().filter(c -> !c.idle()).count();
+        return sb.append(busy).append(" clients busy").toString();
+    }
+
+    // ---------------------------------------------------------------- faults
+
+    private void scheduleNextFault() {
+        schedule(5_000 + random.nextLong(40_000), () -> {
+            if (chaos) {
+                injectFault();
+                scheduleNextFault();
+            }
+        });
+    }
+
+    private void injectFault() {
+        int kind = random.nextInt(100);
+        SimNode node = nodes.get(random.nextInt(nodes.size()));
+        long down = nodes.stream().filter(n -> !n.isUp()).count();
+        if (kind < 25) {
+            if (node.isUp() && down + isolated.size() < 2) {
+                crashes++;
+                node.crash();
+                schedule(2_000 + random.nextLong(40_000), () -> restart(node));
+            }
+        } else if (kind < 32) {
+            if (!wipedOnce && down == 0 && allVoters()) {
+                wipedOnce = true;
+                node.wipe();
+                schedule(2_000 + random.nextLong(20_000), () -> restart(node));
+            }
+        } else if (kind < 57) {
+            if (isolated.size() + down < 2 || random.nextInt(4) == 0) {
+                int victim = node.id;
+                isolated.add(victim);
+                schedule(5_000 + random.nextLong(60_000), () -> isolated.remove(victim));
+            }
+        } else if (kind < 72) {
+            isolated.clear();
+        } else if (kind < 85) {
+            SimNode leader = currentLeader();
+            if (leader != null) {
+                transfers++;
+                int target = memberIds.get(random.nextInt(memberIds.size()));
+                leader.input(r -> r.transferLeadership(target));
+            }
+        } else {
+            dropP = random.nextDouble() * 0.2;
+            dupP = random.nextDouble() * 0.05;
+        }
+    }
+
+    private boolean allVoters() {
+        return nodes.stream().allMatch(n -> n.isUp() && n.replica().isVoter());
+    }
+
+    private SimNode currentLeader() {
+        for (SimNode n : nodes) {
+            if (n.isUp() && n.replica().isActiveLeader()) {
+                return n;
+            }
+        }
+        return null;
+    }
+
+    private void restart(SimNode node) {
+        if (!node.isUp()) {
+            node.start();
+        }
+    }
+
+    private void heal() {
+        chaos = false;
+        isolated.clear();
+        dropP = 0;
+        dupP = 0;
+        for (SimNode node : nodes) {
+            restart(node);
+        }
+    }
+
+    // ---------------------------------------------------------------- network and clients
+
+    void network(Message message) {
+        if (blocked(message.from(), message.to()) || random.nextDouble() < dropP) {
+            return;
+        }
+        deliverLater(message);
+        if (random.nextDouble() < dupP) {
+            deliverLater(message);
+        }
+    }
+
+    private void deliverLater(Message message) {
+        schedule(options.network().sampleMicros(random), () -> {
+            if (!blocked(message.from(), message.to())) {
+                nodes.get(message.to()).deliver(message);
+            }
+        });
+    }
+
+    private boolean blocked(int from, int to) {
+        return isolated.contains(from) || isolated.contains(to);
+    }
+
+    void clientRequest(int target, Consumer<Replica> request) {
+        if (random.nextDouble() < dropP) {
+            return;
+        }
+        schedule(options.clientNetwork().sampleMicros(random), () -> nodes.get(target).input(request));
+    }
+
+    void clientReply(ClientReply reply, long[] observed) {
+        if (random.nextDouble() < dropP) {
+            return;
+        }
+        SimClient client = clients.get((int) (reply.clientId() - 1000));
+        schedule(options.clientNetwork().sampleMicros(random), () -> client.onReply(reply, observed));
+    }
+
+    void afterStep() {
+        if (checkEverySteps) {
+            invariants.afterStep(nodes);
+        }
+    }
+
+    /** Benchmarks turn the per-step scan off; apply-order and leader-per-term checks stay on. */
+    void disablePerStepScan() {
+        checkEverySteps = false;
+    }
+
+    // ---------------------------------------------------------------- services for nodes and clients
+
+    void schedule(long delay, Runnable action) {
+        queue.add(new Event(now + Math.max(0, delay), order++, action));
+    }
+
+    long now() {
+        return now;
+    }
+
+    SplittableRandom random() {
+        return random;
+    }
+
+    List<Integer> memberIds() {
+        return memberIds;
+    }
+
+    int randomMember() {
+        return memberIds.get(random.nextInt(memberIds.size()));
+    }
+
+    long diskLatency() {
+        return options.disk().sampleMicros(random);
+    }
+
+    long nextValue() {
+        return nextValue++;
+    }
+
+    BlockRange randomRange() {
+        int count = 1 + random.nextInt(options.maxRangeBlocks());
+        long first = random.nextLong(options.blocks() - count + 1);
+        return new BlockRange(first, count);
+    }
+
+    History history() {
+        return history;
+    }
+
+    InvariantChecker invariants() {
+        return invariants;
+    }
+
+    List<SimClient> clients() {
+        return clients;
+    }
+
+    List<SimNode> nodes() {
+        return nodes;
+    }
+
+    RunStats stats() {
+        long completed = history.ops().stream().filter(op -> op.response != History.PENDING).count();
+        return new RunStats(steps, invariants.leadersElected(), invariants.committedCount(), completed,
+                crashes, transfers);
+    }
+
+    /**
+     * What a run did, for reports and for tests asserting the run was not vacuous.
+     *
+     * @param steps           events processed
+     * @param leaders         terms that elected a leader
+     * @param committed       distinct committed indices observed
+     * @param completedOps    client operations that completed
+     * @param crashes         crashes injected
+     * @param transfers       leadership transfers requested
+     */
+    record RunStats(long steps, int leaders, long committed, long completedOps, int crashes, int transfers) {
+    }
+}
