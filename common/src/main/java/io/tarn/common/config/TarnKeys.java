@@ -92,6 +92,11 @@ public final class TarnKeys {
             "Keep the region files when the datanode stops cleanly, so a restarted datanode serves the same data; "
                     + "after a crash they are always kept. false frees the memory at shutdown.");
 
+    public static final ConfigKey<Boolean> DRAM_PRETOUCH = ConfigKey.bool("tarn.datanode.dram.pretouch", true,
+            "Touch every page of new region files at start-up, before registering, so writes never wait for the "
+                    + "kernel to allocate pages (first-touch faults halve write throughput) and a mount too small "
+                    + "fails at start rather than later. Costs about 0.3 s per GiB at start.");
+
     // ---- client ----
 
     public static final ConfigKey<Long> CLIENT_IO_CHUNK = ConfigKey.bytes("tarn.client.io.chunk", MIB, 4 * KIB,
@@ -121,7 +126,7 @@ public final class TarnKeys {
             RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME, RPC_IO_THREADS, RPC_MAX_INFLIGHT,
             NAMENODE_BIND, LEASE_TIMEOUT, DATANODE_TIMEOUT,
             DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
-            DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP,
+            DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH,
             CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
             CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_LEASE_RENEW);
 

@@ -66,7 +66,7 @@ final class DramStorage {
             if (pathText.isBlank()) {
                 throw new IOException(TarnKeys.DRAM_PATH + " is empty");
             }
-            return mapped(Path.of(pathText), regionCount, regionSize, blockSize);
+            return mapped(Path.of(pathText), regionCount, regionSize, blockSize, config.get(TarnKeys.DRAM_PRETOUCH));
         } catch (IOException | RuntimeException e) {
             if (mode == DramMode.MMAP) {
                 throw new IOException(TarnKeys.DRAM_MODE + " = mmap, but " + TarnKeys.DRAM_PATH + " = '" + pathText
@@ -88,7 +88,8 @@ final class DramStorage {
         return new DramStorage(id, null, regions, generations, false);
     }
 
-    private static DramStorage mapped(Path root, int regionCount, int regionSize, int blockSize) throws IOException {
+    private static DramStorage mapped(Path root, int regionCount, int regionSize, int blockSize, boolean pretouch)
+            throws IOException {
         StorageDirectory dir = StorageDirectory.claim(root, (path, id) -> whyNotReusable(path, id, regionCount,
                 regionSize));
         try {
@@ -106,7 +107,8 @@ final class DramStorage {
                 }
                 generations = GenerationTable.create(tableFile, dir.storageId(), regionSize, regionCount, blockSize);
             }
-            MemoryRegions regions = MappedRegions.map(dir.path(), regionCount, regionSize);
+            // Regions of a reused directory are already backed by pages holding their data.
+            MemoryRegions regions = MappedRegions.map(dir.path(), regionCount, regionSize, pretouch && !dir.reused());
             LOG.info("DRAM storage {}: {} regions of {} bytes mapped from {} ({})", dir.storageId(), regionCount,
                     regionSize, dir.path(), dir.reused() ? "reused with its data" : "new");
             return new DramStorage(dir.storageId(), dir, regions, generations, dir.reused());

@@ -28,9 +28,10 @@ final class MappedRegions extends MemoryRegions {
 
     /**
      * Maps {@code count} region files of {@code regionSize} bytes in {@code dir}, creating (sparse,
-     * zero-filled) files that do not exist yet.
+     * zero-filled) files that do not exist yet. With {@code pretouch}, writes a zero into every page
+     * of the (new, all-zero) files so the kernel allocates them now rather than on the first write.
      */
-    static MappedRegions map(Path dir, int count, int regionSize) throws IOException {
+    static MappedRegions map(Path dir, int count, int regionSize, boolean pretouch) throws IOException {
         ByteBuffer[] regions = new ByteBuffer[count];
         for (int i = 0; i < count; i++) {
             try (FileChannel ch = FileChannel.open(file(dir, i), StandardOpenOption.CREATE, StandardOpenOption.READ,
@@ -38,9 +39,22 @@ final class MappedRegions extends MemoryRegions {
                 // The mapping stays valid after the channel closes.
                 regions[i] = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize);
             }
+            if (pretouch) {
+                touch(regions[i]);
+            }
         }
         return new MappedRegions(regions, regionSize);
     }
+
+    /** Only for memory known to be all zeros, and before anyone else can write it. */
+    private static void touch(ByteBuffer region) {
+        for (int at = 0; at < region.capacity(); at += PAGE) {
+            region.put(at, (byte) 0);
+        }
+    }
+
+    /** The smallest page size; touching one byte per page faults every page in. */
+    private static final int PAGE = 4096;
 
     /** Null when {@code dir} holds exactly regions 0..count-1 of {@code regionSize} bytes, otherwise what differs. */
     static String whyNotMatching(Path dir, int count, long regionSize) throws IOException {

@@ -49,7 +49,7 @@ class MemoryRegionsTest {
 
     @Test
     void mappedRegionsStoreAndReturnBytes() throws IOException {
-        writeAndReadBack(MappedRegions.map(dir, 2, REGION));
+        writeAndReadBack(MappedRegions.map(dir, 2, REGION, true));
     }
 
     @Test
@@ -59,12 +59,12 @@ class MemoryRegionsTest {
 
     @Test
     void mappedDataSurvivesMappingTheFilesAgain() throws IOException {
-        MemoryRegions first = MappedRegions.map(dir, 3, REGION);
+        MemoryRegions first = MappedRegions.map(dir, 3, REGION, true);
         byte[] data = random(4096, 2);
         first.write(2, 8192, Unpooled.wrappedBuffer(data), 0, data.length);
         first.close();
 
-        MemoryRegions second = MappedRegions.map(dir, 3, REGION);
+        MemoryRegions second = MappedRegions.map(dir, 3, REGION, false);
         assertThat(bytes(second.read(2, 8192, data.length))).isEqualTo(data);
         for (int i = 0; i < 3; i++) {
             assertThat(Files.size(MappedRegions.file(dir, i))).isEqualTo(REGION);
@@ -97,7 +97,7 @@ class MemoryRegionsTest {
 
     @Test
     void matchingChecksRegionCountAndSize() throws IOException {
-        MappedRegions.map(dir, 2, REGION);
+        MappedRegions.map(dir, 2, REGION, false);
         assertThat(MappedRegions.whyNotMatching(dir, 2, REGION)).isNull();
         assertThat(MappedRegions.whyNotMatching(dir, 3, REGION)).contains("holds 2 region files but 3");
         assertThat(MappedRegions.whyNotMatching(dir, 2, 2 * REGION)).contains("region-00000 holds " + REGION);
