@@ -209,6 +209,56 @@ public final class TarnInputStream extends InputStream {
         return n;
     }
 
+    /**
+     * Reads up to {@code dst.remaining()} bytes at {@code pos} without moving the stream, returning at
+     * once; the future completes with the number of bytes read (-1 when {@code pos} is at or past
+     * the end), after they are in {@code dst} and its position has advanced by that number, as with
+     * {@link java.nio.channels.AsynchronousFileChannel#read}. Leave {@code dst} alone until then.
+     * Many reads may be in flight on one stream; they complete on transport threads.
+     */
+    public CompletableFuture<Integer> readAsync(long pos, ByteBuffer dst) {
+        try {
+            ensureOpen();
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (pos < 0) {
+            return CompletableFuture.failedFuture(new EOFException("negative position " + pos + " in " + path));
+        }
+        if (pos >= size) {
+            return CompletableFuture.completedFuture(dst.hasRemaining() ? -1 : 0);
+        }
+        int n = (int) Math.min(dst.remaining(), size - pos);
+        int base = dst.position();
+        List<CompletableFuture<Void>> parts = new ArrayList<>();
+        long p = pos;
+        long end = pos + n;
+        while (p < end) {
+            int piece = (int) Math.min(end - p, Math.min(chunkSize, blockSize - (p % blockSize)));
+            int at = base + (int) (p - pos);
+            parts.add(requestRange(p, piece).thenAccept(buf -> {
+                try {
+                    buf.getBytes(buf.readerIndex(), dst.duplicate().position(at).limit(at + piece));
+                } finally {
+                    buf.release();
+                }
+            }));
+            p += piece;
+        }
+        CompletableFuture<Void> all = parts.size() == 1 ? parts.get(0)
+                : CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
+        return all.handle((v, e) -> {
+            if (e != null) {
+                Throwable cause = TarnClient.unwrap(e);
+                IOException io = cause instanceof IOException ? describe((IOException) cause)
+                        : TarnClient.asIOException(cause);
+                throw new java.util.concurrent.CompletionException(io);
+            }
+            dst.position(base + n);
+            return n;
+        });
+    }
+
     /** Reads exactly {@code len} bytes at {@code pos} or throws {@link EOFException}. */
     public void readFully(long pos, byte[] b, int off, int len) throws IOException {
         int done = 0;

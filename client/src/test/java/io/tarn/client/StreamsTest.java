@@ -136,6 +136,40 @@ class StreamsTest {
     }
 
     @Test
+    void asynchronousReadsManyInFlight() throws Exception {
+        byte[] data = random(5 * BLOCK + 77, 31);
+        try (TarnOutputStream out = client.create("/async-read", CreateOptions.OVERWRITE)) {
+            out.write(data);
+        }
+        try (TarnInputStream in = client.open("/async-read")) {
+            int piece = 40_000;
+            java.util.List<java.util.concurrent.CompletableFuture<Integer>> reads = new java.util.ArrayList<>();
+            java.util.List<ByteBuffer> buffers = new java.util.ArrayList<>();
+            for (int pos = 0; pos < data.length; pos += piece) {
+                ByteBuffer buf = ByteBuffer.allocate(piece + 10);
+                buf.position(10);
+                buffers.add(buf);
+                reads.add(in.readAsync(pos, buf));
+            }
+            for (int i = 0; i < reads.size(); i++) {
+                int pos = i * piece;
+                int expected = Math.min(piece, data.length - pos);
+                assertThat(reads.get(i).get()).isEqualTo(expected);
+                ByteBuffer buf = buffers.get(i);
+                assertThat(buf.position()).isEqualTo(10 + expected);
+                byte[] got = new byte[expected];
+                buf.flip().position(10);
+                buf.get(got);
+                assertThat(got).isEqualTo(Arrays.copyOfRange(data, pos, pos + expected));
+            }
+            assertThat(in.position()).isZero();
+            assertThat(in.readAsync(data.length, ByteBuffer.allocate(4)).get()).isEqualTo(-1);
+            assertThatThrownBy(() -> in.readAsync(-1, ByteBuffer.allocate(4)).join()).cause()
+                    .isInstanceOf(EOFException.class);
+        }
+    }
+
+    @Test
     void concurrentPositionalReadsOnOneStream() throws Exception {
         byte[] data = random(6 * BLOCK, 21);
         try (TarnOutputStream out = client.create("/concurrent", CreateOptions.OVERWRITE)) {

@@ -62,15 +62,13 @@ enum BenchType {
         return Arrays.stream(values()).map(BenchType::label).collect(Collectors.joining(", "));
     }
 
-    /** The client configuration this type runs with: async data types widen the window to b × s. */
+    /** The client configuration this type runs with: writeAsync widens the write-behind window to b × s. */
     TarnConfig clientConfig(TarnConfig base, BenchParams p) {
         long window = Math.min(MAX_WINDOW, (long) p.inflight() * p.size());
         switch (this) {
             case WRITE_ASYNC:
                 return base.toBuilder().set(TarnKeys.CLIENT_WRITE_BEHIND,
                         Math.max(window, base.get(TarnKeys.CLIENT_WRITE_BEHIND))).build();
-            case READ_SEQUENTIAL_ASYNC:
-                return base.toBuilder().set(TarnKeys.CLIENT_READAHEAD, window).build();
             default:
                 return base;
         }
@@ -80,9 +78,9 @@ enum BenchType {
         switch (this) {
             case WRITE: return new WriteBench(client, p, false);
             case WRITE_ASYNC: return new WriteBench(client, p, true);
-            case READ_SEQUENTIAL:
-            case READ_SEQUENTIAL_ASYNC: return new ReadBench(client, p, false);
-            case READ_RANDOM: return new ReadBench(client, p, true);
+            case READ_SEQUENTIAL: return new ReadBench(client, p, ReadBench.Mode.SEQUENTIAL);
+            case READ_SEQUENTIAL_ASYNC: return new ReadBench(client, p, ReadBench.Mode.SEQUENTIAL_ASYNC);
+            case READ_RANDOM: return new ReadBench(client, p, ReadBench.Mode.RANDOM);
             case CREATE_FILE: return new CreateFileBench(client, p, false);
             case CREATE_FILE_ASYNC: return new CreateFileBench(client, p, true);
             case GET_FILE: return new MetadataBench(client, p, MetadataBench.Call.GET_FILE, false);

@@ -11,34 +11,47 @@ import java.util.Random;
  * {@code readSequential}, {@code readSequentialAsync} and {@code readRandom} over a file written
  * earlier (by {@code -t write} at the same {@code -f}).
  *
- * <p>Sequential types read {@code k} buffers of {@code s} bytes from the start, wrapping around to the
- * start at the end of the file. {@code readSequentialAsync} is the same loop with the client's
- * read-ahead window set to {@code b × s}, so that {@code b} reads are in flight while the caller
- * consumes one (the stream API has no separate asynchronous read call). {@code readRandom} reads
- * {@code k} buffers at random {@code s}-aligned offsets with positional reads.
+ * <p>{@code readSequential} reads {@code k} buffers of {@code s} bytes through the stream from the
+ * start (with the client's read-ahead), wrapping around to the start at the end of the file.
+ * {@code readSequentialAsync} issues the same sequence of {@code s}-byte reads with
+ * {@link TarnInputStream#readAsync}, keeping {@code b} in flight, each into its own buffer.
+ * {@code readRandom} reads {@code k} buffers at random {@code s}-aligned offsets with positional
+ * reads.
  */
 final class ReadBench implements Workload {
+    /** How the file is read. */
+    enum Mode { SEQUENTIAL, SEQUENTIAL_ASYNC, RANDOM }
+
     private final TarnClient client;
     private final BenchParams params;
+    private final Mode mode;
     private final boolean random;
+    private java.util.concurrent.BlockingQueue<ByteBuffer> pool;
     private long fileSize;
     private TarnInputStream in;
     private ByteBuffer buffer;
     private byte[] array;
     private Random offsets;
 
-    ReadBench(TarnClient client, BenchParams params, boolean random) {
+    ReadBench(TarnClient client, BenchParams params, Mode mode) {
         this.client = client;
         this.params = params;
-        this.random = random;
+        this.mode = mode;
+        this.random = mode == Mode.RANDOM;
     }
 
     @Override
     public void setUp() throws IOException {
-        fileSize = BenchFiles.existingFile(client, params.path(), random ? params.size() : 1).size();
+        fileSize = BenchFiles.existingFile(client, params.path(), mode == Mode.SEQUENTIAL ? 1 : params.size()).size();
         buffer = ByteBuffer.allocateDirect(params.size());
         array = new byte[params.size()];
         offsets = new Random(42);
+        if (mode == Mode.SEQUENTIAL_ASYNC) {
+            pool = new java.util.concurrent.ArrayBlockingQueue<>(params.inflight());
+            for (int i = 0; i < params.inflight(); i++) {
+                pool.add(ByteBuffer.allocateDirect(params.size()));
+            }
+        }
     }
 
     @Override
@@ -48,6 +61,10 @@ final class ReadBench implements Workload {
 
     @Override
     public void run(long ops, Meter meter) throws IOException {
+        if (mode == Mode.SEQUENTIAL_ASYNC) {
+            runAsync(ops, meter);
+            return;
+        }
         if (random) {
             long slots = fileSize / params.size();
             for (long i = 0; i < ops; i++) {
@@ -67,6 +84,21 @@ final class ReadBench implements Workload {
                 n = in.read(buffer);
             }
             meter.record(start, Math.max(n, 0));
+        }
+    }
+
+    /** {@code b} positional reads in flight, walking the file in order and wrapping at its end. */
+    private void runAsync(long ops, Meter meter) throws IOException {
+        long slots = Math.max(1, fileSize / params.size());
+        try {
+            AsyncDriver.run(ops, params.inflight(), params.size(), meter, i -> {
+                ByteBuffer buf = pool.poll();
+                buf.clear();
+                return in.readAsync((i % slots) * params.size(), buf).whenComplete((n, e) -> pool.add(buf));
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted");
         }
     }
 
