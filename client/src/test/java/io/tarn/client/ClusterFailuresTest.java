@@ -164,6 +164,28 @@ class ClusterFailuresTest {
     }
 
     @Test
+    void cleanlyStoppedDatanodeIsLeftOutAtOnce() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(2).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.DATANODE_TIMEOUT, 3_600_000L).start();
+             TarnClient client = cluster.newClient()) {
+            byte[] data = random(4 * BLOCK, 12);
+            try (TarnOutputStream out = client.create("/before-stop")) {
+                out.write(data);
+            }
+            cluster.stopDatanode(1); // no timeout to wait for: the datanode says goodbye
+            assertThat(client.clusterStatus().datanodes()).filteredOn(d -> !d.alive()).hasSize(1);
+            assertThatThrownBy(() -> readAll(client, "/before-stop"))
+                    .isInstanceOf(DatanodeUnavailableException.class)
+                    .matches(e -> ((TarnError) e).code() == ErrorCode.DATA_LOST);
+            byte[] fresh = random(4 * BLOCK, 13);
+            try (TarnOutputStream out = client.create("/after-stop")) {
+                out.write(fresh);
+            }
+            assertThat(readAll(client, "/after-stop")).isEqualTo(fresh);
+        }
+    }
+
+    @Test
     void clientsSeeADatanodeRestartAndReconnect() throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().datanodes(1).set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
              TarnClient client = cluster.newClient()) {

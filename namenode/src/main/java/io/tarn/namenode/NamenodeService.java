@@ -6,6 +6,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -169,6 +170,10 @@ public final class NamenodeService implements RpcHandler {
                     datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()));
                     request.send(request.response());
                 }
+                case Opcode.DEREGISTER_DATANODE -> {
+                    deregister(DeregisterRequest.decode(body));
+                    request.send(request.response());
+                }
                 case Opcode.CLUSTER_STATUS -> {
                     ByteBuf out = request.response();
                     clusterStatus().encode(out);
@@ -199,6 +204,14 @@ public final class NamenodeService implements RpcHandler {
         DatanodeRegistry.Registration reg = datanodes.register(r);
         return new RegisterResponse(reg.datanode().id(), blockSize, tokens.key0(), tokens.key1(),
                 reg.resetGenerations());
+    }
+
+    /**
+     * DEREGISTER_DATANODE: a datanode stopping cleanly. It is dead at once (no allocation, its blocks
+     * answer DATANODE_DEAD) and, unless it kept its data, its blocks are lost (DATA_LOST).
+     */
+    public void deregister(DeregisterRequest r) throws TarnException {
+        datanodes.deregister(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()), r.dataKept());
     }
 
     /** CLUSTER_STATUS. */

@@ -82,87 +82,92 @@ public final class BlockService implements RpcHandler {
     }
 
     private void write(RpcRequest request) {
-        Registration reg = registration;
+        DatanodeProtocol.Access a = access.get();
+        Registration reg = admit(request, a);
         if (reg == null) {
-            fail(request, ErrorCode.UNKNOWN_DATANODE, "datanode is not registered yet");
             return;
         }
         ByteBuf body = request.body();
-        DatanodeProtocol.Access a = access.get().wrap(body);
         int region = a.regionId();
         int block = a.blockIndex();
         int generation = a.generation();
-        int offset = a.offset();
         int length = a.length();
-        if (!inRange(request, reg, region, block, generation, offset, length)) {
-            return;
-        }
         int carried = body.readableBytes() - DatanodeProtocol.ACCESS_LENGTH;
         if (carried != length) {
-            fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, region, block, generation)
+            fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, a)
                     + ": announces " + length + " data bytes but carries " + carried);
             return;
         }
         if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)) {
-            fail(request, ErrorCode.INVALID_TOKEN, describe(request, region, block, generation)
-                    + ": the token does not grant writing");
+            fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant writing");
             return;
         }
         GenerationTable generations = reg.generations();
         if (!generations.advance(region, block, generation)) {
-            fail(request, ErrorCode.STALE_GENERATION, describe(request, region, block, generation)
+            fail(request, ErrorCode.STALE_GENERATION, describe(request, a)
                     + ": the block already holds generation " + generations.get(region, block));
             return;
         }
-        store.write(region, (long) block * reg.blockSize() + offset, body, a.dataIndex(), length);
+        store.write(region, (long) block * reg.blockSize() + a.offset(), body, a.dataIndex(), length);
         metrics.wrote(length);
         request.send(request.response());
     }
 
     private void read(RpcRequest request) {
-        Registration reg = registration;
+        DatanodeProtocol.Access a = access.get();
+        Registration reg = admit(request, a);
         if (reg == null) {
-            fail(request, ErrorCode.UNKNOWN_DATANODE, "datanode is not registered yet");
             return;
         }
         ByteBuf body = request.body();
-        DatanodeProtocol.Access a = access.get().wrap(body);
         int region = a.regionId();
         int block = a.blockIndex();
         int generation = a.generation();
-        int offset = a.offset();
         int length = a.length();
-        if (!inRange(request, reg, region, block, generation, offset, length)) {
-            return;
-        }
         if (body.readableBytes() != DatanodeProtocol.ACCESS_LENGTH) {
-            fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, region, block, generation)
+            fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, a)
                     + ": " + (body.readableBytes() - DatanodeProtocol.ACCESS_LENGTH) + " unexpected trailing bytes");
             return;
         }
         if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.READ)) {
-            fail(request, ErrorCode.INVALID_TOKEN, describe(request, region, block, generation)
-                    + ": the token does not grant reading");
+            fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant reading");
             return;
         }
         int stored = reg.generations().get(region, block);
         if (generation < stored) {
-            fail(request, ErrorCode.STALE_GENERATION, describe(request, region, block, generation)
+            fail(request, ErrorCode.STALE_GENERATION, describe(request, a)
                     + ": the block now holds generation " + stored);
             return;
         }
         if (generation > stored) {
-            fail(request, ErrorCode.BLOCK_NOT_WRITTEN, describe(request, region, block, generation)
+            fail(request, ErrorCode.BLOCK_NOT_WRITTEN, describe(request, a)
                     + ": the block holds generation " + stored + " (this generation was never written here)");
             return;
         }
-        ByteBuf data = store.read(region, (long) block * reg.blockSize() + offset, length);
+        ByteBuf data = store.read(region, (long) block * reg.blockSize() + a.offset(), length);
         metrics.read(length);
         request.sendWithPayload(request.response(), data);
     }
 
-    private boolean inRange(RpcRequest request, Registration reg, int region, int block, int generation,
-                            int offset, int length) {
+    /**
+     * The checks every block access starts with: the datanode is registered, and the addressed bytes
+     * lie inside one block. Points {@code a} at the request's access part (throwing
+     * {@link io.tarn.common.protocol.MalformedMessageException} when the body is too short for it).
+     *
+     * @return the registration to check the rest against, or null when the request was refused (and
+     *         answered)
+     */
+    private Registration admit(RpcRequest request, DatanodeProtocol.Access a) {
+        Registration reg = registration;
+        if (reg == null) {
+            fail(request, ErrorCode.UNKNOWN_DATANODE, "datanode is not registered yet");
+            return null;
+        }
+        a.wrap(request.body());
+        int region = a.regionId();
+        int block = a.blockIndex();
+        int offset = a.offset();
+        int length = a.length();
         String problem = null;
         if (region < 0 || region >= store.regionCount()) {
             problem = "no such region (this datanode has " + store.regionCount() + ")";
@@ -173,14 +178,16 @@ public final class BlockService implements RpcHandler {
                     + " bytes";
         }
         if (problem == null) {
-            return true;
+            return reg;
         }
-        fail(request, ErrorCode.OUT_OF_RANGE, describe(request, region, block, generation) + ": " + problem);
-        return false;
+        fail(request, ErrorCode.OUT_OF_RANGE, describe(request, a) + ": " + problem);
+        return null;
     }
 
-    private static String describe(RpcRequest request, int region, int block, int generation) {
-        return Opcode.name(request.opcode()) + " region " + region + " block " + block + " generation " + generation;
+    /** "OPCODE region r block b generation g", for error messages. */
+    private static String describe(RpcRequest request, DatanodeProtocol.Access a) {
+        return Opcode.name(request.opcode()) + " region " + a.regionId() + " block " + a.blockIndex() + " generation "
+                + a.generation();
     }
 
     private void fail(RpcRequest request, ErrorCode code, String message) {

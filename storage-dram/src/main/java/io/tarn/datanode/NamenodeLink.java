@@ -3,6 +3,7 @@ package io.tarn.datanode;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -12,11 +13,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -33,6 +37,9 @@ import java.util.function.Supplier;
  *   <li>registered &rarr; registered (again): after any call failed to reach the namenode, the next
  *       contact is a registration rather than a heartbeat, because a restarted namenode may have
  *       a new token key even if it still knows this datanode's id.</li>
+ *   <li>any &rarr; leaving: {@link #deregister} was called. Nothing new is started; once the call in
+ *       flight (if any) has finished, a registered link sends DEREGISTER_DATANODE, and then nothing
+ *       more.</li>
  * </ul>
  * Failures are retried every interval and logged once per change of condition, not per attempt.
  */
@@ -49,6 +56,13 @@ public final class NamenodeLink implements AutoCloseable {
     /** The condition last logged, so each change is logged once. */
     private enum Contact { STARTING, OK, UNREACHABLE, REFUSED }
 
+    /**
+     * A deregistration asked for and not yet sent; {@code sent} completes with true once the
+     * namenode acknowledged it, false when there was nothing to deregister.
+     */
+    private record Goodbye(boolean dataKept, CompletableFuture<Boolean> sent) {
+    }
+
     private final RpcClient client;
     private final Supplier<RegisterRequest> registerRequest;
     private final Listener listener;
@@ -59,6 +73,8 @@ public final class NamenodeLink implements AutoCloseable {
     // Owned by the link thread.
     private boolean inFlight;
     private boolean mustRegister = true;
+    private boolean leaving;
+    private Goodbye goodbye;
     private Contact contact = Contact.STARTING;
     private long storageIdHigh;
     private long storageIdLow;
@@ -117,7 +133,7 @@ public final class NamenodeLink implements AutoCloseable {
     }
 
     private void tick() {
-        if (closed || inFlight) {
+        if (closed || inFlight || leaving) {
             return;
         }
         inFlight = true;
@@ -146,6 +162,11 @@ public final class NamenodeLink implements AutoCloseable {
         if (closed) {
             return;
         }
+        applyRegistration(response, error);
+        sayGoodbyeIfLeaving();
+    }
+
+    private void applyRegistration(RegisterResponse response, Throwable error) {
         if (error != null) {
             failed("register with", error);
             return;
@@ -169,6 +190,11 @@ public final class NamenodeLink implements AutoCloseable {
         if (closed) {
             return;
         }
+        applyHeartbeat(error);
+        sayGoodbyeIfLeaving();
+    }
+
+    private void applyHeartbeat(Throwable error) {
         if (error == null) {
             if (contact != Contact.OK) {
                 LOG.info("Namenode {} answers heartbeats again", client.remote());
@@ -184,6 +210,83 @@ public final class NamenodeLink implements AutoCloseable {
             return;
         }
         failed("send a heartbeat to", error);
+    }
+
+    /**
+     * Tells the namenode this datanode is stopping (DEREGISTER_DATANODE), so it stops allocating on it
+     * at once instead of after its liveness timeout; heartbeats and registrations stop for good.
+     * Best effort and bounded: waits at most {@code timeout}, and returns false (logged at info) when
+     * the namenode did not acknowledge in time or refused, or at debug when this datanode is not
+     * registered. Call once, before {@link #close()}, and never on the link's own thread.
+     *
+     * @param dataKept whether this datanode's regions, with their data, survive the stop
+     * @return true when the namenode acknowledged the deregistration
+     */
+    public boolean deregister(boolean dataKept, Duration timeout) {
+        CompletableFuture<Boolean> sent = new CompletableFuture<>();
+        try {
+            thread.execute(() -> leave(new Goodbye(dataKept, sent)));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("Namenode link already closed; no deregistration sent");
+            return false;
+        }
+        try {
+            boolean acknowledged = sent.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (acknowledged) {
+                LOG.info("Deregistered from namenode {} (data kept: {})", client.remote(), dataKept);
+            }
+            return acknowledged;
+        } catch (TimeoutException e) {
+            LOG.info("Namenode {} did not acknowledge the deregistration within {} ms; it will mark this datanode "
+                    + "dead when its heartbeats stay away", client.remote(), timeout.toMillis());
+        } catch (ExecutionException e) {
+            Throwable cause = unwrap(e);
+            LOG.info("Could not deregister from namenode {} ({} {}); it will mark this datanode dead when its "
+                    + "heartbeats stay away", client.remote(), TarnException.codeOf(cause), cause.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    private void leave(Goodbye g) {
+        if (leaving) {
+            g.sent().complete(false);
+            return;
+        }
+        leaving = true;
+        goodbye = g;
+        sayGoodbyeIfLeaving();
+    }
+
+    /** Sends the pending goodbye unless a call is in flight (its completion calls this again). */
+    private void sayGoodbyeIfLeaving() {
+        Goodbye g = goodbye;
+        if (g == null || inFlight) {
+            return;
+        }
+        goodbye = null;
+        if (!isRegistered()) {
+            LOG.debug("Not registered with namenode {}; no deregistration to send", client.remote());
+            g.sent().complete(false);
+            return;
+        }
+        DeregisterRequest request = new DeregisterRequest(datanodeId, storageIdHigh, storageIdLow, g.dataKept());
+        // Stays in flight for good: nothing is sent after the goodbye.
+        inFlight = true;
+        try {
+            // Completing a future touches no link state, so the I/O thread may do it directly.
+            client.call(Opcode.DEREGISTER_DATANODE, request::encode, body -> Boolean.TRUE)
+                    .whenComplete((ok, error) -> {
+                        if (error != null) {
+                            g.sent().completeExceptionally(error);
+                        } else {
+                            g.sent().complete(true);
+                        }
+                    });
+        } catch (RuntimeException e) {
+            g.sent().completeExceptionally(e);
+        }
     }
 
     private void failed(String action, Throwable error) {
@@ -230,8 +333,9 @@ public final class NamenodeLink implements AutoCloseable {
     }
 
     /**
-     * Stops the link: nothing more is sent (the namenode notices by the missing heartbeats). Waits
-     * briefly for a registration being applied, so none is applied after the caller frees storage.
+     * Stops the link: nothing more is sent (without a {@link #deregister} first, the namenode notices
+     * by the missing heartbeats). Waits briefly for a registration being applied, so none is applied
+     * after the caller frees storage.
      */
     @Override
     public void close() {

@@ -6,23 +6,28 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Bodies of datanode registration, heartbeats and cluster status (namenode side).
+ * Bodies of datanode registration, heartbeats, deregistration and cluster status (namenode side).
  *
  * <pre>
- * REGISTER_DATANODE req: storageIdHigh[i64] storageIdLow[i64] host[str] port[u16] storageClass[u8]
- *                        regionSize[i64] regionCount[i32] intact[bool]
- *                   resp: datanodeId[i32] blockSize[i32] tokenKey0[i64] tokenKey1[i64] resetGenerations[bool]
- * HEARTBEAT         req: datanodeId[i32] storageIdHigh[i64] storageIdLow[i64]
- *                   resp: (empty), or UNKNOWN_DATANODE: register again
- * CLUSTER_STATUS    req: (empty)
- *                   resp: uptimeMs[i64] files[i64] directories[i64] operations[i64] blockSize[i32]
- *                         n[i32] DatanodeStatus*n
- * DatanodeStatus:   id[i32] host[str] port[u16] storageClass[u8] alive[bool] capacityBlocks[i64]
- *                   freeBlocks[i64] silenceMs[i64]
+ * REGISTER_DATANODE   req:  storageIdHigh[i64] storageIdLow[i64] host[str] port[u16] storageClass[u8]
+ *                           regionSize[i64] regionCount[i32] intact[bool]
+ *                     resp: datanodeId[i32] blockSize[i32] tokenKey0[i64] tokenKey1[i64] resetGenerations[bool]
+ * HEARTBEAT           req:  datanodeId[i32] storageIdHigh[i64] storageIdLow[i64]
+ *                     resp: (empty), or UNKNOWN_DATANODE: register again
+ * DEREGISTER_DATANODE req:  datanodeId[i32, not negative] storageIdHigh[i64] storageIdLow[i64] dataKept[bool]
+ *                     resp: (empty), or UNKNOWN_DATANODE: no such datanode id with this storage id
+ * CLUSTER_STATUS      req:  (empty)
+ *                     resp: uptimeMs[i64] files[i64] directories[i64] operations[i64] blockSize[i32]
+ *                           n[i32] DatanodeStatus*n
+ * DatanodeStatus:     id[i32] host[str] port[u16] storageClass[u8] alive[bool] capacityBlocks[i64]
+ *                     freeBlocks[i64] silenceMs[i64]
  * </pre>
  * {@code intact} says the datanode still holds the regions (and their data) it registered before
  * under the same storage id; {@code resetGenerations} tells it to forget its stored generations
- * because the namenode does not know its old blocks.
+ * because the namenode does not know its old blocks. A datanode stopping cleanly sends
+ * {@code DEREGISTER_DATANODE} so the namenode stops allocating on it at once instead of after the
+ * liveness timeout; {@code dataKept} says whether its regions (and data) survive the stop, so that
+ * blocks on it are reported as waiting for its return or as lost.
  */
 public final class AdminProtocol {
     private AdminProtocol() {
@@ -83,6 +88,26 @@ public final class AdminProtocol {
 
         public static HeartbeatRequest decode(ByteBuf buf) {
             HeartbeatRequest r = new HeartbeatRequest(Wire.readInt(buf), Wire.readLong(buf), Wire.readLong(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /**
+     * DEREGISTER_DATANODE request: sent once by a datanode that stops cleanly, while it is registered.
+     * The decoder rejects negative ids, which no namenode grants.
+     */
+    public record DeregisterRequest(int datanodeId, long storageIdHigh, long storageIdLow, boolean dataKept) {
+        public void encode(ByteBuf buf) {
+            buf.writeInt(datanodeId);
+            buf.writeLong(storageIdHigh);
+            buf.writeLong(storageIdLow);
+            Wire.writeBoolean(buf, dataKept);
+        }
+
+        public static DeregisterRequest decode(ByteBuf buf) {
+            DeregisterRequest r = new DeregisterRequest(Wire.readInt(buf, 0, Integer.MAX_VALUE, "datanodeId"),
+                    Wire.readLong(buf), Wire.readLong(buf), Wire.readBoolean(buf));
             Wire.end(buf);
             return r;
         }

@@ -23,6 +23,7 @@ public final class Opcode {
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
     public static final int CLUSTER_STATUS = 22;
+    public static final int DEREGISTER_DATANODE = 23;
 
     // datanode
     public static final int WRITE_BLOCK = 100;
@@ -47,6 +48,7 @@ public final class Opcode {
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";
+            case DEREGISTER_DATANODE: return "DEREGISTER_DATANODE";
             case WRITE_BLOCK: return "WRITE_BLOCK";
             case READ_BLOCK: return "READ_BLOCK";
             case PING: return "PING";

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -45,6 +46,7 @@ class AdminProtocolTest {
     void fixedSizeMessages() {
         assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
         assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8);
+        assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4);
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, true, 4, 5, 6).encode(b)))
                 .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8);
@@ -131,5 +133,34 @@ class AdminProtocolTest {
         assertThat(Bufs.decode(kind, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
         RegisterResponse r = new RegisterResponse(7, 1 << 20, 0xcafebabeL, -2, true);
         assertThat(Bufs.decode(kind, encode(r::encode), RegisterResponse::decode)).isEqualTo(r);
+    }
+
+    @Test
+    void deregisterRequestLayout() {
+        ByteBuf b = Unpooled.wrappedBuffer(encode(new DeregisterRequest(7, 0x1111L, 0x2222L, true)::encode));
+        assertThat(b.readInt()).isEqualTo(7);
+        assertThat(b.readLong()).isEqualTo(0x1111L);
+        assertThat(b.readLong()).isEqualTo(0x2222L);
+        assertThat(b.readUnsignedByte()).isEqualTo((short) 1);
+        assertThat(b.isReadable()).isFalse();
+        assertThat(encode(new DeregisterRequest(7, 0x1111L, 0x2222L, false)::encode)[20]).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {-1, Integer.MIN_VALUE})
+    void deregisterWithANegativeDatanodeIdIsMalformed(int id) {
+        byte[] bytes = encode(new DeregisterRequest(id, 1, 2, false)::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, DeregisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("datanodeId = " + id + " outside 0.." + Integer.MAX_VALUE);
+    }
+
+    @Test
+    void deregisterWithABadDataKeptFlagIsMalformed() {
+        byte[] bytes = encode(new DeregisterRequest(1, 2, 3, true)::encode);
+        bytes[bytes.length - 1] = 2;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.DIRECT, bytes, DeregisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("boolean field holds 2");
     }
 }

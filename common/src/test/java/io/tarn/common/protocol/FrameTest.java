@@ -123,12 +123,14 @@ class FrameTest {
         expected.put(20, "REGISTER_DATANODE");
         expected.put(21, "HEARTBEAT");
         expected.put(22, "CLUSTER_STATUS");
+        expected.put(23, "DEREGISTER_DATANODE");
         expected.put(100, "WRITE_BLOCK");
         expected.put(101, "READ_BLOCK");
         expected.put(200, "PING");
         expected.forEach((op, name) -> assertThat(Opcode.name(op)).isEqualTo(name));
         assertThat(Opcode.GET_FILE).isEqualTo(1);
         assertThat(Opcode.REGISTER_DATANODE).isEqualTo(20);
+        assertThat(Opcode.DEREGISTER_DATANODE).isEqualTo(23);
         assertThat(Opcode.WRITE_BLOCK).isEqualTo(100);
         assertThat(Opcode.READ_BLOCK).isEqualTo(101);
         assertThat(Opcode.PING).isEqualTo(200);

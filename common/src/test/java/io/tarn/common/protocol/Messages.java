@@ -6,6 +6,7 @@ import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -97,14 +98,16 @@ final class Messages {
             (b, v) -> v.encode(b), RegisterResponse::decode, false);
     static final Codec<HeartbeatRequest> HEARTBEAT = new Codec<>("HeartbeatRequest",
             (b, v) -> v.encode(b), HeartbeatRequest::decode, true);
+    static final Codec<DeregisterRequest> DEREGISTER = new Codec<>("DeregisterRequest",
+            (b, v) -> v.encode(b), DeregisterRequest::decode, true);
     static final Codec<DatanodeStatus> DATANODE_STATUS = new Codec<>("DatanodeStatus",
             (b, v) -> v.encode(b), DatanodeStatus::decode, false);
     static final Codec<ClusterStatus> CLUSTER_STATUS = new Codec<>("ClusterStatus",
             (b, v) -> v.encode(b), ClusterStatus::decode, false);
 
     static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, GET_BLOCK, SYNC, CLOSE, LIST,
-            LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DATANODE_STATUS,
-            CLUSTER_STATUS);
+            LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
+            DATANODE_STATUS, CLUSTER_STATUS);
 
     // ------------------------------------------------------------------ fixed samples
 
@@ -160,6 +163,8 @@ final class Messages {
         s.add(REGISTER.sample(new RegisterRequest(0, 0, "", 0, 0, 1, 0, false)));
         s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, Long.MIN_VALUE, Long.MAX_VALUE, true)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(Integer.MIN_VALUE, 1, -1)));
+        s.add(DEREGISTER.sample(new DeregisterRequest(Integer.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true)));
+        s.add(DEREGISTER.sample(new DeregisterRequest(0, 0, -1, false)));
         s.add(DATANODE_STATUS.sample(datanode(3, "dn-3.例子")));
         s.add(CLUSTER_STATUS.sample(new ClusterStatus(1, 2, 3, 4, 1 << 20, List.of())));
         s.add(CLUSTER_STATUS.sample(new ClusterStatus(Long.MAX_VALUE, 0, -1, Long.MIN_VALUE, 4096,
@@ -250,6 +255,8 @@ final class Messages {
                 Combinators.combine(ints(), ints(), longs(), longs(), bool)
                         .as(RegisterResponse::new).map(REGISTER_RESPONSE::sample),
                 Combinators.combine(ints(), longs(), longs()).as(HeartbeatRequest::new).map(HEARTBEAT::sample),
+                Combinators.combine(Arbitraries.integers().between(0, Integer.MAX_VALUE), longs(), longs(), bool)
+                        .as(DeregisterRequest::new).map(DEREGISTER::sample),
                 datanodeStatus().map(DATANODE_STATUS::sample),
                 Combinators.combine(longs(), longs(), longs(), longs(), ints(), datanodeStatus().list().ofMaxSize(4))
                         .as(ClusterStatus::new).map(CLUSTER_STATUS::sample));

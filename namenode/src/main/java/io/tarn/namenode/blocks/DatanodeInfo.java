@@ -1,23 +1,44 @@
 package io.tarn.namenode.blocks;
 
 import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What the namenode knows of one datanode: its address, liveness and its blocks (free list and
  * generations).
  *
  * <p>Block state is guarded by this object's monitor, so allocation on different datanodes never
- * contends; the critical sections are O(1). Address, liveness and counters are volatile so status
- * reports and the read path take no lock. Blocks are numbered {@code region * blocksPerRegion +
- * index}.
+ * contends; the critical sections are O(1). Address, liveness and counters are volatile (liveness
+ * changes by compare-and-set) so status reports and the read path take no lock. Blocks are
+ * numbered {@code region * blocksPerRegion + index}.
+ *
+ * <p>Liveness transitions:
+ * <ul>
+ *   <li>{@link Liveness#ALIVE} &rarr; {@link Liveness#SILENT}: no heartbeat within the timeout;</li>
+ *   <li>{@link Liveness#ALIVE} or {@link Liveness#SILENT} &rarr; {@link Liveness#STOPPED}: the datanode
+ *       deregistered (clean shutdown);</li>
+ *   <li>{@link Liveness#SILENT} &rarr; {@link Liveness#ALIVE}: a heartbeat or a registration;</li>
+ *   <li>{@link Liveness#STOPPED} &rarr; {@link Liveness#ALIVE}: only a registration (a heartbeat is
+ *       refused, so the namenode learns whether the regions survived).</li>
+ * </ul>
  */
 public final class DatanodeInfo {
+    /** Whether the namenode allocates on a datanode, and why not. */
+    public enum Liveness {
+        /** Heartbeating: blocks are allocated on it. */
+        ALIVE,
+        /** Dead: silent for longer than the datanode timeout. */
+        SILENT,
+        /** Dead: it said it was shutting down (DEREGISTER_DATANODE). */
+        STOPPED
+    }
+
     private final int id;
     private final StorageId storageId;
 
     private volatile String host;
     private volatile int port;
-    private volatile boolean alive = true;
+    private final AtomicReference<Liveness> liveness = new AtomicReference<>(Liveness.ALIVE);
     private volatile long lastHeartbeat;
     /** Bumped whenever the datanode comes back without its data; blocks of older incarnations are lost. */
     private volatile int incarnation;
@@ -71,8 +92,13 @@ public final class DatanodeInfo {
         return storageClass;
     }
 
+    /** True when blocks may be allocated on it and its blocks are served. */
     public boolean alive() {
-        return alive;
+        return liveness.get() == Liveness.ALIVE;
+    }
+
+    public Liveness liveness() {
+        return liveness.get();
     }
 
     public long lastHeartbeat() {
@@ -101,13 +127,39 @@ public final class DatanodeInfo {
         this.port = newPort;
     }
 
-    void heartbeat(long now) {
-        lastHeartbeat = now;
-        alive = true;
+    /**
+     * Records a heartbeat, unless the datanode has stopped: only a registration undoes that.
+     *
+     * @return the liveness before the heartbeat, or null when refused because it stopped
+     */
+    Liveness heartbeat(long now) {
+        while (true) {
+            Liveness before = liveness.get();
+            if (before == Liveness.STOPPED) {
+                return null;
+            }
+            lastHeartbeat = now;
+            if (before == Liveness.ALIVE || liveness.compareAndSet(before, Liveness.ALIVE)) {
+                return before;
+            }
+        }
     }
 
-    void markDead() {
-        alive = false;
+    /** A registration: alive whatever it was before. */
+    void revive(long now) {
+        lastHeartbeat = now;
+        liveness.set(Liveness.ALIVE);
+    }
+
+    /** ALIVE &rarr; SILENT; false when it was not alive (a concurrent stop is not overwritten). */
+    boolean markSilent() {
+        return liveness.compareAndSet(Liveness.ALIVE, Liveness.SILENT);
+    }
+
+    /** The datanode said goodbye at {@code now}: dead until it registers again. */
+    void markStopped(long now) {
+        lastHeartbeat = now;
+        liveness.set(Liveness.STOPPED);
     }
 
     /** True when the layout equals the given one (a returning datanode with the same regions). */
@@ -131,6 +183,21 @@ public final class DatanodeInfo {
         if (!keepGenerations) {
             generations = new int[total];
         }
+        startIncarnation(total);
+        return !keepGenerations;
+    }
+
+    /**
+     * Its data is gone but its layout stays (a clean stop that did not keep the regions): a new
+     * incarnation with every block free and the generations kept, exactly as a re-registration with
+     * the same layout but without its data.
+     */
+    synchronized void dropData() {
+        startIncarnation(generations.length);
+    }
+
+    /** Caller holds the monitor. Blocks of the previous incarnations become lost. */
+    private void startIncarnation(int total) {
         freeStack = new int[total];
         // Pushed in reverse so blocks are handed out from region 0, block 0 upwards.
         for (int i = 0; i < total; i++) {
@@ -140,7 +207,6 @@ public final class DatanodeInfo {
         capacity = total;
         allocated = new BitSet(total);
         incarnation++;
-        return !keepGenerations;
     }
 
     /** Takes a free block and bumps its generation, or returns null when none is free. */

@@ -15,17 +15,23 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The datanodes known to this namenode: registration, heartbeats and liveness.
+ * The datanodes known to this namenode: registration, heartbeats, deregistration and liveness.
  *
- * <p>Registration is rare and serialized on this object; heartbeats and lookups are lock-free
- * (concurrent maps). The datanodes of each storage class are published as an immutable array that
- * the allocator reads without locking.
+ * <p>Registration and deregistration are rare and serialized on this object; heartbeats and
+ * lookups are lock-free (concurrent maps). The datanodes of each storage class are published as an
+ * immutable array that the allocator reads without locking.
  *
  * <p>Registration rules: a new storage id gets a new datanode id and all its blocks free
  * ({@code resetGenerations}); a known storage id keeps its datanode id and has its address updated;
  * when it reports itself {@code intact} with the same layout its blocks are kept, otherwise its data
  * is gone: a new incarnation starts with every block free and blocks of existing files on it become
  * lost.
+ *
+ * <p>Deregistration (a clean stop) marks the datanode {@linkplain DatanodeInfo.Liveness#STOPPED
+ * stopped} at once: it is left out of allocation, its blocks are refused as DATANODE_DEAD, and
+ * heartbeats are answered UNKNOWN_DATANODE until it registers again. When it did not keep its data,
+ * its data is dropped as for a re-registration without data (its blocks become lost and its regions
+ * free for its next registration).
  */
 public final class DatanodeRegistry {
     /** Storage classes are 0..15 (a u8 on the wire, bounded by configuration). */
@@ -73,7 +79,7 @@ public final class DatanodeRegistry {
         }
         int oldClass = dn.storageClass();
         dn.address(r.host(), r.port());
-        dn.heartbeat(now);
+        dn.revive(now);
         boolean reset = false;
         if (r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), r.regionCount())) {
             LOG.info("{} re-registered with its data intact", dn.describe());
@@ -136,10 +142,33 @@ public final class DatanodeRegistry {
             throw new TarnException(ErrorCode.UNKNOWN_DATANODE, "datanode id " + datanodeId + " with storage " + sid
                     + " is not registered with this namenode (it may have restarted); register again");
         }
-        boolean wasDead = !dn.alive();
-        dn.heartbeat(clock.millis());
-        if (wasDead) {
+        DatanodeInfo.Liveness before = dn.heartbeat(clock.millis());
+        if (before == null) {
+            throw new TarnException(ErrorCode.UNKNOWN_DATANODE, dn.describe() + " deregistered (it was shut down); "
+                    + "register again");
+        }
+        if (before != DatanodeInfo.Liveness.ALIVE) {
             LOG.info("{} is alive again", dn.describe());
+        }
+    }
+
+    /**
+     * A clean stop: marks the datanode stopped at once and, unless {@code dataKept}, drops its data.
+     * UNKNOWN_DATANODE when the id or storage id is not registered.
+     */
+    public synchronized void deregister(int datanodeId, StorageId sid, boolean dataKept) throws TarnException {
+        DatanodeInfo dn = byId.get(datanodeId);
+        if (dn == null || !dn.storageId().equals(sid)) {
+            throw new TarnException(ErrorCode.UNKNOWN_DATANODE, "datanode id " + datanodeId + " with storage " + sid
+                    + " is not registered with this namenode; nothing to deregister");
+        }
+        dn.markStopped(clock.millis());
+        if (dataKept) {
+            LOG.info("{} deregistered: shut down keeping its data; its blocks are unavailable until it registers "
+                    + "again", dn.describe());
+        } else {
+            dn.dropData();
+            LOG.info("{} deregistered: shut down without keeping its data; blocks it held are lost", dn.describe());
         }
     }
 
@@ -149,8 +178,7 @@ public final class DatanodeRegistry {
         int marked = 0;
         for (DatanodeInfo dn : byId.values()) {
             long silence = now - dn.lastHeartbeat();
-            if (dn.alive() && silence > timeoutMs) {
-                dn.markDead();
+            if (dn.alive() && silence > timeoutMs && dn.markSilent()) {
                 marked++;
                 LOG.warn("{} silent for {} ms (timeout {} ms): marked dead, left out of allocation", dn.describe(),
                         silence, timeoutMs);

@@ -54,6 +54,19 @@ public final class DirectoryInode extends Inode {
     }
 
     /**
+     * Second half of every insertion (create, mkdirs, the link step of a rename): keeps a child just
+     * put into {@link #children()} when this directory is alive; takes it back out and returns false
+     * when this directory was deleted meanwhile.
+     */
+    boolean commitInsert(String name, Inode child) {
+        if (awaitStable() == ALIVE) {
+            return true;
+        }
+        children.remove(name, child);
+        return false;
+    }
+
+    /**
      * Waits out a transient {@link #BUSY} and returns ALIVE or DELETED. BUSY is held only for a
      * few map operations by a thread that waits on nothing held by the caller, so the wait is short.
      */

@@ -197,11 +197,15 @@ public final class FileService {
         DatanodeInfo dn = b.datanode();
         if (!dn.holds(b)) {
             throw new TarnException(ErrorCode.DATA_LOST, "block " + index + " of '" + f.path() + "' is lost: "
-                    + dn.describe() + " restarted without its data");
+                    + dn.describe() + " restarted or was shut down without keeping its data");
         }
-        if (!dn.alive()) {
-            throw new TarnException(ErrorCode.DATANODE_DEAD, "block " + index + " of '" + f.path() + "' is on "
-                    + dn.describe() + ", which is dead (silent for " + datanodes.silenceMs(dn) + " ms)");
+        switch (dn.liveness()) {
+            case ALIVE -> { }
+            case STOPPED -> throw new TarnException(ErrorCode.DATANODE_DEAD, "block " + index + " of '" + f.path()
+                    + "' is on " + dn.describe() + ", which stopped: it was shut down " + datanodes.silenceMs(dn)
+                    + " ms ago and kept its data, which is unavailable until the datanode starts again");
+            case SILENT -> throw new TarnException(ErrorCode.DATANODE_DEAD, "block " + index + " of '" + f.path()
+                    + "' is on " + dn.describe() + ", which is dead (silent for " + datanodes.silenceMs(dn) + " ms)");
         }
         int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
         long token = tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(), mode);

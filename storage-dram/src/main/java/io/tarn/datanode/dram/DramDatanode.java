@@ -41,10 +41,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * stop with {@code tarn.datanode.dram.keep}) takes over the old regions and registers them as
  * intact, so the namenode keeps their blocks. Several datanodes may share one path and one JVM.
  *
+ * <p>A clean stop ({@link #close}) deregisters from the namenode first, so it stops allocating
+ * blocks here at once and answers reads of the blocks here with a clear error; {@link #crash} does
+ * not, like a killed process.
+ *
  * <p>Thread-safe. {@link #close} and {@link #crash} are idempotent; the first one called wins.
  */
 public final class DramDatanode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DramDatanode.class);
+    /**
+     * How long a clean stop waits for the namenode to acknowledge the deregistration. Short: a stop
+     * must not hang on an unreachable namenode, which then notices the missing heartbeats instead.
+     */
+    private static final Duration DEREGISTER_WAIT = Duration.ofSeconds(2);
 
     private final TarnConfig config;
     private final DramStorage storage;
@@ -232,8 +241,10 @@ public final class DramDatanode implements AutoCloseable {
     }
 
     /**
-     * Stops cleanly: no more requests or heartbeats, the data port closes, and the region files are
-     * deleted unless {@code tarn.datanode.dram.keep} is set.
+     * Stops cleanly: tells the namenode (DEREGISTER_DATANODE, waiting at most 2 s for its answer,
+     * saying whether the data is kept), then stops heartbeats and requests, closes the data port, and
+     * deletes the region files unless {@code tarn.datanode.dram.keep} is set. Data in direct memory is
+     * never kept.
      */
     @Override
     public void close() {
@@ -248,11 +259,19 @@ public final class DramDatanode implements AutoCloseable {
         stop(false, false);
     }
 
-    private void stop(boolean deleteFiles, boolean log) {
+    /**
+     * @param deleteFiles delete the region files (no effect in direct memory, which is always freed)
+     * @param clean       a clean stop: deregister first and log the stop; false for a crash or a failed start
+     */
+    private void stop(boolean deleteFiles, boolean clean) {
         if (!stopped.compareAndSet(false, true)) {
             return;
         }
         if (link != null) {
+            if (clean) {
+                // Before the data port closes, so the namenode stops handing out blocks here first.
+                link.deregister(!deleteFiles && storage.backing() == DramMode.MMAP, DEREGISTER_WAIT);
+            }
             link.close();
         }
         if (server != null) {
@@ -267,7 +286,7 @@ public final class DramDatanode implements AutoCloseable {
             LOG.warn("DRAM datanode {}: could not {} its storage directory {}: {}", storage.storageId(),
                     deleteFiles ? "delete" : "release", storage.directory().orElse(null), e.toString());
         }
-        if (log) {
+        if (clean) {
             LOG.info("DRAM datanode {} stopped ({})", storage.storageId(), metrics);
         }
     }

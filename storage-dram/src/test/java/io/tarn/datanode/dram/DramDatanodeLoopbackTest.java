@@ -11,6 +11,7 @@ import io.tarn.common.config.TarnKeys;
 import io.tarn.common.config.TransportKind;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.Opcode;
@@ -31,6 +32,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -38,9 +40,11 @@ import java.util.Deque;
 import java.util.Random;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -450,5 +454,94 @@ class DramDatanodeLoopbackTest {
         }
         assertThat(dn.metrics().bytesWritten()).isEqualTo(32L * BLOCK);
         assertThat(dn.metrics().bytesRead()).isEqualTo(32L * BLOCK);
+    }
+
+    /** True when something listens at {@code address} (the kernel completes the connect). */
+    private static boolean accepts(InetSocketAddress address) {
+        try (Socket s = new Socket()) {
+            s.connect(address, 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static DeregisterRequest goodbye(DramDatanode dn, int datanodeId, boolean dataKept) {
+        UUID sid = dn.storageId();
+        return new DeregisterRequest(datanodeId, sid.getMostSignificantBits(), sid.getLeastSignificantBits(),
+                dataKept);
+    }
+
+    @Test
+    void aCleanStopDeregistersWhileStillServingThenSaysNothingMore() throws Exception {
+        DramDatanode dn = startRegistered();
+        int id = dn.datanodeId();
+        InetSocketAddress dataPort = dn.address();
+        AtomicBoolean servingAtGoodbye = new AtomicBoolean();
+        namenode.onDeregistration(() -> servingAtGoodbye.set(accepts(dataPort)));
+
+        dn.close();
+
+        assertThat(namenode.deregistrations()).as("sent and acknowledged before close() returned")
+                .containsExactly(goodbye(dn, id, false));
+        assertThat(servingAtGoodbye).as("the data port was still open when the namenode heard it").isTrue();
+        assertThat(accepts(dataPort)).as("and closed after").isFalse();
+        int heartbeats = namenode.heartbeats();
+        Thread.sleep(200);
+        assertThat(namenode.heartbeats()).as("no heartbeat after the goodbye").isEqualTo(heartbeats);
+        assertThat(namenode.registrations()).hasSize(1);
+    }
+
+    @Test
+    void theGoodbyeSaysWhetherTheDataIsKept() throws Exception {
+        DramDatanode kept = start(config(namenode.address()).set(TarnKeys.DRAM_KEEP, true).build());
+        assertThat(kept.awaitRegistered(WAIT)).isTrue();
+        kept.close();
+        assertThat(namenode.deregistrations()).last().isEqualTo(goodbye(kept, kept.datanodeId(), true));
+
+        DramDatanode direct = start(config(namenode.address()).set(TarnKeys.DRAM_KEEP, true)
+                .set(TarnKeys.DRAM_MODE, DramMode.DIRECT).build());
+        assertThat(direct.awaitRegistered(WAIT)).isTrue();
+        direct.close();
+        assertThat(namenode.deregistrations()).as("direct memory is freed whatever keep says")
+                .last().isEqualTo(goodbye(direct, direct.datanodeId(), false));
+        assertThat(namenode.deregistrations()).hasSize(2);
+    }
+
+    @Test
+    void aCrashSaysNoGoodbye() throws Exception {
+        DramDatanode dn = startRegistered();
+        await("heartbeating", () -> namenode.heartbeats() > 0);
+        dn.crash();
+        dn.close();
+        Thread.sleep(300);
+        assertThat(namenode.deregistrations()).isEmpty();
+    }
+
+    @Test
+    void aNamenodeThatDoesNotAnswerDelaysACleanStopByTwoSecondsAtMost() throws Exception {
+        namenode.ignoreDeregistrations();
+        DramDatanode dn = startRegistered();
+        Path dir = dn.storageDirectory().orElseThrow();
+        long started = System.nanoTime();
+        dn.close();
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertThat(namenode.deregistrations()).hasSize(1);
+        assertThat(tookMs).as("waited for the answer, but not for the 5 s RPC timeout").isBetween(1_500L, 4_500L);
+        assertThat(dir).as("the stop completed").doesNotExist();
+    }
+
+    @Test
+    void anUnregisteredDatanodeStopsAtOnceWithoutAGoodbye() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        DramDatanode dn = start(config("127.0.0.1:" + port).build());
+        assertThat(dn.awaitRegistered(Duration.ofMillis(200))).isFalse();
+        long started = System.nanoTime();
+        dn.close();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1_000L);
+        assertThat(namenode.deregistrations()).isEmpty();
     }
 }

@@ -2,6 +2,7 @@ package io.tarn.datanode.dram;
 
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -22,9 +23,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The namenode's side of registration and heartbeats, over real sockets: enough of a protocol peer
- * to drive a datanode through registering, heartbeating, being forgotten and re-registering.
- * Datanode ids are kept per storage id, as the real namenode does.
+ * The namenode's side of registration, heartbeats and deregistration, over real sockets: enough of a
+ * protocol peer to drive a datanode through registering, heartbeating, being forgotten,
+ * re-registering and saying goodbye. Datanode ids are kept per storage id, as the real namenode does.
  */
 final class FakeNamenode implements RpcHandler, AutoCloseable {
     private final Transport transport;
@@ -33,6 +34,10 @@ final class FakeNamenode implements RpcHandler, AutoCloseable {
     private final AtomicInteger nextId = new AtomicInteger(1);
     private final List<RegisterRequest> registrations = new CopyOnWriteArrayList<>();
     private final AtomicInteger heartbeats = new AtomicInteger();
+    private final List<DeregisterRequest> deregistrations = new CopyOnWriteArrayList<>();
+    private final List<RpcRequest> unanswered = new CopyOnWriteArrayList<>();
+    private volatile boolean ignoreDeregistrations;
+    private volatile Runnable onDeregistration = () -> { };
     private volatile BlockTokens tokens = BlockTokens.random();
     private volatile boolean resetGenerations;
     private volatile RpcServer server;
@@ -69,6 +74,21 @@ final class FakeNamenode implements RpcHandler, AutoCloseable {
 
     void answerResetGenerations(boolean reset) {
         resetGenerations = reset;
+    }
+
+    /** Records deregistrations but never answers them, like a namenode that hangs. */
+    void ignoreDeregistrations() {
+        ignoreDeregistrations = true;
+    }
+
+    /** Runs {@code action} on the I/O thread as each deregistration arrives, before it is answered. */
+    void onDeregistration(Runnable action) {
+        onDeregistration = action;
+    }
+
+    /** Deregistrations received, answered or not. */
+    List<DeregisterRequest> deregistrations() {
+        return deregistrations;
     }
 
     BlockTokens tokens() {
@@ -112,6 +132,20 @@ final class FakeNamenode implements RpcHandler, AutoCloseable {
                 }
                 break;
             }
+            case Opcode.DEREGISTER_DATANODE: {
+                DeregisterRequest d = DeregisterRequest.decode(request.body());
+                deregistrations.add(d);
+                onDeregistration.run();
+                Integer known = ids.get(new UUID(d.storageIdHigh(), d.storageIdLow()));
+                if (ignoreDeregistrations) {
+                    unanswered.add(request);
+                } else if (known == null || known != d.datanodeId()) {
+                    request.fail(ErrorCode.UNKNOWN_DATANODE, "datanode " + d.datanodeId() + " is not registered");
+                } else {
+                    request.send(request.response());
+                }
+                break;
+            }
             default:
                 request.fail(ErrorCode.UNKNOWN_OPCODE, Opcode.name(request.opcode()));
         }
@@ -119,6 +153,10 @@ final class FakeNamenode implements RpcHandler, AutoCloseable {
 
     @Override
     public void close() {
+        // Answered late so the transport releases their bodies.
+        for (RpcRequest r : unanswered) {
+            r.fail(ErrorCode.TIMEOUT, "the fake namenode ignored this request");
+        }
         if (server != null) {
             server.close();
         }

@@ -1,0 +1,218 @@
+package io.tarn.namenode.namespace;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.TarnPath;
+import io.tarn.namenode.Clock;
+import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.lease.LeaseManager;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Adds entries to the namespace: files (leased to their writer, optionally replacing an existing
+ * file) and directories, with their missing parents.
+ *
+ * <p>Lock-free. Every insertion puts the entry into its parent's map first and then checks that
+ * the parent is still alive ({@link DirectoryInode#commitInsert}); when a delete won the race the
+ * entry is taken back out and the create fails with PARENT_NOT_FOUND. An overwrite unlinks the old
+ * file under that file's monitor, so it and a concurrent delete never both free it.
+ */
+final class Creator {
+    private final Clock clock;
+    private final int defaultBlockSize;
+    private final PathWalker paths;
+    private final FileTable files;
+    private final LeaseManager leases;
+    private final Deleter deleter;
+    private final NamespaceCounts counts;
+    private final AtomicLong nextDirectory = new AtomicLong(1);
+
+    Creator(Clock clock, int defaultBlockSize, PathWalker paths, FileTable files, LeaseManager leases,
+            Deleter deleter, NamespaceCounts counts) {
+        this.clock = clock;
+        this.defaultBlockSize = defaultBlockSize;
+        this.paths = paths;
+        this.files = files;
+        this.leases = leases;
+        this.deleter = deleter;
+        this.counts = counts;
+    }
+
+    /** See {@link Namespace#mkdirs}. */
+    FileStatus mkdirs(String path) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        DirectoryInode dir = paths.root();
+        for (int i = 0; i < comps.size(); i++) {
+            Inode child = linkDirectory(dir, comps.get(i), comps, i + 1);
+            if (child instanceof FileInode) {
+                throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + TarnPath.normalize(path)
+                        + "': '" + PathWalker.prefix(comps, i + 1) + "' exists and is a file");
+            }
+            dir = (DirectoryInode) child;
+        }
+        return dir.status();
+    }
+
+    /** See {@link Namespace#create}. */
+    FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
+                      long clientId) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        String norm = TarnPath.normalize(path);
+        if (comps.isEmpty()) {
+            if (type == FileType.DIRECTORY) {
+                return paths.root().status();
+            }
+            throw new TarnException(ErrorCode.IS_A_DIRECTORY, "cannot create file '/': it is the root directory");
+        }
+        DirectoryInode parent = parentForCreate(comps, norm, createParents);
+        String name = comps.get(comps.size() - 1);
+        if (type == FileType.DIRECTORY) {
+            Inode child = linkDirectory(parent, name, comps, comps.size());
+            if (child instanceof FileInode) {
+                throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + norm
+                        + "': a file exists there");
+            }
+            return child.status();
+        }
+        return createFile(parent, name, norm, overwrite, storageClass, clientId);
+    }
+
+    private FileStatus createFile(DirectoryInode parent, String name, String path, boolean overwrite,
+                                  int storageClass, long clientId) throws TarnException {
+        while (true) {
+            Inode existing = parent.children().get(name);
+            if (existing instanceof DirectoryInode) {
+                throw new TarnException(ErrorCode.IS_A_DIRECTORY, "cannot create file '" + path
+                        + "': it is a directory");
+            }
+            if (existing != null && !overwrite) {
+                throw new TarnException(ErrorCode.FILE_EXISTS, "'" + path
+                        + "' already exists; create it with overwrite to replace it");
+            }
+            FileInode file = newFile(parent, name, storageClass, clientId);
+            boolean linked;
+            if (existing == null) {
+                linked = parent.children().putIfAbsent(name, file) == null;
+            } else {
+                linked = replace(parent, name, (FileInode) existing, file, path, clientId);
+            }
+            if (!linked) {
+                discard(file, clientId);
+                continue;
+            }
+            if (!parent.commitInsert(name, file)) {
+                deleter.retire(file);
+                throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create '" + path
+                        + "': its parent directory was deleted meanwhile");
+            }
+            parent.touch(clock.millis());
+            return file.status();
+        }
+    }
+
+    /** Replaces {@code old} by {@code file} unless another live client is writing it. */
+    private boolean replace(DirectoryInode parent, String name, FileInode old, FileInode file, String path,
+                            long clientId) throws TarnException {
+        Block[] freed;
+        long oldHolder;
+        synchronized (old) {
+            if (old.retired()) {
+                return false;
+            }
+            oldHolder = old.leaseHolder();
+            boolean conflict = old.underConstruction() && oldHolder != clientId && leases.isLive(oldHolder);
+            if (conflict || !parent.children().replace(name, old, file)) {
+                freed = null;
+            } else {
+                freed = old.retire();
+            }
+            if (conflict) {
+                discardAfter(file, clientId);
+                throw new TarnException(ErrorCode.LEASE_CONFLICT, "cannot overwrite '" + path
+                        + "': it is being written by client " + Long.toHexString(oldHolder)
+                        + " (lease renewed " + leases.silenceMs(oldHolder) + " ms ago; it expires after "
+                        + leases.timeoutMs() + " ms without renewal)");
+            }
+        }
+        if (freed == null) {
+            return false;
+        }
+        deleter.reclaim(old, freed, oldHolder);
+        return true;
+    }
+
+    private FileInode newFile(DirectoryInode parent, String name, int storageClass, long clientId)
+            throws TarnException {
+        long id = files.reserve();
+        FileInode file = new FileInode(id, name, parent, clock.millis(), defaultBlockSize, storageClass, clientId);
+        // Lease first: from the moment the file is visible, another writer sees it as leased.
+        leases.acquire(clientId, id);
+        files.publish(file);
+        counts.fileAdded();
+        return file;
+    }
+
+    /** Undoes {@link #newFile} for a file that was never linked (so no other thread can reach it by path). */
+    private void discard(FileInode file, long clientId) {
+        synchronized (file) {
+            file.retire();
+        }
+        discardAfter(file, clientId);
+    }
+
+    private void discardAfter(FileInode file, long clientId) {
+        leases.release(clientId, file.id());
+        files.release(file.id());
+        counts.fileRemoved();
+    }
+
+    private DirectoryInode parentForCreate(List<String> comps, String path, boolean createParents)
+            throws TarnException {
+        DirectoryInode dir = paths.root();
+        for (int i = 0; i < comps.size() - 1; i++) {
+            Inode next = dir.children().get(comps.get(i));
+            if (next == null) {
+                if (!createParents) {
+                    throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create '" + path
+                            + "': parent directory '" + PathWalker.prefix(comps, i + 1)
+                            + "' does not exist (create it first, or ask to create parents)");
+                }
+                next = linkDirectory(dir, comps.get(i), comps, i + 1);
+            }
+            if (next instanceof FileInode) {
+                throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot create '" + path + "': '"
+                        + PathWalker.prefix(comps, i + 1) + "' is a file, not a directory");
+            }
+            dir = (DirectoryInode) next;
+        }
+        return dir;
+    }
+
+    /** The child called {@code name}: the existing entry (of either kind), or a new directory. */
+    private Inode linkDirectory(DirectoryInode parent, String name, List<String> comps, int depth)
+            throws TarnException {
+        while (true) {
+            Inode existing = parent.children().get(name);
+            if (existing != null) {
+                return existing;
+            }
+            DirectoryInode dir = new DirectoryInode(FileIds.directory(nextDirectory.getAndIncrement()), name, parent,
+                    clock.millis());
+            if (parent.children().putIfAbsent(name, dir) != null) {
+                continue;
+            }
+            counts.directoryAdded();
+            if (!parent.commitInsert(name, dir)) {
+                deleter.abandon(dir);
+                throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create directory '"
+                        + PathWalker.prefix(comps, depth) + "': its parent directory was deleted meanwhile");
+            }
+            parent.touch(clock.millis());
+            return dir;
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package io.tarn.namenode.namespace;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.TarnPath;
+import io.tarn.namenode.Clock;
+import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.blocks.BlockAllocator;
+import io.tarn.namenode.lease.LeaseManager;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Removes entries from the namespace and frees what they held: deletes of files, empty directories
+ * and whole subtrees, and the reclaiming of a retired file's blocks, lease and id (also for files
+ * replaced by an overwrite).
+ *
+ * <p>Deleting a file or an empty directory is lock-free: the file is unlinked under its own monitor
+ * (so exactly one unlinker frees it), the directory is marked BUSY before its emptiness is checked
+ * (see {@link DirectoryInode}). Recursive deletes, and the sweep of a directory whose creation lost
+ * a race with one, hold the structure lock shared with renames.
+ */
+final class Deleter {
+    private final Clock clock;
+    private final PathWalker paths;
+    private final ReentrantLock structureLock;
+    private final FileTable files;
+    private final BlockAllocator allocator;
+    private final LeaseManager leases;
+    private final NamespaceCounts counts;
+
+    Deleter(Clock clock, PathWalker paths, ReentrantLock structureLock, FileTable files, BlockAllocator allocator,
+            LeaseManager leases, NamespaceCounts counts) {
+        this.clock = clock;
+        this.paths = paths;
+        this.structureLock = structureLock;
+        this.files = files;
+        this.allocator = allocator;
+        this.leases = leases;
+        this.counts = counts;
+    }
+
+    /** See {@link Namespace#delete}. */
+    void delete(String path, boolean recursive) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        if (comps.isEmpty()) {
+            deleteRootContents(recursive);
+            return;
+        }
+        String name = comps.get(comps.size() - 1);
+        while (true) {
+            Inode p = paths.lookup(path, comps.subList(0, comps.size() - 1));
+            if (!(p instanceof DirectoryInode parent)) {
+                throw PathWalker.notFound(path, "'" + PathWalker.prefix(comps, comps.size() - 1) + "' is a file");
+            }
+            Inode node = parent.children().get(name);
+            if (node == null) {
+                throw PathWalker.notFound(path, null);
+            }
+            boolean done;
+            if (node instanceof FileInode f) {
+                done = unlinkFile(parent, name, f);
+            } else if (recursive) {
+                done = deleteRecursively(parent, name, (DirectoryInode) node, path);
+            } else {
+                done = removeEmptyDirectory(parent, name, (DirectoryInode) node, path);
+            }
+            if (done) {
+                parent.touch(clock.millis());
+                return;
+            }
+            // Renamed or replaced between lookup and delete: look again.
+        }
+    }
+
+    private void deleteRootContents(boolean recursive) throws TarnException {
+        DirectoryInode root = paths.root();
+        if (!recursive) {
+            if (!root.children().isEmpty()) {
+                throw new TarnException(ErrorCode.DIRECTORY_NOT_EMPTY, "cannot delete '/': it is not empty ("
+                        + root.childCount() + " entries); delete recursively to remove everything below it");
+            }
+            return;
+        }
+        structureLock.lock();
+        try {
+            // The root is not marked: entries created after the sweep passed them simply survive.
+            sweep(root);
+        } finally {
+            structureLock.unlock();
+        }
+    }
+
+    /** Deletes {@code dir} if it is still linked as {@code name} in {@code parent} and is empty; false when it moved. */
+    private boolean removeEmptyDirectory(DirectoryInode parent, String name, DirectoryInode dir, String path)
+            throws TarnException {
+        while (!dir.transition(DirectoryInode.ALIVE, DirectoryInode.BUSY)) {
+            if (dir.awaitStable() == DirectoryInode.DELETED) {
+                throw PathWalker.notFound(path, null);
+            }
+        }
+        // BUSY pins the directory's name and parent: a rename of it waits for us.
+        if (dir.parent() != parent || !dir.name().equals(name)) {
+            dir.setState(DirectoryInode.ALIVE);
+            return false;
+        }
+        if (!dir.children().isEmpty()) {
+            dir.setState(DirectoryInode.ALIVE);
+            throw new TarnException(ErrorCode.DIRECTORY_NOT_EMPTY, "cannot delete directory '"
+                    + TarnPath.normalize(path) + "': it is not empty (" + dir.childCount()
+                    + " entries); delete recursively to remove it with its contents");
+        }
+        dir.setState(DirectoryInode.DELETED);
+        counts.directoryRemoved();
+        parent.children().remove(name, dir);
+        return true;
+    }
+
+    /** Deletes {@code dir} and its subtree if it is still linked as {@code name} in {@code parent}. */
+    private boolean deleteRecursively(DirectoryInode parent, String name, DirectoryInode dir, String path)
+            throws TarnException {
+        structureLock.lock();
+        try {
+            // Renames are excluded now, so this check stays true until we are done.
+            if (parent.children().get(name) != dir) {
+                return false;
+            }
+            if (!markDeleted(dir)) {
+                throw PathWalker.notFound(path, null);
+            }
+            sweep(dir);
+            parent.children().remove(name, dir);
+            return true;
+        } finally {
+            structureLock.unlock();
+        }
+    }
+
+    /**
+     * Deletes a directory whose link into a deleted parent was taken back. Other creators may have
+     * found it while it was linked and put entries into it, believing them created; those are swept
+     * like the rest of the deleted parent (their creates linearize before the delete). If the
+     * parent's sweep found the directory first, it already did this. Rare (only when racing a
+     * recursive delete), so it may wait for the structure lock.
+     */
+    void abandon(DirectoryInode dir) {
+        structureLock.lock();
+        try {
+            if (markDeleted(dir)) {
+                sweep(dir);
+            }
+        } finally {
+            structureLock.unlock();
+        }
+    }
+
+    /** ALIVE → DELETED (waiting out BUSY); false when someone else deleted it. Counts the directory. */
+    private boolean markDeleted(DirectoryInode dir) {
+        while (true) {
+            if (dir.transition(DirectoryInode.ALIVE, DirectoryInode.DELETED)) {
+                counts.directoryRemoved();
+                return true;
+            }
+            if (dir.awaitStable() == DirectoryInode.DELETED) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Unlinks and frees everything below {@code top}, iteratively (deep trees do not overflow the
+     * stack). Subdirectories are marked DELETED before they are emptied, so a create racing the sweep
+     * into them takes its own entry back out.
+     */
+    private void sweep(DirectoryInode top) {
+        Deque<DirectoryInode> pending = new ArrayDeque<>();
+        pending.push(top);
+        while (!pending.isEmpty()) {
+            DirectoryInode dir = pending.pop();
+            for (Map.Entry<String, Inode> e : dir.children().entrySet()) {
+                Inode child = e.getValue();
+                if (child instanceof FileInode f) {
+                    unlinkFile(dir, e.getKey(), f);
+                } else {
+                    DirectoryInode sub = (DirectoryInode) child;
+                    if (markDeleted(sub)) {
+                        pending.push(sub);
+                    }
+                    dir.children().remove(e.getKey(), sub);
+                }
+            }
+        }
+    }
+
+    /** Unlinks a file under its monitor and frees it; false when it was no longer linked there. */
+    private boolean unlinkFile(DirectoryInode dir, String name, FileInode f) {
+        Block[] freed;
+        long holder;
+        synchronized (f) {
+            if (f.retired() || !dir.children().remove(name, f)) {
+                return false;
+            }
+            holder = f.leaseHolder();
+            freed = f.retire();
+        }
+        reclaim(f, freed, holder);
+        return true;
+    }
+
+    /** Retires a file that is no longer linked anywhere (idempotent). */
+    void retire(FileInode f) {
+        Block[] freed;
+        long holder;
+        synchronized (f) {
+            holder = f.leaseHolder();
+            freed = f.retire();
+        }
+        reclaim(f, freed, holder);
+    }
+
+    /**
+     * Frees what a just-retired file held: its blocks, its lease, its id. {@code freed} is what
+     * {@link FileInode#retire()} returned, so null (already retired) frees nothing a second time.
+     */
+    void reclaim(FileInode f, Block[] freed, long leaseHolder) {
+        if (freed == null) {
+            return;
+        }
+        for (Block b : freed) {
+            allocator.free(b);
+        }
+        if (leaseHolder != FileInode.NO_CLIENT) {
+            leases.release(leaseHolder, f.id());
+        }
+        files.release(f.id());
+        counts.fileRemoved();
+    }
+}
