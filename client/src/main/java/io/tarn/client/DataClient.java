@@ -29,7 +29,14 @@ final class DataClient implements AutoCloseable {
     /** Writes {@code data} (ownership passes to this call) at {@code offset} inside the block. */
     CompletableFuture<Void> write(BlockRef ref, int offset, ByteBuf data) {
         int length = data.readableBytes();
-        return connection(ref).call(Opcode.WRITE_BLOCK, b -> DatanodeProtocol.writeAccess(b, ref.regionId(),
+        RpcClient rpc;
+        try {
+            rpc = connection(ref);
+        } catch (RuntimeException e) {
+            data.release(); // ownership passed to this call: no path may drop it
+            throw e;
+        }
+        return rpc.call(Opcode.WRITE_BLOCK, b -> DatanodeProtocol.writeAccess(b, ref.regionId(),
                 ref.blockIndex(), ref.generation(), ref.token(), offset, length), data, NO_BODY);
     }
 

@@ -87,6 +87,11 @@ final class NamenodeClient {
         return rpc.call(Opcode.CLUSTER_STATUS, b -> { }, AdminProtocol.ClusterStatus::decode);
     }
 
+    /** Closes the connection; calls in flight fail. */
+    void close() {
+        rpc.close();
+    }
+
     CompletableFuture<Void> ping() {
         return rpc.call(Opcode.PING, b -> { }, NO_BODY);
     }

@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.netty.util.internal.ThreadExecutorMap;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
@@ -83,7 +84,13 @@ public final class TarnClient implements AutoCloseable {
 
     /** A client with its own transport threads, for the cluster named by {@code tarn.namenode.address}. */
     public static TarnClient connect(TarnConfig config) {
-        return new TarnClient(config, Transports.create(config), true);
+        Transport transport = Transports.create(config);
+        try {
+            return new TarnClient(config, transport, true);
+        } catch (RuntimeException | Error e) {
+            transport.close(); // its threads would outlive a client that never came to be
+            throw e;
+        }
     }
 
     /** A client sharing a transport the caller owns (and closes after the client). */
@@ -266,15 +273,20 @@ public final class TarnClient implements AutoCloseable {
         writers.remove(out);
     }
 
+    /** Runs on the renewer thread. Never throws: an exception would cancel every later renewal. */
     private void renewLeases() {
         if (writers.isEmpty() || closed) {
             return;
         }
-        namenode.renewLease(clientId).whenComplete((v, e) -> {
-            if (e != null) {
-                LOG.warn("lease renewal at {} failed: {}", namenode.remote(), unwrap(e).getMessage());
-            }
-        });
+        try {
+            namenode.renewLease(clientId).whenComplete((v, e) -> {
+                if (e != null) {
+                    LOG.warn("lease renewal at {} failed: {}", namenode.remote(), unwrap(e).getMessage());
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.warn("lease renewal at {} failed: {}", namenode.remote(), e.toString());
+        }
     }
 
     /** This client's id, as the namenode knows its leases. */
@@ -299,6 +311,7 @@ public final class TarnClient implements AutoCloseable {
             w.abandon();
         }
         data.close();
+        namenode.close(); // a shared transport would otherwise keep this connection until it closes
         if (ownsTransport) {
             transport.close();
         }
@@ -306,18 +319,36 @@ public final class TarnClient implements AutoCloseable {
 
     // ------------------------------------------------------------------ helpers
 
-    /** Waits for a future and rethrows its failure as the typed IOException it carries. */
+    /**
+     * Waits for a future and rethrows its failure as the typed IOException it carries.
+     *
+     * <p>Refuses to wait on a transport I/O thread (inside a future's callback): the answer would
+     * have to be read by a thread that is busy waiting, so the call would hang for good. An
+     * interrupted wait leaves the future alone rather than cancelling it: the call stays in flight
+     * either way, and a cancelled future would drop a block buffer its answer carries, which the
+     * caller releases when the future completes.
+     */
     static <T> T await(CompletableFuture<T> f) throws IOException {
+        if (!f.isDone()) {
+            refuseOnIoThread();
+        }
         try {
             return f.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            f.cancel(false);
             InterruptedIOException io = new InterruptedIOException("interrupted while waiting for Tarn");
             io.initCause(e);
             throw io;
         } catch (ExecutionException e) {
             throw asIOException(e.getCause());
+        }
+    }
+
+    /** Throws when the calling thread is a transport I/O thread, where waiting for an answer hangs. */
+    static void refuseOnIoThread() {
+        if (ThreadExecutorMap.currentExecutor() != null) {
+            throw new IllegalStateException("blocking Tarn call on transport I/O thread "
+                    + Thread.currentThread().getName() + ": use the asynchronous API (or another executor) in callbacks");
         }
     }
 

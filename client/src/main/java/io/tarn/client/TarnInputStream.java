@@ -85,7 +85,10 @@ public final class TarnInputStream extends InputStream {
         }
         int total = 0;
         while (len > 0 && position < size) {
-            ByteBuf buf = current();
+            ByteBuf buf = currentOrNull(total);
+            if (buf == null) {
+                break;
+            }
             int n = Math.min(len, buf.readableBytes());
             buf.readBytes(b, off, n);
             off += n;
@@ -110,7 +113,10 @@ public final class TarnInputStream extends InputStream {
         }
         int total = 0;
         while (dst.hasRemaining() && position < size) {
-            ByteBuf buf = current();
+            ByteBuf buf = currentOrNull(total);
+            if (buf == null) {
+                break;
+            }
             int n = Math.min(dst.remaining(), buf.readableBytes());
             int limit = dst.limit();
             dst.limit(dst.position() + n);
@@ -174,6 +180,7 @@ public final class TarnInputStream extends InputStream {
         if (pos >= size) {
             return len == 0 ? 0 : -1;
         }
+        TarnClient.refuseOnIoThread(); // before any request, so that no answer is left unread
         int n = (int) Math.min(len, size - pos);
         List<CompletableFuture<ByteBuf>> parts = new ArrayList<>();
         long p = pos;
@@ -198,6 +205,7 @@ public final class TarnInputStream extends InputStream {
                     buf.release();
                 }
             } catch (IOException e) {
+                part.thenAccept(ByteBuf::release); // an interrupted wait: the data still arrives
                 if (failure == null) {
                     failure = describe(e);
                 }
@@ -282,6 +290,23 @@ public final class TarnInputStream extends InputStream {
 
     // ------------------------------------------------------------------ internals
 
+    /**
+     * Like {@link #current()}, for a read that already copied {@code copied} bytes: a failure then
+     * returns null, so the read returns those bytes (they are consumed and cannot be given again)
+     * and the next read meets the failure. Only a read that copied nothing throws, as
+     * {@link InputStream#read(byte[], int, int)} requires.
+     */
+    private ByteBuf currentOrNull(int copied) throws IOException {
+        try {
+            return current();
+        } catch (IOException e) {
+            if (copied > 0) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
     /** The buffer holding the byte at {@link #position}, waiting for it if needed. */
     private ByteBuf current() throws IOException {
         if (current != null && current.isReadable()) {
@@ -299,9 +324,13 @@ public final class TarnInputStream extends InputStream {
         try {
             current = TarnClient.await(next);
         } catch (IOException e) {
+            next.thenAccept(ByteBuf::release); // an interrupted wait: the data still arrives
             dropReadahead();
             requestedUpTo = position;
             throw describe(e);
+        } catch (IllegalStateException e) {
+            ahead.addFirst(next); // refused to wait on an I/O thread: nothing happened
+            throw e;
         }
         fillReadahead();
         return current;

@@ -47,6 +47,11 @@ public final class TarnOutputStream extends OutputStream {
     private int refIndex = -1;
     private CompletableFuture<BlockRef> ref;
     private CompletableFuture<BlockRef> nextRef;
+    /**
+     * Completes when every write sent so far is stored. Writes to different datanodes finish in
+     * any order, so the newest write's own future says nothing about the ones before it.
+     */
+    private CompletableFuture<Void> allSent = CompletableFuture.completedFuture(null);
     private volatile Throwable failure;
     private boolean closed;
 
@@ -113,7 +118,7 @@ public final class TarnOutputStream extends OutputStream {
         if (buffer != null && buffer.isReadable()) {
             sendBuffer();
         }
-        return inflight.isEmpty() ? CompletableFuture.completedFuture(null) : inflight.peekLast().future;
+        return allSent;
     }
 
     /** Bytes written so far. */
@@ -209,6 +214,8 @@ public final class TarnOutputStream extends OutputStream {
             }
         });
         inflight.addLast(new Pending(written, start, n));
+        allSent = allSent.isDone() && !allSent.isCompletedExceptionally() ? written
+                : CompletableFuture.allOf(allSent, written);
         sent = start + n;
         inflightBytes += n;
         while (inflightBytes > writeBehind) {

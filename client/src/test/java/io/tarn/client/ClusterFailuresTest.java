@@ -173,7 +173,8 @@ class ClusterFailuresTest {
                 out.write(data);
             }
             cluster.stopDatanode(1); // no timeout to wait for: the datanode says goodbye
-            assertThat(client.clusterStatus().datanodes()).filteredOn(d -> !d.alive()).hasSize(1);
+            assertThat(client.clusterStatus().datanodes()).filteredOn(d -> !d.alive())
+                    .singleElement().matches(d -> d.state() == DatanodeStatus.STOPPED && d.stateName().equals("stopped"));
             assertThatThrownBy(() -> readAll(client, "/before-stop"))
                     .isInstanceOf(DatanodeUnavailableException.class)
                     .matches(e -> ((TarnError) e).code() == ErrorCode.DATA_LOST);

@@ -266,4 +266,92 @@ class StreamsTest {
     private static long freeBlocks() throws IOException {
         return client.clusterStatus().datanodes().stream().mapToLong(d -> d.freeBlocks()).sum();
     }
+
+    @Test
+    void blockingReadInsideAFutureCallbackFailsFastInsteadOfHanging() throws Exception {
+        byte[] data = random(BLOCK, 3);
+        try (TarnOutputStream out = client.create("/callback", CreateOptions.OVERWRITE)) {
+            out.write(data);
+        }
+        try (TarnInputStream in = client.open("/callback")) {
+            java.util.concurrent.atomic.AtomicReference<String> thread = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+            // The callback runs on the transport thread that reads the getStatus answer.
+            java.util.concurrent.CompletableFuture<Integer> r = gate.thenCompose(v -> client.getStatusAsync("/callback"))
+                    .thenApply(st -> {
+                        thread.set(Thread.currentThread().getName());
+                        try {
+                            return in.read(10, new byte[10], 0, 10);
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+            gate.complete(null);
+            if (thread.get() == null || thread.get().startsWith("tarn-tcp")) {
+                assertThatThrownBy(() -> r.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                        .cause().isInstanceOf(IllegalStateException.class).hasMessageContaining("I/O thread");
+            }
+            byte[] b = new byte[10];
+            assertThat(in.read(10, b, 0, 10)).isEqualTo(10);
+            assertThat(b).isEqualTo(Arrays.copyOfRange(data, 10, 20));
+        }
+    }
+
+    @Test
+    void interruptedReadReturnsTheBytesItAlreadyHadAndTheStreamGoesOn() throws IOException {
+        byte[] data = random(3 * BLOCK, 11);
+        try (TarnOutputStream out = client.create("/interrupted", CreateOptions.OVERWRITE)) {
+            out.write(data);
+        }
+        try (TarnInputStream in = client.open("/interrupted")) {
+            assertThat(in.read(new byte[100])).isEqualTo(100);
+            byte[] b = new byte[2 * BLOCK]; // more than the read-ahead: the read must wait at some point
+            Thread.currentThread().interrupt();
+            int n = in.read(b, 0, b.length);
+            // What the stream already held is returned (and counted), the wait for more was interrupted.
+            assertThat(n).isPositive();
+            assertThat(in.position()).isEqualTo(100 + n);
+            assertThat(Arrays.copyOf(b, n)).isEqualTo(Arrays.copyOfRange(data, 100, 100 + n));
+            Thread.interrupted(); // whether the read above had to wait (and kept the flag) depends on timing
+            assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 100 + n, data.length));
+            in.readFully(7, b, 0, b.length);
+            assertThat(b).isEqualTo(Arrays.copyOfRange(data, 7, 7 + b.length));
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
+    void clientOnASharedTransportClosesItsNamenodeConnection() throws Exception {
+        int port = cluster.namenodeAddress().getPort();
+        long before = establishedTo(port);
+        try (io.tarn.rpc.Transport shared = io.tarn.rpc.Transports.create(cluster.config())) {
+            TarnClient c = TarnClient.connect(cluster.config(), shared);
+            c.getStatus("/");
+            assertThat(establishedTo(port)).isEqualTo(before + 1);
+            c.close();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while (establishedTo(port) > before && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(establishedTo(port)).isEqualTo(before);
+        }
+    }
+
+    /** Established client-side TCP connections of this host to {@code port} (from /proc/net/tcp and tcp6). */
+    private static long establishedTo(int port) throws IOException {
+        String hexPort = String.format(":%04X", port);
+        long n = 0;
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            java.nio.file.Path file = java.nio.file.Path.of(table);
+            if (!java.nio.file.Files.exists(file)) {
+                continue;
+            }
+            try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(file)) {
+                n += lines.skip(1).map(String::trim).map(l -> l.split("\\s+"))
+                        .filter(f -> f[2].endsWith(hexPort) && f[3].equals("01")).count();
+            }
+        }
+        return n;
+    }
 }

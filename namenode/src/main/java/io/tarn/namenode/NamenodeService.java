@@ -218,11 +218,19 @@ public final class NamenodeService implements RpcHandler {
     public ClusterStatus clusterStatus() {
         List<DatanodeStatus> list = new ArrayList<>();
         for (DatanodeInfo dn : datanodes.all()) {
-            list.add(new DatanodeStatus(dn.id(), dn.host(), dn.port(), dn.storageClass(), dn.alive(),
+            list.add(new DatanodeStatus(dn.id(), dn.host(), dn.port(), dn.storageClass(), wireState(dn),
                     dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn)));
         }
         return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
                 operations(), blockSize, list);
+    }
+
+    private static int wireState(DatanodeInfo dn) {
+        switch (dn.liveness()) {
+            case ALIVE: return DatanodeStatus.ALIVE;
+            case STOPPED: return DatanodeStatus.STOPPED;
+            default: return DatanodeStatus.SILENT;
+        }
     }
 
     /**

@@ -117,16 +117,16 @@ final class StatusCommand implements Callable<Integer> {
                 Formats.bytes(s.blockSize()));
         out.printf("datanodes: %d (%d alive)%n", s.datanodes().size(), alive);
         if (!s.datanodes().isEmpty()) {
-            out.printf("  %-4s %-24s %-6s %-5s %10s %10s %6s  %s%n", "ID", "ADDRESS", "CLASS", "ALIVE", "CAPACITY",
+            out.printf("  %-4s %-24s %-6s %-7s %10s %10s %6s  %s%n", "ID", "ADDRESS", "CLASS", "STATE", "CAPACITY",
                     "FREE", "USED", "LAST HEARD");
         }
         for (DatanodeStatus d : s.datanodes()) {
             long capacity = d.capacityBlocks() * s.blockSize();
             long free = d.freeBlocks() * s.blockSize();
             double used = d.capacityBlocks() == 0 ? 0 : 100.0 * (d.capacityBlocks() - d.freeBlocks()) / d.capacityBlocks();
-            out.printf("  %-4d %-24s %-6s %-5s %10s %10s %5.1f%%  %s ago%n", d.id(), d.host() + ":" + d.port(),
+            out.printf("  %-4d %-24s %-6s %-7s %10s %10s %5.1f%%  %s ago%n", d.id(), d.host() + ":" + d.port(),
                     d.storageClass() == 0 ? "dram" : d.storageClass() == 1 ? "flash" : "c" + d.storageClass(),
-                    d.alive() ? "yes" : "no", Formats.human(capacity), Formats.human(free), used,
+                    d.stateName(), Formats.human(capacity), Formats.human(free), used,
                     Formats.duration(d.silenceMs()));
         }
         out.flush();

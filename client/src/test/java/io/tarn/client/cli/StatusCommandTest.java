@@ -16,7 +16,7 @@ class StatusCommandTest {
             assertThat(r.exit()).as(r.toString()).isZero();
             assertThat(r.out()).contains("files").contains("directories").contains("operations")
                     .contains("datanodes: 2 (2 alive)").contains("CAPACITY").contains("FREE");
-            assertThat(r.out().lines().filter(l -> l.contains("dram") && l.contains(" yes "))).hasSize(2);
+            assertThat(r.out().lines().filter(l -> l.contains("dram") && l.contains(" alive "))).hasSize(2);
 
             Cli.Result waited = Cli.against(cluster, "status", "--wait", "--datanodes", "2", "-q");
             assertThat(waited.exit()).isZero();

@@ -113,23 +113,55 @@ public final class AdminProtocol {
         }
     }
 
-    /** One datanode as the namenode sees it. */
-    public record DatanodeStatus(int id, String host, int port, int storageClass, boolean alive, long capacityBlocks,
+    /**
+     * One datanode as the namenode sees it. {@code state} is {@link #SILENT}, {@link #ALIVE} or
+     * {@link #STOPPED} (one byte; 0 and 1 keep the layout of the earlier alive flag).
+     */
+    public record DatanodeStatus(int id, String host, int port, int storageClass, int state, long capacityBlocks,
                                  long freeBlocks, long silenceMs) {
+        /** Dead: silent for longer than the datanode timeout. */
+        public static final int SILENT = 0;
+        /** Heartbeating; blocks are allocated on it. */
+        public static final int ALIVE = 1;
+        /** Dead: it deregistered when it shut down. */
+        public static final int STOPPED = 2;
+
+        public DatanodeStatus {
+            if (state < SILENT || state > STOPPED) {
+                throw new IllegalArgumentException("unknown datanode state " + state);
+            }
+        }
+
+        public boolean alive() {
+            return state == ALIVE;
+        }
+
+        /** "alive", "silent" or "stopped". */
+        public String stateName() {
+            return state == ALIVE ? "alive" : state == STOPPED ? "stopped" : "silent";
+        }
+
         void encode(ByteBuf buf) {
             buf.writeInt(id);
             Wire.writeString(buf, host);
             buf.writeShort(port);
             buf.writeByte(storageClass);
-            Wire.writeBoolean(buf, alive);
+            buf.writeByte(state);
             buf.writeLong(capacityBlocks);
             buf.writeLong(freeBlocks);
             buf.writeLong(silenceMs);
         }
 
         static DatanodeStatus decode(ByteBuf buf) {
-            return new DatanodeStatus(Wire.readInt(buf), Wire.readString(buf), Wire.readUnsignedShort(buf),
-                    Wire.readUnsignedByte(buf), Wire.readBoolean(buf), Wire.readLong(buf), Wire.readLong(buf),
+            int id = Wire.readInt(buf);
+            String host = Wire.readString(buf);
+            int port = Wire.readUnsignedShort(buf);
+            int storageClass = Wire.readUnsignedByte(buf);
+            int state = Wire.readUnsignedByte(buf);
+            if (state > STOPPED) {
+                throw new MalformedMessageException("unknown datanode state " + state);
+            }
+            return new DatanodeStatus(id, host, port, storageClass, state, Wire.readLong(buf), Wire.readLong(buf),
                     Wire.readLong(buf));
         }
     }

@@ -48,7 +48,7 @@ class AdminProtocolTest {
         assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4);
-        assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, true, 4, 5, 6).encode(b)))
+        assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
                 .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8);
     }
 
@@ -97,12 +97,12 @@ class AdminProtocolTest {
                 .hasMessage("boolean field holds 9");
 
         byte[] status = encode(new ClusterStatus(1, 2, 3, 4, 5, List.of(Messages.datanode(1, "h")))::encode);
-        int aliveAt = 8 * 4 + 4 + 4 + 4 + 2 + 1 + 2 + 1; // header, count, id, host "h", port, class
-        assertThat(status[aliveAt]).isIn((byte) 0, (byte) 1);
-        status[aliveAt] = 3;
+        int stateAt = 8 * 4 + 4 + 4 + 4 + 2 + 1 + 2 + 1; // header, count, id, host "h", port, class
+        assertThat(status[stateAt]).isIn((byte) 0, (byte) 1, (byte) 2);
+        status[stateAt] = 3;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, status, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
-                .hasMessage("boolean field holds 3");
+                .hasMessage("unknown datanode state 3");
     }
 
     @ParameterizedTest

@@ -128,7 +128,7 @@ final class Messages {
     }
 
     static DatanodeStatus datanode(int id, String host) {
-        return new DatanodeStatus(id, host, 9070 + id, id % 2, id % 3 != 0, 1L << 40, 12345, 250);
+        return new DatanodeStatus(id, host, 9070 + id, id % 2, Math.floorMod(id, 3), 1L << 40, 12345, 250);
     }
 
     /** At least one sample per codec, with unicode strings and extreme values. */
@@ -222,8 +222,8 @@ final class Messages {
     }
 
     static Arbitrary<DatanodeStatus> datanodeStatus() {
-        return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.of(true, false), longs(), longs(), longs())
-                .as(DatanodeStatus::new);
+        return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.integers().between(0, 2), longs(), longs(),
+                longs()).as(DatanodeStatus::new);
     }
 
     /** A valid value of a randomly chosen message type, with its encoding. */

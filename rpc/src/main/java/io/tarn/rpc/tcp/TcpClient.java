@@ -10,8 +10,10 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.ThreadExecutorMap;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -112,11 +114,16 @@ final class TcpClient implements RpcClient {
         return call.future;
     }
 
+    /**
+     * Takes a call slot, waiting for one only on a thread that may block. An event-loop thread (of
+     * any transport: callbacks of other clients' futures run there) never waits: the slot it waits
+     * for may be freed only by that very thread, and waiting would stall every connection it serves.
+     */
     private boolean acquireSlot(Call<?> call) {
         if (slots.tryAcquire()) {
             return true;
         }
-        if (loop.inEventLoop()) {
+        if (ThreadExecutorMap.currentExecutor() != null) {
             call.releaseBuffers();
             call.future.completeExceptionally(new TarnException(ErrorCode.SERVER_BUSY, maxInflight
                     + " calls already in flight to " + remote + " (tarn.rpc.max.inflight)"));
@@ -138,6 +145,11 @@ final class TcpClient implements RpcClient {
     /** Event loop: sends everything submitted, connecting first when needed. */
     private void drain() {
         drainScheduled.set(false);
+        if (closed) {
+            // A call that passed the closed check while close() ran: fail it rather than reconnect.
+            failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
+            return;
+        }
         if (channel == null || !channel.isActive()) {
             if (submitted.isEmpty()) {
                 return;
@@ -201,12 +213,16 @@ final class TcpClient implements RpcClient {
         });
     }
 
-    /** Event loop: fails calls whose deadline passed. Calls leave in send order, so only the head is checked. */
+    /**
+     * Event loop: fails calls whose deadline passed. Calls leave in send order, so only the head is
+     * checked. A call counts as finished once it left the id map, not when its future is done: a
+     * future the caller cancelled still holds its slot until the answer or the deadline.
+     */
     private void expire() {
         long now = System.nanoTime();
         Call<?> head;
         while ((head = bySendTime.peekFirst()) != null) {
-            if (head.future.isDone()) {
+            if (inflight.get(head.id) != head) {
                 bySendTime.pollFirst();
             } else if (now - head.deadline >= 0) {
                 bySendTime.pollFirst();
@@ -220,11 +236,12 @@ final class TcpClient implements RpcClient {
         }
     }
 
-    private void onResponse(ByteBuf frame) {
+    /** Event loop: one response frame read from {@code ch} (which may no longer be the current channel). */
+    private void onResponse(Channel ch, ByteBuf frame) {
         try {
             if (frame.readableBytes() < Frame.HEADER_LENGTH || (Frame.flags(frame) & Frame.FLAG_RESPONSE) == 0) {
                 LOG.warn("closing connection to {}: malformed response frame", remote);
-                channel.close();
+                ch.close();
                 return;
             }
             Call<?> call = inflight.remove(Frame.requestId(frame));
@@ -246,13 +263,13 @@ final class TcpClient implements RpcClient {
                         : message));
                 if (code == ErrorCode.MALFORMED_REQUEST || code == ErrorCode.UNSUPPORTED_VERSION) {
                     // The server closes the connection after these; let the next call open a fresh one now.
-                    Channel ch = channel;
                     onClosed(ch, new IOException("server rejected a request: " + message));
                     ch.close();
                 }
             } else {
-                call.decodeAndComplete(body, remote);
-                slots.release();
+                // The slot is free before the future completes: a callback chaining the next call
+                // on this I/O thread must find it (it cannot wait for one).
+                call.decodeAndComplete(body, remote, slots);
             }
         } finally {
             frame.release();
@@ -307,18 +324,23 @@ final class TcpClient implements RpcClient {
         }
         closed = true;
         transport.forget(this);
+        Runnable shutdown = () -> {
+            if (timeoutCheck != null) {
+                timeoutCheck.cancel(false);
+            }
+            Channel ch = channel;
+            if (ch != null) {
+                ch.close();
+                onClosed(ch, null);
+            }
+            failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
+        };
+        if (loop.inEventLoop()) {
+            shutdown.run(); // from a callback on this loop: waiting for a task queued behind us would deadlock
+            return;
+        }
         try {
-            loop.submit(() -> {
-                if (timeoutCheck != null) {
-                    timeoutCheck.cancel(false);
-                }
-                Channel ch = channel;
-                if (ch != null) {
-                    ch.close();
-                    onClosed(ch, null);
-                }
-                failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
-            }).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            loop.submit(shutdown).awaitUninterruptibly(5, TimeUnit.SECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
         }
@@ -335,7 +357,7 @@ final class TcpClient implements RpcClient {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            onResponse((ByteBuf) msg);
+            onResponse(ctx.channel(), (ByteBuf) msg);
         }
 
         @Override
@@ -368,16 +390,26 @@ final class TcpClient implements RpcClient {
             this.payload = payload;
         }
 
-        void decodeAndComplete(ByteBuf body, String remote) {
+        /**
+         * Decodes the answer, frees the call's slot, then completes the future. Any throwable from
+         * the decoder fails the call (it must not leave the future pending forever). A decoded value
+         * that nobody can receive any more (the caller cancelled the future) is released when it is
+         * reference-counted, such as a retained slice of block data.
+         */
+        void decodeAndComplete(ByteBuf body, String remote, Semaphore slots) {
             T value;
             try {
                 value = decoder.decode(body);
-            } catch (Exception | AssertionError e) {
+            } catch (Throwable e) {
+                slots.release();
                 future.completeExceptionally(new TarnException(ErrorCode.MALFORMED_REQUEST,
                         "malformed " + Opcode.name(opcode) + " response from " + remote + ": " + e.getMessage(), e));
                 return;
             }
-            future.complete(value);
+            slots.release();
+            if (!future.complete(value)) {
+                ReferenceCountUtil.release(value);
+            }
         }
 
         void releaseBuffers() {

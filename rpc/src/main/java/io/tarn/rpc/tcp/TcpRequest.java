@@ -10,6 +10,7 @@ import io.tarn.common.protocol.Wire;
 import io.tarn.rpc.RpcRequest;
 
 import java.net.SocketAddress;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** One request received on a TCP connection; answers go back on the same connection. */
 final class TcpRequest implements RpcRequest {
@@ -22,7 +23,8 @@ final class TcpRequest implements RpcRequest {
     private final ByteBuf body;
     private final int opcode;
     private final long requestId;
-    private volatile boolean answered;
+    /** Claimed atomically: a handler answering on its executor may race the I/O thread's failIfOpen. */
+    private final AtomicBoolean answered = new AtomicBoolean();
 
     TcpRequest(ServerHandler handler, Channel channel, ByteBuf frame) {
         this.handler = handler;
@@ -89,20 +91,23 @@ final class TcpRequest implements RpcRequest {
 
     /** Fails the request unless the handler already answered it. */
     void failIfOpen(ErrorCode code, String message) {
-        if (!answered) {
-            fail(code, message);
+        if (!answered.get()) {
+            try {
+                fail(code, message);
+            } catch (IllegalStateException answeredMeanwhile) {
+                // The handler's executor answered between the check and the claim; its answer stands.
+            }
         }
     }
 
     private void markAnswered(ByteBuf response, ByteBuf payload) {
-        if (answered) {
+        if (!answered.compareAndSet(false, true)) {
             response.release();
             if (payload != null) {
                 payload.release();
             }
             throw new IllegalStateException("request " + requestId + " answered twice");
         }
-        answered = true;
         frame.release();
     }
 

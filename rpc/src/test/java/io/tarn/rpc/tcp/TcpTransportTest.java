@@ -43,6 +43,10 @@ class TcpTransportTest {
     static final int THROWS = 1003;
     static final int STRICT = 1004;
     static final int PAYLOAD = 1005;
+    static final int LATER = 1006;
+
+    /** Requests the SILENT opcode left unanswered; answered at teardown so their frames are released. */
+    static final java.util.Queue<RpcRequest> PARKED = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /** Echoes longs, fails, stays silent, throws, rejects malformed bodies, or returns a payload. */
     static final RpcHandler HANDLER = (RpcRequest r) -> {
@@ -58,6 +62,15 @@ class TcpTransportTest {
                 r.fail(ErrorCode.FILE_NOT_FOUND, "no such thing: /x");
                 break;
             case SILENT:
+                PARKED.add(r);
+                break;
+            case LATER:
+                // Answers 7 from another thread after 200 ms.
+                io.netty.util.concurrent.GlobalEventExecutor.INSTANCE.schedule(() -> {
+                    ByteBuf out = r.response();
+                    out.writeLong(7);
+                    r.send(out);
+                }, 200, TimeUnit.MILLISECONDS);
                 break;
             case THROWS:
                 throw new IllegalStateException("boom");
@@ -99,7 +112,27 @@ class TcpTransportTest {
 
     @AfterEach
     void stop() {
+        RpcRequest r;
+        while ((r = PARKED.poll()) != null) {
+            r.fail(ErrorCode.INTERNAL, "test over");
+        }
         transport.close();
+    }
+
+    private RpcClient clientWith(long maxInflight) {
+        TarnConfig config = TarnConfig.builder().set(TarnKeys.TRANSPORT, io.tarn.common.config.TransportKind.TCP)
+                .set(TarnKeys.RPC_TIMEOUT, 300L).set(TarnKeys.RPC_IO_THREADS, 2)
+                .set(TarnKeys.RPC_MAX_INFLIGHT, (int) maxInflight).build();
+        Transport t = Transports.create(config);
+        extra.add(t);
+        return t.connect(server.localAddress());
+    }
+
+    final List<Transport> extra = new ArrayList<>();
+
+    @AfterEach
+    void stopExtra() {
+        extra.forEach(Transport::close);
     }
 
     private CompletableFuture<Long> echo(RpcClient c, long v) {
@@ -172,6 +205,71 @@ class TcpTransportTest {
                 .cause().isInstanceOf(TarnException.class)
                 .matches(e -> ((TarnException) e).code() == ErrorCode.MALFORMED_REQUEST);
         assertThat(echo(c, 8).join()).isEqualTo(16L);
+    }
+
+    @Test
+    void callChainedFromACallbackFindsTheSlotOfTheCallThatCompleted() throws Exception {
+        RpcClient c = clientWith(1);
+        for (int round = 0; round < 20; round++) {
+            CompletableFuture<Void> gate = new CompletableFuture<>();
+            // The second call is made by a callback on the I/O thread, while the first still "holds" the only slot.
+            CompletableFuture<Long> chained = gate.thenCompose(v -> echo(c, 1)).thenCompose(v -> echo(c, v));
+            gate.complete(null);
+            assertThat(chained.get(5, TimeUnit.SECONDS)).isEqualTo(4L);
+        }
+    }
+
+    @Test
+    void closeFromACallbackOnTheIoThreadWorks() throws Exception {
+        RpcClient c = transport.connect(server.localAddress());
+        java.util.concurrent.atomic.AtomicReference<Throwable> closeError = new java.util.concurrent.atomic.AtomicReference<>();
+        long v = c.call(ECHO, b -> b.writeLong(3), b -> {
+            try {
+                c.close(); // decoders always run on the connection's event loop
+            } catch (Throwable t) {
+                closeError.set(t);
+            }
+            return b.readLong();
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(v).isEqualTo(6L);
+        assertThat(closeError.get()).isNull();
+        assertThatThrownBy(() -> echo(c, 1).get(5, TimeUnit.SECONDS)).cause().isInstanceOf(TarnException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void cancelledUnansweredCallGivesItsSlotBackAtTheDeadline() throws Exception {
+        RpcClient c = clientWith(1);
+        c.call(SILENT, b -> { }, b -> null).cancel(false);
+        Thread.sleep(600); // two timeouts: the cancelled call's deadline passes
+        assertThat(echo(c, 5).get(5, TimeUnit.SECONDS)).isEqualTo(10L);
+    }
+
+    @Test
+    void answerToACancelledCallIsReleased() throws Exception {
+        RpcClient c = transport.connect(server.localAddress());
+        java.util.concurrent.atomic.AtomicReference<ByteBuf> decoded = new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<ByteBuf> f = c.call(LATER, b -> { }, b -> {
+            ByteBuf kept = b.retainedSlice();
+            decoded.set(kept);
+            return kept;
+        });
+        f.cancel(false);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while ((decoded.get() == null || decoded.get().refCnt() != 0) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(decoded.get()).isNotNull();
+        assertThat(decoded.get().refCnt()).isZero();
+    }
+
+    @Test
+    void decoderThrowingAnErrorFailsTheCallAndFreesItsSlot() throws Exception {
+        RpcClient c = clientWith(1);
+        assertThatThrownBy(() -> c.call(ECHO, b -> b.writeLong(1), b -> {
+            throw new Error("decoder bug");
+        }).get(5, TimeUnit.SECONDS)).cause().isInstanceOf(TarnException.class).hasMessageContaining("decoder bug");
+        assertThat(echo(c, 2).get(5, TimeUnit.SECONDS)).isEqualTo(4L);
     }
 
     @Test
