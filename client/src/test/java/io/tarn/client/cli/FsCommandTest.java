@@ -1,9 +1,6 @@
 package io.tarn.client.cli;
 
-import io.tarn.client.TarnClient;
 import io.tarn.client.minicluster.MiniCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,28 +13,10 @@ import static io.tarn.client.cli.Cli.against;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** tarn fs against a real MiniCluster: each test works under its own directory. */
-class FsCommandTest {
-    private static MiniCluster cluster;
-    private static TarnClient client;
+class FsCommandTest extends WithCluster {
 
     @TempDir
     Path local;
-
-    @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = MiniCluster.builder().datanodes(1).start();
-        client = cluster.newClient();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     private static Cli.Result ok(String... args) {
         Cli.Result r = against(cluster, args);

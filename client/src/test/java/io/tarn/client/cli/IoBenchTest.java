@@ -1,9 +1,6 @@
 package io.tarn.client.cli;
 
-import io.tarn.client.TarnClient;
 import io.tarn.client.minicluster.MiniCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,29 +16,11 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every iobench type with tiny sizes against a MiniCluster; checks the reported counts and figures. */
-class IoBenchTest {
+class IoBenchTest extends WithCluster {
     private static final int SIZE = 64 * 1024;
     private static final int OPS = 16;
     private static final Pattern FIELD = Pattern.compile("\"([a-z_0-9]+)\":(\"[^\"]*\"|[-0-9.]+)");
 
-    private static MiniCluster cluster;
-    private static TarnClient client;
-
-    @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = MiniCluster.builder().datanodes(1).start();
-        client = cluster.newClient();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     private static Cli.Result bench(String... args) {
         List<String> all = new ArrayList<>(List.of("iobench"));
