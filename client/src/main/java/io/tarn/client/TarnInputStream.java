@@ -186,7 +186,7 @@ public final class TarnInputStream extends InputStream {
         long p = pos;
         long end = pos + n;
         while (p < end) {
-            int piece = (int) Math.min(end - p, Math.min(chunkSize, blockSize - (p % blockSize)));
+            int piece = pieceLength(p, end);
             parts.add(requestRange(p, piece));
             p += piece;
         }
@@ -242,7 +242,7 @@ public final class TarnInputStream extends InputStream {
         long p = pos;
         long end = pos + n;
         while (p < end) {
-            int piece = (int) Math.min(end - p, Math.min(chunkSize, blockSize - (p % blockSize)));
+            int piece = pieceLength(p, end);
             int at = base + (int) (p - pos);
             parts.add(requestRange(p, piece).thenAccept(buf -> {
                 try {
@@ -339,11 +339,15 @@ public final class TarnInputStream extends InputStream {
     private void fillReadahead() {
         long limit = Math.min(size, position + Math.max(readahead, 1));
         while (requestedUpTo < size && (ahead.isEmpty() || requestedUpTo < limit)) {
-            int piece = (int) Math.min(size - requestedUpTo,
-                    Math.min(chunkSize, blockSize - (requestedUpTo % blockSize)));
+            int piece = pieceLength(requestedUpTo, size);
             ahead.addLast(requestRange(requestedUpTo, piece));
             requestedUpTo += piece;
         }
+    }
+
+    /** Bytes of one data request starting at {@code pos}: at most a chunk, within one block, not past {@code end}. */
+    private int pieceLength(long pos, long end) {
+        return (int) Math.min(end - pos, Math.min(chunkSize, blockSize - (pos % blockSize)));
     }
 
     private CompletableFuture<ByteBuf> requestRange(long pos, int length) {

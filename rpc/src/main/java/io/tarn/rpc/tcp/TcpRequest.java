@@ -83,10 +83,16 @@ final class TcpRequest implements RpcRequest {
 
     @Override
     public void fail(ErrorCode code, String message) {
-        ByteBuf buf = channel.alloc().ioBuffer(64 + Math.min(message.length() * 3, MAX_MESSAGE * 3));
+        send(errorFrame(channel, opcode, requestId, code, message));
+    }
+
+    /** An error response, length not yet filled in; the message is cut to {@link #MAX_MESSAGE} characters. */
+    private static ByteBuf errorFrame(Channel channel, int opcode, long requestId, ErrorCode code, String message) {
+        String text = message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) : message;
+        ByteBuf buf = channel.alloc().ioBuffer(64 + text.length() * 3);
         Frame.begin(buf, opcode, requestId, Frame.FLAG_RESPONSE, code.code());
-        Wire.writeString(buf, message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) : message);
-        send(buf);
+        Wire.writeString(buf, text);
+        return buf;
     }
 
     /** Fails the request unless the handler already answered it. */
@@ -133,9 +139,7 @@ final class TcpRequest implements RpcRequest {
 
     /** Answers a frame that could not become a request, then closes the connection. */
     static void sendErrorAndClose(Channel channel, ErrorCode code, String message) {
-        ByteBuf buf = channel.alloc().ioBuffer(64 + message.length() * 3);
-        Frame.begin(buf, 0, 0, Frame.FLAG_RESPONSE, code.code());
-        Wire.writeString(buf, message);
+        ByteBuf buf = errorFrame(channel, 0, 0, code, message);
         Frame.finish(buf, 0);
         channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
     }

@@ -1,6 +1,7 @@
 package io.tarn.client.cli.fs;
 
 import io.tarn.client.TarnClient;
+import io.tarn.common.fs.TarnPath;
 import io.tarn.client.cli.Formats;
 import io.tarn.common.fs.FileStatus;
 import picocli.CommandLine.Command;
@@ -35,7 +36,7 @@ final class Du extends FsSubcommand {
                     line(total(client, path, status), path);
                 } else {
                     for (FileStatus e : client.list(path)) {
-                        String p = child(path, e.name());
+                        String p = TarnPath.child(path, e.name());
                         line(total(client, p, e), p);
                     }
                 }
@@ -57,7 +58,7 @@ final class Du extends FsSubcommand {
         }
         long sum = 0;
         for (FileStatus e : client.list(path)) {
-            sum += total(client, child(path, e.name()), e);
+            sum += total(client, TarnPath.child(path, e.name()), e);
         }
         return sum;
     }

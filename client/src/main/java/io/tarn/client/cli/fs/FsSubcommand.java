@@ -97,11 +97,6 @@ abstract class FsSubcommand implements Callable<Integer> {
         return p.startsWith("/") ? p : "/" + p;
     }
 
-    /** Joins a directory path and a child name. */
-    static String child(String dir, String name) {
-        return dir.endsWith("/") ? dir + name : dir + "/" + name;
-    }
-
     /** The last component of a path (the path itself for "/"). */
     static String lastName(String path) {
         String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;

@@ -1,6 +1,7 @@
 package io.tarn.client.cli.fs;
 
 import io.tarn.client.TarnClient;
+import io.tarn.common.fs.TarnPath;
 import io.tarn.client.TarnInputStream;
 import io.tarn.common.fs.FileStatus;
 import picocli.CommandLine.Command;
@@ -49,7 +50,7 @@ final class Get extends FsSubcommand {
         if (status.isDirectory()) {
             Files.createDirectories(target);
             for (FileStatus child : client.list(src)) {
-                copy(client, child(src, child.name()), child, target.resolve(child.name()));
+                copy(client, TarnPath.child(src, child.name()), child, target.resolve(child.name()));
             }
             return;
         }

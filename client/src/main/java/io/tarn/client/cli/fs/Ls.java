@@ -1,6 +1,7 @@
 package io.tarn.client.cli.fs;
 
 import io.tarn.client.TarnClient;
+import io.tarn.common.fs.TarnPath;
 import io.tarn.client.cli.Formats;
 import io.tarn.common.fs.FileStatus;
 import picocli.CommandLine.Command;
@@ -61,7 +62,7 @@ final class Ls extends FsSubcommand {
     private void collect(TarnClient client, String dir, List<FileStatus> entries, List<String> entryPaths)
             throws IOException {
         for (FileStatus e : client.list(dir)) {
-            String path = child(dir, e.name());
+            String path = TarnPath.child(dir, e.name());
             entries.add(e);
             entryPaths.add(path);
             if (recursive && e.isDirectory()) {

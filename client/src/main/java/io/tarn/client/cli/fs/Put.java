@@ -2,6 +2,7 @@ package io.tarn.client.cli.fs;
 
 import io.tarn.client.CreateOptions;
 import io.tarn.client.TarnClient;
+import io.tarn.common.fs.TarnPath;
 import io.tarn.client.TarnOutputStream;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -35,7 +36,7 @@ final class Put extends FsSubcommand {
         List<String> srcs = all.subList(0, all.size() - 1);
         boolean intoDirectory = srcs.size() > 1 || isDirectory(client, dst);
         for (String src : srcs) {
-            String target = intoDirectory ? child(dst, Path.of(src).getFileName().toString()) : dst;
+            String target = intoDirectory ? TarnPath.child(dst, Path.of(src).getFileName().toString()) : dst;
             try {
                 copy(client, src, target);
             } catch (IOException e) {
