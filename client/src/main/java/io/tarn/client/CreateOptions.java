@@ -1,19 +1,39 @@
 package io.tarn.client;
 
+import io.tarn.common.fs.Ownership;
+
 /**
- * How {@link TarnClient#create(String, CreateOptions)} makes a file.
+ * How {@link TarnClient#create(String, CreateOptions)} makes a file (and
+ * {@link TarnClient#mkdirs(String, Ownership)} a directory).
  *
  * @param overwrite     replace an existing file (never a directory)
  * @param createParents create missing parent directories
  * @param storageClass  preferred storage class, or -1 for the client's {@code tarn.client.storage.class}
+ * @param ownership     owner, group and permission; unspecified parts are filled in as
+ *                      {@link Ownership} describes, an empty owner with this JVM's user name
  */
-public record CreateOptions(boolean overwrite, boolean createParents, int storageClass) {
-    /** Fail when the file exists; create missing parents; default storage class. */
-    public static final CreateOptions DEFAULT = new CreateOptions(false, true, -1);
-    /** Replace an existing file; create missing parents; default storage class. */
-    public static final CreateOptions OVERWRITE = new CreateOptions(true, true, -1);
+public record CreateOptions(boolean overwrite, boolean createParents, int storageClass, Ownership ownership) {
+    /** Fail when the file exists; create missing parents; default storage class and ownership. */
+    public static final CreateOptions DEFAULT = new CreateOptions(false, true, -1, Ownership.UNSPECIFIED);
+    /** Replace an existing file; create missing parents; default storage class and ownership. */
+    public static final CreateOptions OVERWRITE = new CreateOptions(true, true, -1, Ownership.UNSPECIFIED);
+
+    public CreateOptions {
+        if (ownership == null) {
+            throw new IllegalArgumentException("ownership must not be null (use Ownership.UNSPECIFIED)");
+        }
+    }
+
+    /** Default ownership. */
+    public CreateOptions(boolean overwrite, boolean createParents, int storageClass) {
+        this(overwrite, createParents, storageClass, Ownership.UNSPECIFIED);
+    }
 
     public CreateOptions withStorageClass(int storageClass) {
-        return new CreateOptions(overwrite, createParents, storageClass);
+        return new CreateOptions(overwrite, createParents, storageClass, ownership);
+    }
+
+    public CreateOptions withOwnership(Ownership ownership) {
+        return new CreateOptions(overwrite, createParents, storageClass, ownership);
     }
 }

@@ -4,16 +4,19 @@ import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
-import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
@@ -43,13 +46,22 @@ final class NamenodeClient {
     }
 
     CompletableFuture<FileStatus> create(String path, FileType type, int flags, int storageClass, long clientId,
-                                         String clientHost) {
-        CreateRequest r = new CreateRequest(path, type, flags, storageClass, clientId, clientHost);
+                                         String clientHost, Ownership ownership) {
+        CreateRequest r = new CreateRequest(path, type, flags, storageClass, clientId, clientHost, ownership);
         return rpc.call(Opcode.CREATE, r::encode, NamenodeProtocol::decodeStatus);
     }
 
-    CompletableFuture<FileStatus> mkdirs(String path) {
-        return rpc.call(Opcode.MKDIRS, new PathRequest(path)::encode, NamenodeProtocol::decodeStatus);
+    CompletableFuture<FileStatus> mkdirs(String path, Ownership ownership) {
+        return rpc.call(Opcode.MKDIRS, new MkdirsRequest(path, ownership)::encode, NamenodeProtocol::decodeStatus);
+    }
+
+    CompletableFuture<FileStatus> append(String path, long clientId, String clientHost) {
+        return rpc.call(Opcode.APPEND, new AppendRequest(path, clientId, clientHost)::encode,
+                NamenodeProtocol::decodeStatus);
+    }
+
+    CompletableFuture<FileStatus> setAttributes(SetAttributesRequest r) {
+        return rpc.call(Opcode.SET_ATTR, r::encode, NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<BlockRef> getBlock(long fileId, int index, boolean write, long clientId, String clientHost,

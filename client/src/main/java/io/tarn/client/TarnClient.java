@@ -10,9 +10,11 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
 import org.slf4j.Logger;
@@ -56,6 +58,8 @@ public final class TarnClient implements AutoCloseable {
     private final DataClient data;
     private final long clientId;
     private final String clientHost;
+    /** Owner of what this client creates when the caller names none. */
+    private final String user = System.getProperty("user.name", "");
     private final Set<TarnOutputStream> writers = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService leaseRenewer;
     private volatile boolean closed;
@@ -137,6 +141,15 @@ public final class TarnClient implements AutoCloseable {
         return await(createAsync(path, options));
     }
 
+    /**
+     * Reopens a closed file for writing at its end; the stream's {@link TarnOutputStream#position()}
+     * starts at the file's size. {@link io.tarn.common.error.LeaseException} while another writer (or
+     * this client) has the file open for writing.
+     */
+    public TarnOutputStream append(String path) throws IOException {
+        return await(appendAsync(path));
+    }
+
     /** Opens a file for reading. */
     public TarnInputStream open(String path) throws IOException {
         return await(openAsync(path));
@@ -146,6 +159,35 @@ public final class TarnClient implements AutoCloseable {
     public boolean mkdirs(String path) throws IOException {
         await(mkdirsAsync(path));
         return true;
+    }
+
+    /**
+     * Creates a directory and any missing parents with the given ownership (see {@link Ownership};
+     * parents get owner write and search added). An existing directory is left as it is.
+     */
+    public FileStatus mkdirs(String path, Ownership ownership) throws IOException {
+        return await(namenode.mkdirs(path, withUser(ownership)));
+    }
+
+    /** Sets owner and/or group; null leaves one unchanged. Stored, not enforced. */
+    public FileStatus setOwner(String path, String owner, String group) throws IOException {
+        int mask = (owner != null ? NamenodeProtocol.SET_OWNER : 0) | (group != null ? NamenodeProtocol.SET_GROUP : 0);
+        Ownership o = new Ownership(owner != null ? owner : "", group != null ? group : "", Ownership.DEFAULT_PERMISSION);
+        return await(namenode.setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
+    }
+
+    /** Sets the permission bits (0 to 07777 octal). Stored, not enforced. */
+    public FileStatus setPermission(String path, int permission) throws IOException {
+        return await(namenode.setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
+                Ownership.UNSPECIFIED.withPermission(permission), -1, -1)));
+    }
+
+    /** Sets modification and/or access time in milliseconds since the epoch; -1 leaves one unchanged. */
+    public FileStatus setTimes(String path, long modificationTime, long accessTime) throws IOException {
+        int mask = (modificationTime != -1 ? NamenodeProtocol.SET_MTIME : 0)
+                | (accessTime != -1 ? NamenodeProtocol.SET_ATIME : 0);
+        return await(namenode.setAttributes(new SetAttributesRequest(path, mask, Ownership.UNSPECIFIED,
+                modificationTime, accessTime)));
     }
 
     /** Entries of a directory sorted by name (a file lists as itself). */
@@ -189,8 +231,18 @@ public final class TarnClient implements AutoCloseable {
                 | (options.createParents() ? NamenodeProtocol.CREATE_PARENTS : 0);
         int storageClass = options.storageClass() >= 0 ? options.storageClass()
                 : config.get(TarnKeys.CLIENT_STORAGE_CLASS);
-        return namenode.create(path, FileType.FILE, flags, storageClass, clientId, clientHost)
+        return namenode.create(path, FileType.FILE, flags, storageClass, clientId, clientHost,
+                        withUser(options.ownership()))
                 .thenApply(status -> new TarnOutputStream(this, path, status));
+    }
+
+    public CompletableFuture<TarnOutputStream> appendAsync(String path) {
+        return namenode.append(path, clientId, clientHost).thenApply(status -> new TarnOutputStream(this, path, status));
+    }
+
+    /** The ownership with this JVM's user as owner when none is named. */
+    private Ownership withUser(Ownership o) {
+        return o.owner().isEmpty() ? new Ownership(user, o.group(), o.permission()) : o;
     }
 
     public CompletableFuture<TarnInputStream> openAsync(String path) {
@@ -204,7 +256,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<FileStatus> mkdirsAsync(String path) {
-        return namenode.mkdirs(path);
+        return namenode.mkdirs(path, withUser(Ownership.UNSPECIFIED));
     }
 
     public CompletableFuture<List<FileStatus>> listAsync(String path) {

@@ -279,6 +279,19 @@ public final class TarnInputStream extends InputStream {
         }
     }
 
+    /**
+     * Releases the read-ahead buffers and cached block locations, keeping the position; the next
+     * read fetches them again. For callers that keep many streams open but idle (Hadoop's
+     * {@code CanUnbuffer}).
+     */
+    public void unbuffer() {
+        dropReadahead();
+        requestedUpTo = position;
+        synchronized (this) {
+            refs.clear();
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {

@@ -55,11 +55,14 @@ public final class TarnOutputStream extends OutputStream {
     private volatile Throwable failure;
     private boolean closed;
 
+    /** A stream that writes from {@code status.size()} on: 0 for a new file, the end for an append. */
     TarnOutputStream(TarnClient client, String path, FileStatus status) {
         this.client = client;
         this.path = path;
         this.fileId = status.fileId();
         this.blockSize = status.blockSize();
+        this.position = status.size();
+        this.sent = status.size();
         this.chunkSize = (int) Math.min(blockSize, client.config().get(TarnKeys.CLIENT_IO_CHUNK));
         this.writeBehind = Math.max(chunkSize, client.config().get(TarnKeys.CLIENT_WRITE_BEHIND));
         client.opened(this);
@@ -121,7 +124,7 @@ public final class TarnOutputStream extends OutputStream {
         return allSent;
     }
 
-    /** Bytes written so far. */
+    /** The file's length once everything written so far is stored: bytes written, plus the size an append started at. */
     public long position() {
         return position;
     }

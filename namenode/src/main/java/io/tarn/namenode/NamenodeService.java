@@ -16,7 +16,10 @@ import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
+import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
+import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
@@ -117,7 +120,15 @@ public final class NamenodeService implements RpcHandler {
             switch (request.opcode()) {
                 case Opcode.GET_FILE -> sendStatus(request, namespace.getFile(PathRequest.decode(body).path()));
                 case Opcode.CREATE -> sendStatus(request, create(CreateRequest.decode(body)));
-                case Opcode.MKDIRS -> sendStatus(request, namespace.mkdirs(PathRequest.decode(body).path()));
+                case Opcode.MKDIRS -> {
+                    MkdirsRequest r = MkdirsRequest.decode(body);
+                    sendStatus(request, namespace.mkdirs(r.path(), r.ownership()));
+                }
+                case Opcode.APPEND -> {
+                    AppendRequest r = AppendRequest.decode(body);
+                    sendStatus(request, fileService.reopen(namespace.file(r.path()), r.clientId()));
+                }
+                case Opcode.SET_ATTR -> sendStatus(request, namespace.setAttributes(SetAttributesRequest.decode(body)));
                 case Opcode.GET_BLOCK -> {
                     GetBlockRequest r = GetBlockRequest.decode(body);
                     ByteBuf out = request.response();
@@ -196,7 +207,8 @@ public final class NamenodeService implements RpcHandler {
 
     /** CREATE: a file or directory. */
     public FileStatus create(CreateRequest r) throws TarnException {
-        return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(), r.clientId());
+        return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(), r.clientId(),
+                r.ownership());
     }
 
     /** REGISTER_DATANODE: registers and answers with the datanode id, block size and token key. */

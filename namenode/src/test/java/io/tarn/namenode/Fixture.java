@@ -4,6 +4,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.NamenodeProtocol;
@@ -28,11 +29,12 @@ public final class Fixture {
     }
 
     public FileStatus create(String path, long client) throws TarnException {
-        return nn.create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, client, ""));
+        return nn.create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, client, "",
+                Ownership.UNSPECIFIED));
     }
 
     public FileStatus create(String path, long client, int flags, int storageClass) throws TarnException {
-        return nn.create(new CreateRequest(path, FileType.FILE, flags, storageClass, client, ""));
+        return nn.create(new CreateRequest(path, FileType.FILE, flags, storageClass, client, "", Ownership.UNSPECIFIED));
     }
 
     public BlockRef write(long fileId, int index, long client) throws TarnException {

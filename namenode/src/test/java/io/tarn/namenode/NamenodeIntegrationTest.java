@@ -8,6 +8,7 @@ import io.tarn.common.error.TarnError;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
@@ -19,11 +20,13 @@ import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
+import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
+import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
@@ -82,8 +85,8 @@ class NamenodeIntegrationTest {
     }
 
     private FileStatus create(RpcClient c, String path, int flags) throws Exception {
-        return get(c.call(Opcode.CREATE, b -> new CreateRequest(path, FileType.FILE, flags, 0, CLIENT, "127.0.0.1")
-                .encode(b), NamenodeProtocol::readStatus));
+        return get(c.call(Opcode.CREATE, b -> new CreateRequest(path, FileType.FILE, flags, 0, CLIENT, "127.0.0.1",
+                Ownership.UNSPECIFIED).encode(b), NamenodeProtocol::readStatus));
     }
 
     private BlockRef getBlock(long fileId, int index, boolean write) throws Exception {
@@ -145,15 +148,16 @@ class NamenodeIntegrationTest {
 
     @Test
     void mkdirsRenewPingAndErrors() throws Exception {
-        FileStatus d = get(rpc.call(Opcode.MKDIRS, b -> new PathRequest("/a/b").encode(b),
-                NamenodeProtocol::readStatus));
+        FileStatus d = get(rpc.call(Opcode.MKDIRS, b -> new MkdirsRequest("/a/b", new Ownership("ann", "", 0750))
+                .encode(b), NamenodeProtocol::readStatus));
         assertThat(d.isDirectory()).isTrue();
+        assertThat(d.ownership()).isEqualTo(new Ownership("ann", Namespace.ROOT_GROUP, 0750));
         get(rpc.call(Opcode.RENEW_LEASE, b -> new RenewLeaseRequest(CLIENT).encode(b), body -> null));
         get(rpc.call(Opcode.PING, b -> { }, body -> null));
         assertThat(errorOf(rpc.call(77, b -> { }, body -> null))).isEqualTo(ErrorCode.UNKNOWN_OPCODE);
         create(rpc, "/a/b/f", 0);
-        assertThat(errorOf(rpc.call(Opcode.CREATE, b -> new CreateRequest("/a/b/f", FileType.FILE, 0, 0, CLIENT, "")
-                .encode(b), NamenodeProtocol::readStatus))).isEqualTo(ErrorCode.FILE_EXISTS);
+        assertThat(errorOf(rpc.call(Opcode.CREATE, b -> new CreateRequest("/a/b/f", FileType.FILE, 0, 0, CLIENT, "",
+                Ownership.UNSPECIFIED).encode(b), NamenodeProtocol::readStatus))).isEqualTo(ErrorCode.FILE_EXISTS);
         Throwable t = catchThrowable(() -> getBlock(d.fileId() + 12345, 0, true));
         assertThat(t).hasMessageContaining("no file with id");
     }

@@ -12,10 +12,16 @@ package io.tarn.common.fs;
  * @param storageClass     preferred storage class (0 = DRAM, 1 = flash)
  * @param creationTime     milliseconds since the epoch
  * @param modificationTime milliseconds since the epoch
+ * @param accessTime       milliseconds since the epoch; the creation time until set explicitly (Tarn
+ *                         does not update it on reads, like HDFS with access times disabled)
+ * @param owner            owning user
+ * @param group            owning group
+ * @param permission       the 12 low bits of a POSIX mode
  * @param underConstruction true while a writer holds the file's lease
  */
 public record FileStatus(String name, long fileId, FileType type, long size, int blockSize, int storageClass,
-                         long creationTime, long modificationTime, boolean underConstruction) {
+                         long creationTime, long modificationTime, long accessTime, String owner, String group,
+                         int permission, boolean underConstruction) {
 
     public boolean isDirectory() {
         return type == FileType.DIRECTORY;
@@ -23,5 +29,10 @@ public record FileStatus(String name, long fileId, FileType type, long size, int
 
     public boolean isFile() {
         return type == FileType.FILE;
+    }
+
+    /** Owner, group and permission together. */
+    public Ownership ownership() {
+        return new Ownership(owner, group, permission);
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +16,11 @@ import java.util.List;
  * {@code decode} that reads and validates it. Field order is the wire order; sizes in brackets.
  * <pre>
  * GET_FILE     req: path[str]                                             resp: FileStatus
- * CREATE       req: path[str] type[u8] flags[u8] storageClass[u8] clientId[i64] clientHost[str]
+ * CREATE       req: path[str] type[u8] flags[u8] storageClass[u8] clientId[i64] clientHost[str] Ownership
  *              resp: FileStatus
- * MKDIRS       req: path[str]                                             resp: FileStatus
+ * MKDIRS       req: path[str] Ownership                                   resp: FileStatus
+ * APPEND       req: path[str] clientId[i64] clientHost[str]               resp: FileStatus (reopened)
+ * SET_ATTR     req: path[str] mask[u8] Ownership mtime[i64] atime[i64]    resp: FileStatus
  * GET_BLOCK    req: fileId[i64] blockIndex[i32] write[bool] clientId[i64] clientHost[str] durableSize[i64]
  *              resp: BlockRef      (durableSize: bytes the writer knows are stored; -1 when reading)
  * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
@@ -27,7 +30,9 @@ import java.util.List;
  * RENAME       req: src[str] dst[str]                                     resp: (empty)
  * RENEW_LEASE  req: clientId[i64]                                         resp: (empty)
  * FileStatus:  name[str] fileId[i64] type[u8] flags[u8] storageClass[u8] blockSize[i32] size[i64]
- *              ctime[i64] mtime[i64]          (flags bit 0: under construction)
+ *              ctime[i64] mtime[i64] atime[i64] owner[str] group[str] permission[u16]
+ *              (flags bit 0: under construction)
+ * Ownership:   owner[str] group[str] permission[u16]   ("" and 0xFFFF: unspecified, namenode default)
  * BlockRef:    datanodeId[i32] host[str] port[u16] storageClass[u8] regionId[i32] blockIndex[i32]
  *              blockSize[i32] generation[i32] token[i64] writable[bool]
  * </pre>
@@ -41,6 +46,21 @@ public final class NamenodeProtocol {
     /** CREATE flag: create missing parent directories. */
     public static final int CREATE_PARENTS = 2;
 
+    /** SET_ATTR mask bit: set the owner. */
+    public static final int SET_OWNER = 1;
+    /** SET_ATTR mask bit: set the group. */
+    public static final int SET_GROUP = 2;
+    /** SET_ATTR mask bit: set the permission. */
+    public static final int SET_PERMISSION = 4;
+    /** SET_ATTR mask bit: set the modification time. */
+    public static final int SET_MTIME = 8;
+    /** SET_ATTR mask bit: set the access time. */
+    public static final int SET_ATIME = 16;
+    private static final int SET_ALL = 31;
+
+    /** Wire value of {@link Ownership#DEFAULT_PERMISSION}. */
+    private static final int WIRE_DEFAULT_PERMISSION = 0xFFFF;
+
     // ---------------------------------------------------------------- FileStatus, BlockRef
 
     public static void writeStatus(ByteBuf buf, FileStatus s) {
@@ -53,6 +73,10 @@ public final class NamenodeProtocol {
         buf.writeLong(s.size());
         buf.writeLong(s.creationTime());
         buf.writeLong(s.modificationTime());
+        buf.writeLong(s.accessTime());
+        Wire.writeString(buf, s.owner());
+        Wire.writeString(buf, s.group());
+        buf.writeShort(s.permission());
     }
 
     public static FileStatus readStatus(ByteBuf buf) {
@@ -65,7 +89,35 @@ public final class NamenodeProtocol {
         long size = Wire.readLong(buf);
         long ctime = Wire.readLong(buf);
         long mtime = Wire.readLong(buf);
-        return new FileStatus(name, id, type, size, blockSize, sc, ctime, mtime, (flags & 1) != 0);
+        long atime = Wire.readLong(buf);
+        String owner = Wire.readString(buf);
+        String group = Wire.readString(buf);
+        int permission = Wire.readUnsignedShort(buf);
+        if (permission > Ownership.MAX_PERMISSION) {
+            throw new MalformedMessageException("permission " + Integer.toOctalString(permission)
+                    + " is not a 12-bit mode");
+        }
+        return new FileStatus(name, id, type, size, blockSize, sc, ctime, mtime, atime, owner, group, permission,
+                (flags & 1) != 0);
+    }
+
+    /** Writes owner, group and permission ({@link Ownership#DEFAULT_PERMISSION} as 0xFFFF). */
+    public static void writeOwnership(ByteBuf buf, Ownership o) {
+        Wire.writeString(buf, o.owner());
+        Wire.writeString(buf, o.group());
+        buf.writeShort(o.permission() == Ownership.DEFAULT_PERMISSION ? WIRE_DEFAULT_PERMISSION : o.permission());
+    }
+
+    public static Ownership readOwnership(ByteBuf buf) {
+        String owner = Wire.readString(buf);
+        String group = Wire.readString(buf);
+        int p = Wire.readUnsignedShort(buf);
+        if (p == WIRE_DEFAULT_PERMISSION) {
+            p = Ownership.DEFAULT_PERMISSION;
+        } else if (p > Ownership.MAX_PERMISSION) {
+            throw new MalformedMessageException("permission " + Integer.toOctalString(p) + " is not a 12-bit mode");
+        }
+        return new Ownership(owner, group, p);
     }
 
     /** Decodes a body that is exactly one FileStatus (GET_FILE, CREATE, MKDIRS, CLOSE, SYNC responses). */
@@ -134,7 +186,7 @@ public final class NamenodeProtocol {
 
     /** CREATE request. */
     public record CreateRequest(String path, FileType type, int flags, int storageClass, long clientId,
-                                String clientHost) {
+                                String clientHost, Ownership ownership) {
         public void encode(ByteBuf buf) {
             Wire.writeString(buf, path);
             buf.writeByte(type.wire());
@@ -142,11 +194,13 @@ public final class NamenodeProtocol {
             buf.writeByte(storageClass);
             buf.writeLong(clientId);
             Wire.writeString(buf, clientHost);
+            writeOwnership(buf, ownership);
         }
 
         public static CreateRequest decode(ByteBuf buf) {
             CreateRequest r = new CreateRequest(Wire.readString(buf), fileType(Wire.readUnsignedByte(buf)),
-                    Wire.readUnsignedByte(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf), Wire.readString(buf));
+                    Wire.readUnsignedByte(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf), Wire.readString(buf),
+                    readOwnership(buf));
             Wire.end(buf);
             return r;
         }
@@ -157,6 +211,65 @@ public final class NamenodeProtocol {
 
         public boolean createParents() {
             return (flags & CREATE_PARENTS) != 0;
+        }
+    }
+
+    /** MKDIRS request: the directory and its missing parents get {@code ownership}. */
+    public record MkdirsRequest(String path, Ownership ownership) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            writeOwnership(buf, ownership);
+        }
+
+        public static MkdirsRequest decode(ByteBuf buf) {
+            MkdirsRequest r = new MkdirsRequest(Wire.readString(buf), readOwnership(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** APPEND request: reopens a closed file for writing at its end, leased to {@code clientId}. */
+    public record AppendRequest(String path, long clientId, String clientHost) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            buf.writeLong(clientId);
+            Wire.writeString(buf, clientHost);
+        }
+
+        public static AppendRequest decode(ByteBuf buf) {
+            AppendRequest r = new AppendRequest(Wire.readString(buf), Wire.readLong(buf), Wire.readString(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /**
+     * SET_ATTR request: changes the attributes whose bit is set in {@code mask} ({@link #SET_OWNER},
+     * {@link #SET_GROUP}, {@link #SET_PERMISSION}, {@link #SET_MTIME}, {@link #SET_ATIME}); the other
+     * fields are ignored. Times are milliseconds since the epoch.
+     */
+    public record SetAttributesRequest(String path, int mask, Ownership ownership, long modificationTime,
+                                       long accessTime) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            buf.writeByte(mask);
+            writeOwnership(buf, ownership);
+            buf.writeLong(modificationTime);
+            buf.writeLong(accessTime);
+        }
+
+        public static SetAttributesRequest decode(ByteBuf buf) {
+            SetAttributesRequest r = new SetAttributesRequest(Wire.readString(buf), Wire.readUnsignedByte(buf),
+                    readOwnership(buf), Wire.readLong(buf), Wire.readLong(buf));
+            Wire.end(buf);
+            if ((r.mask & ~SET_ALL) != 0) {
+                throw new MalformedMessageException("unknown SET_ATTR mask bits " + Integer.toBinaryString(r.mask));
+            }
+            return r;
+        }
+
+        public boolean sets(int bit) {
+            return (mask & bit) != 0;
         }
     }
 

@@ -19,6 +19,8 @@ public final class Opcode {
     public static final int RENAME = 8;
     public static final int RENEW_LEASE = 9;
     public static final int SYNC = 10;
+    public static final int SET_ATTR = 11;
+    public static final int APPEND = 12;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -45,6 +47,8 @@ public final class Opcode {
             case RENAME: return "RENAME";
             case RENEW_LEASE: return "RENEW_LEASE";
             case SYNC: return "SYNC";
+            case SET_ATTR: return "SET_ATTR";
+            case APPEND: return "APPEND";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

@@ -32,8 +32,8 @@ class FsRecordsTest {
 
     @Test
     void fileStatusKind() {
-        FileStatus f = new FileStatus("文件", 7, FileType.FILE, 10, 4096, 0, 1, 2, true);
-        FileStatus d = new FileStatus("", 1, FileType.DIRECTORY, 0, 0, 0, 1, 2, false);
+        FileStatus f = new FileStatus("文件", 7, FileType.FILE, 10, 4096, 0, 1, 2, 3, "u", "g", 0644, true);
+        FileStatus d = new FileStatus("", 1, FileType.DIRECTORY, 0, 0, 0, 1, 2, 2, "root", "supergroup", 0755, false);
         assertThat(f.isFile()).isTrue();
         assertThat(f.isDirectory()).isFalse();
         assertThat(d.isDirectory()).isTrue();

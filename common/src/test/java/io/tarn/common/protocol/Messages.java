@@ -4,6 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
+import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
@@ -76,6 +80,12 @@ final class Messages {
             (b, v) -> v.encode(b), PathRequest::decode, true);
     static final Codec<CreateRequest> CREATE = new Codec<>("CreateRequest",
             (b, v) -> v.encode(b), CreateRequest::decode, true);
+    static final Codec<MkdirsRequest> MKDIRS = new Codec<>("MkdirsRequest",
+            (b, v) -> v.encode(b), MkdirsRequest::decode, true);
+    static final Codec<AppendRequest> APPEND = new Codec<>("AppendRequest",
+            (b, v) -> v.encode(b), AppendRequest::decode, true);
+    static final Codec<SetAttributesRequest> SET_ATTR = new Codec<>("SetAttributesRequest",
+            (b, v) -> v.encode(b), SetAttributesRequest::decode, true);
     static final Codec<GetBlockRequest> GET_BLOCK = new Codec<>("GetBlockRequest",
             (b, v) -> v.encode(b), GetBlockRequest::decode, true);
     static final Codec<SyncRequest> SYNC = new Codec<>("SyncRequest",
@@ -105,7 +115,8 @@ final class Messages {
     static final Codec<ClusterStatus> CLUSTER_STATUS = new Codec<>("ClusterStatus",
             (b, v) -> v.encode(b), ClusterStatus::decode, false);
 
-    static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, GET_BLOCK, SYNC, CLOSE, LIST,
+    static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, MKDIRS, APPEND,
+            SET_ATTR, GET_BLOCK, SYNC, CLOSE, LIST,
             LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
             DATANODE_STATUS, CLUSTER_STATUS);
 
@@ -115,11 +126,12 @@ final class Messages {
 
     static FileStatus file(String name) {
         return new FileStatus(name, 42, FileType.FILE, 123_456_789_012L, 1 << 20, 1, 1_700_000_000_000L,
-                1_700_000_000_123L, true);
+                1_700_000_000_123L, 1_700_000_000_456L, "usér", "grüppe", 07777, true);
     }
 
     static FileStatus dir(String name) {
-        return new FileStatus(name, Long.MAX_VALUE, FileType.DIRECTORY, 0, 0, 255, Long.MIN_VALUE, -1, false);
+        return new FileStatus(name, Long.MAX_VALUE, FileType.DIRECTORY, 0, 0, 255, Long.MIN_VALUE, -1,
+                Long.MAX_VALUE, "", "", 0, false);
     }
 
     static BlockRef blockRef() {
@@ -141,8 +153,16 @@ final class Messages {
         s.add(PATH.sample(new PathRequest(UNICODE_PATH)));
         s.add(PATH.sample(new PathRequest("")));
         s.add(CREATE.sample(new CreateRequest(UNICODE_PATH, FileType.FILE,
-                NamenodeProtocol.CREATE_OVERWRITE | NamenodeProtocol.CREATE_PARENTS, 1, -3L, "client-ß")));
-        s.add(CREATE.sample(new CreateRequest("/d", FileType.DIRECTORY, 255, 255, Long.MAX_VALUE, "")));
+                NamenodeProtocol.CREATE_OVERWRITE | NamenodeProtocol.CREATE_PARENTS, 1, -3L, "client-ß",
+                new Ownership("ü", "文件", 01755))));
+        s.add(CREATE.sample(new CreateRequest("/d", FileType.DIRECTORY, 255, 255, Long.MAX_VALUE, "",
+                Ownership.UNSPECIFIED)));
+        s.add(MKDIRS.sample(new MkdirsRequest(UNICODE_PATH, new Ownership("a", "b", 0))));
+        s.add(MKDIRS.sample(new MkdirsRequest("/", Ownership.UNSPECIFIED)));
+        s.add(APPEND.sample(new AppendRequest(UNICODE_PATH, Long.MIN_VALUE, "客户端")));
+        s.add(SET_ATTR.sample(new SetAttributesRequest(UNICODE_PATH, 31, new Ownership("o", "g", 07777),
+                Long.MIN_VALUE, Long.MAX_VALUE)));
+        s.add(SET_ATTR.sample(new SetAttributesRequest("/", 0, Ownership.UNSPECIFIED, -1, -1)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(Long.MIN_VALUE, Integer.MAX_VALUE, true, 77, "客户端", Long.MAX_VALUE)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(1, 0, false, 0, "", -1)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(1, 3, true, 9, "h", 0)));
@@ -209,8 +229,16 @@ final class Messages {
     static Arbitrary<FileStatus> fileStatus() {
         return Combinators.combine(text(), longs(), Arbitraries.of(FileType.class), longs(), ints(), u8(), longs(),
                 longs()).as((name, id, type, size, bs, sc, ct, mt) -> new Object[] {name, id, type, size, bs, sc, ct, mt})
-                .flatMap(a -> Arbitraries.of(true, false).map(uc -> new FileStatus((String) a[0], (Long) a[1],
-                        (FileType) a[2], (Long) a[3], (Integer) a[4], (Integer) a[5], (Long) a[6], (Long) a[7], uc)));
+                .flatMap(a -> Combinators.combine(longs(), ownership(false), Arbitraries.of(true, false))
+                        .as((at, o, uc) -> new FileStatus((String) a[0], (Long) a[1], (FileType) a[2], (Long) a[3],
+                                (Integer) a[4], (Integer) a[5], (Long) a[6], (Long) a[7], at, o.owner(), o.group(),
+                                o.permission(), uc)));
+    }
+
+    /** Owner, group and permission; {@code allowDefault} also yields the "namenode decides" permission. */
+    static Arbitrary<Ownership> ownership(boolean allowDefault) {
+        Arbitrary<Integer> perm = Arbitraries.integers().between(allowDefault ? -1 : 0, Ownership.MAX_PERMISSION);
+        return Combinators.combine(text(), text(), perm).as(Ownership::new);
     }
 
     static Arbitrary<BlockRef> blockRef(Arbitrary<String> hosts) {
@@ -233,8 +261,13 @@ final class Messages {
                 fileStatus().map(FILE_STATUS::sample),
                 blockRef(text()).map(BLOCK_REF::sample),
                 text().map(p -> PATH.sample(new PathRequest(p))),
-                Combinators.combine(text(), Arbitraries.of(FileType.class), u8(), u8(), longs(), text())
+                Combinators.combine(text(), Arbitraries.of(FileType.class), u8(), u8(), longs(), text(),
+                                ownership(true))
                         .as(CreateRequest::new).map(CREATE::sample),
+                Combinators.combine(text(), ownership(true)).as(MkdirsRequest::new).map(MKDIRS::sample),
+                Combinators.combine(text(), longs(), text()).as(AppendRequest::new).map(APPEND::sample),
+                Combinators.combine(text(), Arbitraries.integers().between(0, 31), ownership(true), longs(), longs())
+                        .as(SetAttributesRequest::new).map(SET_ATTR::sample),
                 Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(), text(),
                                 Arbitraries.longs().between(-1, Long.MAX_VALUE))
                         .as(GetBlockRequest::new).map(GET_BLOCK::sample),

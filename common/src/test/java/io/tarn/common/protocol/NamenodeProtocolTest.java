@@ -5,6 +5,8 @@ import io.netty.buffer.Unpooled;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
@@ -36,7 +38,8 @@ class NamenodeProtocolTest {
 
     @Test
     void createRequestLayout() {
-        CreateRequest r = new CreateRequest(PATH, FileType.DIRECTORY, 3, 1, 0x0102030405060708L, "h");
+        CreateRequest r = new CreateRequest(PATH, FileType.DIRECTORY, 3, 1, 0x0102030405060708L, "h",
+                new Ownership("o", "", Ownership.DEFAULT_PERMISSION));
         ByteBuf b = Unpooled.wrappedBuffer(encode(r::encode));
         assertThat(b.readUnsignedShort()).isEqualTo(PATH_UTF8.length);
         byte[] path = new byte[PATH_UTF8.length];
@@ -48,14 +51,18 @@ class NamenodeProtocolTest {
         assertThat(b.readLong()).isEqualTo(0x0102030405060708L); // client id, big-endian
         assertThat(b.readUnsignedShort()).isEqualTo(1);
         assertThat(b.readByte()).isEqualTo((byte) 'h');
+        assertThat(b.readUnsignedShort()).isEqualTo(1);          // owner
+        assertThat(b.readByte()).isEqualTo((byte) 'o');
+        assertThat(b.readUnsignedShort()).isEqualTo(0);          // group: unspecified
+        assertThat(b.readUnsignedShort()).isEqualTo(0xFFFF);     // permission: namenode default
         assertThat(b.isReadable()).isFalse();
     }
 
     @Test
     void fileStatusLayout() {
-        FileStatus s = new FileStatus("ab", 9, FileType.FILE, 100, 4096, 1, 11, 12, true);
+        FileStatus s = new FileStatus("ab", 9, FileType.FILE, 100, 4096, 1, 11, 12, 13, "u", "g", 0640, true);
         ByteBuf b = Unpooled.wrappedBuffer(encode(buf -> NamenodeProtocol.writeStatus(buf, s)));
-        assertThat(b.readableBytes()).isEqualTo(2 + 2 + 8 + 1 + 1 + 1 + 4 + 8 + 8 + 8);
+        assertThat(b.readableBytes()).isEqualTo(2 + 2 + 8 + 1 + 1 + 1 + 4 + 8 + 8 + 8 + 8 + 3 + 3 + 2);
         assertThat(b.readUnsignedShort()).isEqualTo(2);
         b.skipBytes(2);
         assertThat(b.readLong()).isEqualTo(9);          // fileId
@@ -66,6 +73,30 @@ class NamenodeProtocolTest {
         assertThat(b.readLong()).isEqualTo(100);        // size
         assertThat(b.readLong()).isEqualTo(11);         // ctime
         assertThat(b.readLong()).isEqualTo(12);         // mtime
+        assertThat(b.readLong()).isEqualTo(13);         // atime
+        assertThat(b.readUnsignedShort()).isEqualTo(1); // owner
+        assertThat(b.readByte()).isEqualTo((byte) 'u');
+        assertThat(b.readUnsignedShort()).isEqualTo(1); // group
+        assertThat(b.readByte()).isEqualTo((byte) 'g');
+        assertThat(b.readUnsignedShort()).isEqualTo(0640);
+    }
+
+    @Test
+    void permissionOutsideTwelveBitsIsMalformed() {
+        byte[] bytes = encode(b -> NamenodeProtocol.writeOwnership(b, new Ownership("", "", 0)));
+        bytes[4] = 0x10;  // 0x1000 = 010000 octal: beyond the 12 mode bits, and not the "default" marker
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, NamenodeProtocol::readOwnership))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("10000");
+    }
+
+    @Test
+    void unknownSetAttributeBitsAreMalformed() {
+        byte[] bytes = encode(new SetAttributesRequest("/", 1, Ownership.UNSPECIFIED, 0, 0)::encode);
+        bytes[3] = (byte) 0x20;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, SetAttributesRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("mask");
     }
 
     @Test
@@ -101,9 +132,10 @@ class NamenodeProtocolTest {
     void createFlags() {
         assertThat(NamenodeProtocol.CREATE_OVERWRITE).isEqualTo(1);
         assertThat(NamenodeProtocol.CREATE_PARENTS).isEqualTo(2);
-        CreateRequest none = new CreateRequest("/a", FileType.FILE, 0, 0, 1, "h");
-        CreateRequest both = new CreateRequest("/a", FileType.FILE, 3, 0, 1, "h");
-        CreateRequest parents = new CreateRequest("/a", FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, 1, "h");
+        CreateRequest none = new CreateRequest("/a", FileType.FILE, 0, 0, 1, "h", Ownership.UNSPECIFIED);
+        CreateRequest both = new CreateRequest("/a", FileType.FILE, 3, 0, 1, "h", Ownership.UNSPECIFIED);
+        CreateRequest parents = new CreateRequest("/a", FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, 1, "h",
+                Ownership.UNSPECIFIED);
         assertThat(none.overwrite()).isFalse();
         assertThat(none.createParents()).isFalse();
         assertThat(both.overwrite()).isTrue();
@@ -141,7 +173,7 @@ class NamenodeProtocolTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 3, 255})
     void unknownFileTypeInCreateIsMalformed(int type) {
-        byte[] bytes = encode(new CreateRequest("/a", FileType.FILE, 0, 0, 1, "h")::encode);
+        byte[] bytes = encode(new CreateRequest("/a", FileType.FILE, 0, 0, 1, "h", Ownership.UNSPECIFIED)::encode);
         bytes[2 + 2] = (byte) type;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, CreateRequest::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)

@@ -4,6 +4,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
@@ -20,6 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * the parent is still alive ({@link DirectoryInode#commitInsert}); when a delete won the race the
  * entry is taken back out and the create fails with PARENT_NOT_FOUND. An overwrite unlinks the old
  * file under that file's monitor, so it and a concurrent delete never both free it.
+ *
+ * <p>Ownership: what the request leaves unspecified comes from the parent directory (owner and
+ * group, the BSD rule HDFS follows) and the defaults ({@link Ownership#FILE_DEFAULT},
+ * {@link Ownership#DIRECTORY_DEFAULT}). Directories created on the way (missing parents) get the
+ * request's owner and group, and its permission with owner write and search added (like HDFS), so
+ * the creator can always go on below them.
  */
 final class Creator {
     private final Clock clock;
@@ -43,11 +50,12 @@ final class Creator {
     }
 
     /** See {@link Namespace#mkdirs}. */
-    FileStatus mkdirs(String path) throws TarnException {
+    FileStatus mkdirs(String path, Ownership requested) throws TarnException {
         List<String> comps = TarnPath.components(path);
         DirectoryInode dir = paths.root();
         for (int i = 0; i < comps.size(); i++) {
-            Inode child = linkDirectory(dir, comps.get(i), comps, i + 1);
+            Ownership own = i == comps.size() - 1 ? requested : ancestor(requested);
+            Inode child = linkDirectory(dir, comps.get(i), comps, i + 1, own);
             if (child instanceof FileInode) {
                 throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + TarnPath.normalize(path)
                         + "': '" + PathWalker.prefix(comps, i + 1) + "' exists and is a file");
@@ -59,7 +67,7 @@ final class Creator {
 
     /** See {@link Namespace#create}. */
     FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
-                      long clientId) throws TarnException {
+                      long clientId, Ownership requested) throws TarnException {
         List<String> comps = TarnPath.components(path);
         String norm = TarnPath.normalize(path);
         if (comps.isEmpty()) {
@@ -68,21 +76,40 @@ final class Creator {
             }
             throw new TarnException(ErrorCode.IS_A_DIRECTORY, "cannot create file '/': it is the root directory");
         }
-        DirectoryInode parent = parentForCreate(comps, norm, createParents);
+        DirectoryInode parent = parentForCreate(comps, norm, createParents, requested);
         String name = comps.get(comps.size() - 1);
         if (type == FileType.DIRECTORY) {
-            Inode child = linkDirectory(parent, name, comps, comps.size());
+            Inode child = linkDirectory(parent, name, comps, comps.size(), requested);
             if (child instanceof FileInode) {
                 throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + norm
                         + "': a file exists there");
             }
             return child.status();
         }
-        return createFile(parent, name, norm, overwrite, storageClass, clientId);
+        return createFile(parent, name, norm, overwrite, storageClass, clientId, requested);
+    }
+
+    /**
+     * The ownership of a new entry under {@code parent}: unspecified owner and group from the
+     * parent, an unspecified permission from {@code defaultPermission}.
+     */
+    static Ownership resolve(Ownership requested, DirectoryInode parent, int defaultPermission) {
+        Ownership p = parent.ownership();
+        return new Ownership(requested.owner().isEmpty() ? p.owner() : requested.owner(),
+                requested.group().isEmpty() ? p.group() : requested.group(),
+                requested.permission() == Ownership.DEFAULT_PERMISSION ? defaultPermission : requested.permission());
+    }
+
+    /** The ownership requested for a directory created on the way: owner write and search added. */
+    private static Ownership ancestor(Ownership requested) {
+        if (requested.permission() == Ownership.DEFAULT_PERMISSION) {
+            return requested;
+        }
+        return requested.withPermission(requested.permission() | 0300);
     }
 
     private FileStatus createFile(DirectoryInode parent, String name, String path, boolean overwrite,
-                                  int storageClass, long clientId) throws TarnException {
+                                  int storageClass, long clientId, Ownership requested) throws TarnException {
         while (true) {
             Inode existing = parent.children().get(name);
             if (existing instanceof DirectoryInode) {
@@ -93,7 +120,7 @@ final class Creator {
                 throw new TarnException(ErrorCode.FILE_EXISTS, "'" + path
                         + "' already exists; create it with overwrite to replace it");
             }
-            FileInode file = newFile(parent, name, storageClass, clientId);
+            FileInode file = newFile(parent, name, storageClass, clientId, requested);
             boolean linked;
             if (existing == null) {
                 linked = parent.children().putIfAbsent(name, file) == null;
@@ -145,10 +172,11 @@ final class Creator {
         return true;
     }
 
-    private FileInode newFile(DirectoryInode parent, String name, int storageClass, long clientId)
-            throws TarnException {
+    private FileInode newFile(DirectoryInode parent, String name, int storageClass, long clientId,
+                              Ownership requested) throws TarnException {
         long id = files.reserve();
-        FileInode file = new FileInode(id, name, parent, clock.millis(), defaultBlockSize, storageClass, clientId);
+        FileInode file = new FileInode(id, name, parent, clock.millis(),
+                resolve(requested, parent, Ownership.FILE_DEFAULT), defaultBlockSize, storageClass, clientId);
         // Lease first: from the moment the file is visible, another writer sees it as leased.
         leases.acquire(clientId, id);
         files.publish(file);
@@ -170,8 +198,8 @@ final class Creator {
         counts.fileRemoved();
     }
 
-    private DirectoryInode parentForCreate(List<String> comps, String path, boolean createParents)
-            throws TarnException {
+    private DirectoryInode parentForCreate(List<String> comps, String path, boolean createParents,
+                                           Ownership requested) throws TarnException {
         DirectoryInode dir = paths.root();
         for (int i = 0; i < comps.size() - 1; i++) {
             Inode next = dir.children().get(comps.get(i));
@@ -181,7 +209,8 @@ final class Creator {
                             + "': parent directory '" + PathWalker.prefix(comps, i + 1)
                             + "' does not exist (create it first, or ask to create parents)");
                 }
-                next = linkDirectory(dir, comps.get(i), comps, i + 1);
+                next = linkDirectory(dir, comps.get(i), comps, i + 1,
+                        new Ownership(requested.owner(), requested.group(), Ownership.DEFAULT_PERMISSION));
             }
             if (next instanceof FileInode) {
                 throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot create '" + path + "': '"
@@ -192,16 +221,19 @@ final class Creator {
         return dir;
     }
 
-    /** The child called {@code name}: the existing entry (of either kind), or a new directory. */
-    private Inode linkDirectory(DirectoryInode parent, String name, List<String> comps, int depth)
-            throws TarnException {
+    /**
+     * The child called {@code name}: the existing entry (of either kind, ownership unchanged), or a
+     * new directory with {@code requested} ownership.
+     */
+    private Inode linkDirectory(DirectoryInode parent, String name, List<String> comps, int depth,
+                                Ownership requested) throws TarnException {
         while (true) {
             Inode existing = parent.children().get(name);
             if (existing != null) {
                 return existing;
             }
             DirectoryInode dir = new DirectoryInode(FileIds.directory(nextDirectory.getAndIncrement()), name, parent,
-                    clock.millis());
+                    clock.millis(), resolve(requested, parent, Ownership.DIRECTORY_DEFAULT));
             if (parent.children().putIfAbsent(name, dir) != null) {
                 continue;
             }

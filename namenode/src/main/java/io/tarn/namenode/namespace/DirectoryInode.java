@@ -2,6 +2,7 @@ package io.tarn.namenode.namespace;
 
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,8 +30,8 @@ public final class DirectoryInode extends Inode {
     private final ConcurrentHashMap<String, Inode> children = new ConcurrentHashMap<>();
     private final AtomicInteger state = new AtomicInteger(ALIVE);
 
-    DirectoryInode(long id, String name, DirectoryInode parent, long now) {
-        super(id, name, parent, now);
+    DirectoryInode(long id, String name, DirectoryInode parent, long now, Ownership ownership) {
+        super(id, name, parent, now, ownership);
     }
 
     ConcurrentHashMap<String, Inode> children() {
@@ -85,6 +86,8 @@ public final class DirectoryInode extends Inode {
 
     @Override
     public FileStatus status() {
-        return new FileStatus(name(), id(), FileType.DIRECTORY, 0, 0, 0, creationTime(), modificationTime(), false);
+        Ownership o = ownership();
+        return new FileStatus(name(), id(), FileType.DIRECTORY, 0, 0, 0, creationTime(), modificationTime(),
+                accessTime(), o.owner(), o.group(), o.permission(), false);
     }
 }

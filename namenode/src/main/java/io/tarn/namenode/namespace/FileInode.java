@@ -2,6 +2,7 @@ package io.tarn.namenode.namespace;
 
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.namenode.blocks.Block;
 
 import java.util.Arrays;
@@ -32,9 +33,9 @@ public final class FileInode extends Inode {
     private long lastWriter;
     private long recoveredFrom = NO_CLIENT;
 
-    FileInode(long id, String name, DirectoryInode parent, long now, int blockSize, int storageClass,
-              long clientId) {
-        super(id, name, parent, now);
+    FileInode(long id, String name, DirectoryInode parent, long now, Ownership ownership, int blockSize,
+              int storageClass, long clientId) {
+        super(id, name, parent, now, ownership);
         this.blockSize = blockSize;
         this.storageClass = storageClass;
         this.leaseHolder = clientId;
@@ -121,6 +122,17 @@ public final class FileInode extends Inode {
     }
 
     /**
+     * Reopens a closed file for appending by {@code clientId}: it is under construction again, at
+     * its current size, with its blocks kept (the last one may be partly filled). Caller holds the
+     * monitor and has checked that the file is closed and not retired.
+     */
+    void reopen(long clientId) {
+        leaseHolder = clientId;
+        recoveredFrom = NO_CLIENT;
+        underConstruction = true;
+    }
+
+    /**
      * Marks the file gone and hands back everything it held. Caller holds the monitor.
      *
      * @return the blocks to free, or null when the file was already retired
@@ -137,7 +149,8 @@ public final class FileInode extends Inode {
 
     @Override
     public FileStatus status() {
+        Ownership o = ownership();
         return new FileStatus(name(), id(), FileType.FILE, size, blockSize, storageClass, creationTime(),
-                modificationTime(), underConstruction);
+                modificationTime(), accessTime(), o.owner(), o.group(), o.permission(), underConstruction);
     }
 }

@@ -112,6 +112,30 @@ public final class FileService {
         }
     }
 
+    /**
+     * Append: reopens closed file {@code f} for writing by {@code clientId} at its current end,
+     * leased to that client. LEASE_CONFLICT while anyone (this client included) still has it open
+     * for writing.
+     */
+    public FileStatus reopen(FileInode f, long clientId) throws TarnException {
+        synchronized (f) {
+            if (f.retired()) {
+                throw new TarnException(ErrorCode.FILE_NOT_FOUND, "'" + f.path() + "' was deleted");
+            }
+            if (f.underConstruction()) {
+                long holder = f.leaseHolder();
+                throw new TarnException(ErrorCode.LEASE_CONFLICT, "cannot append to '" + f.path() + "': it is "
+                        + (holder == clientId ? "already open for writing by this client"
+                        : "being written by client " + Long.toHexString(holder) + " (its lease expires "
+                        + leases.timeoutMs() + " ms after its last renewal)"));
+            }
+            // Lease first: from the moment the file is open again, it is leased.
+            leases.acquire(clientId, f.id());
+            f.reopen(clientId);
+        }
+        return f.status();
+    }
+
     /** Closes a file at {@code size}: publishes the size, frees blocks beyond it, releases the lease. */
     public FileStatus close(long fileId, long clientId, long size) throws TarnException {
         FileInode f = file(fileId);

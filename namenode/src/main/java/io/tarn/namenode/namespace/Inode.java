@@ -1,12 +1,14 @@
 package io.tarn.namenode.namespace;
 
 import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.Ownership;
 
 /**
  * A namespace entry: a directory or a file, linked under a name in its parent directory.
  *
  * <p>{@code name} and {@code parent} change only by rename (and are volatile so the lock-free read
- * path sees a consistent recent value); the id never changes.
+ * path sees a consistent recent value); the id never changes. Ownership (owner, group, permission)
+ * is one immutable value swapped as a whole, so a reader never sees half of a change.
  */
 public abstract sealed class Inode permits DirectoryInode, FileInode {
     private final long id;
@@ -14,13 +16,18 @@ public abstract sealed class Inode permits DirectoryInode, FileInode {
     private volatile String name;
     private volatile DirectoryInode parent;
     private volatile long modificationTime;
+    private volatile long accessTime;
+    private volatile Ownership ownership;
 
-    Inode(long id, String name, DirectoryInode parent, long now) {
+    /** {@code ownership} must be resolved: owner and group named, permission not the default marker. */
+    Inode(long id, String name, DirectoryInode parent, long now, Ownership ownership) {
         this.id = id;
         this.name = name;
         this.parent = parent;
         this.creationTime = now;
         this.modificationTime = now;
+        this.accessTime = now;
+        this.ownership = ownership;
     }
 
     public final long id() {
@@ -43,8 +50,28 @@ public abstract sealed class Inode permits DirectoryInode, FileInode {
         return modificationTime;
     }
 
+    public final long accessTime() {
+        return accessTime;
+    }
+
+    public final Ownership ownership() {
+        return ownership;
+    }
+
     final void touch(long now) {
         modificationTime = now;
+    }
+
+    final void setModificationTime(long t) {
+        modificationTime = t;
+    }
+
+    final void setAccessTime(long t) {
+        accessTime = t;
+    }
+
+    final void setOwnership(Ownership o) {
+        ownership = o;
     }
 
     final void moveTo(DirectoryInode newParent, String newName) {

@@ -1,9 +1,13 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
+import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.BlockAllocator;
@@ -44,6 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Namespace {
     /** Largest page a listing returns, whatever the client asks for, so a response fits in a frame. */
     public static final int MAX_LIST_PAGE = 16_384;
+    /** Group of the root directory, inherited by entries created without a group (as in HDFS). */
+    public static final String ROOT_GROUP = "supergroup";
 
     private final FileTable files;
     private final NamespaceCounts counts = new NamespaceCounts();
@@ -54,7 +60,9 @@ public final class Namespace {
 
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases) {
         this.files = files;
-        this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis()));
+        Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
+                Ownership.DIRECTORY_DEFAULT);
+        this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
         // The single structure lock: held by renames and recursive deletes only.
         ReentrantLock structureLock = new ReentrantLock();
         this.deleter = new Deleter(clock, paths, structureLock, files, allocator, leases, counts);
@@ -118,9 +126,32 @@ public final class Namespace {
 
     // ------------------------------------------------------------------ changes
 
-    /** Creates every missing directory of the path; fine when it exists as a directory. */
+    /** The file at {@code path}; IS_A_DIRECTORY for a directory. */
+    public FileInode file(String path) throws TarnException {
+        Inode node = paths.lookup(path, TarnPath.components(path));
+        if (node instanceof FileInode f) {
+            return f;
+        }
+        throw new TarnException(ErrorCode.IS_A_DIRECTORY, "'" + TarnPath.normalize(path) + "' is a directory");
+    }
+
+    /** {@link #mkdirs(String, Ownership)} with the namenode's default ownership. */
     public FileStatus mkdirs(String path) throws TarnException {
-        return creator.mkdirs(path);
+        return mkdirs(path, Ownership.UNSPECIFIED);
+    }
+
+    /**
+     * Creates every missing directory of the path; fine when it exists as a directory (its
+     * ownership is then left as it is). See {@link Creator} for how ownership is filled in.
+     */
+    public FileStatus mkdirs(String path, Ownership ownership) throws TarnException {
+        return creator.mkdirs(path, ownership);
+    }
+
+    /** {@link #create(String, FileType, boolean, boolean, int, long, Ownership)} with default ownership. */
+    public FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
+                             long clientId) throws TarnException {
+        return create(path, type, overwrite, createParents, storageClass, clientId, Ownership.UNSPECIFIED);
     }
 
     /**
@@ -128,8 +159,43 @@ public final class Namespace {
      * directory at exactly this path.
      */
     public FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
-                             long clientId) throws TarnException {
-        return creator.create(path, type, overwrite, createParents, storageClass, clientId);
+                             long clientId, Ownership ownership) throws TarnException {
+        return creator.create(path, type, overwrite, createParents, storageClass, clientId, ownership);
+    }
+
+    /**
+     * Changes the owner, group, permission and times named by the request's mask. Ownership is
+     * stored, not enforced. INVALID_ARGUMENT for an empty owner or group, the default permission
+     * marker, or a negative time.
+     */
+    public FileStatus setAttributes(SetAttributesRequest r) throws TarnException {
+        String path = r.path();
+        Ownership o = r.ownership();
+        if (r.sets(NamenodeProtocol.SET_OWNER) && o.owner().isEmpty()
+                || r.sets(NamenodeProtocol.SET_GROUP) && o.group().isEmpty()) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot set an empty owner or group on '" + path + "'");
+        }
+        if (r.sets(NamenodeProtocol.SET_PERMISSION) && o.permission() == Ownership.DEFAULT_PERMISSION) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "no permission given to set on '" + path + "'");
+        }
+        if (r.sets(NamenodeProtocol.SET_MTIME) && r.modificationTime() < 0
+                || r.sets(NamenodeProtocol.SET_ATIME) && r.accessTime() < 0) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot set a time before 1970 on '" + path + "'");
+        }
+        Inode node = paths.lookup(path, TarnPath.components(path));
+        synchronized (node) {
+            Ownership cur = node.ownership();
+            node.setOwnership(new Ownership(r.sets(NamenodeProtocol.SET_OWNER) ? o.owner() : cur.owner(),
+                    r.sets(NamenodeProtocol.SET_GROUP) ? o.group() : cur.group(),
+                    r.sets(NamenodeProtocol.SET_PERMISSION) ? o.permission() : cur.permission()));
+            if (r.sets(NamenodeProtocol.SET_MTIME)) {
+                node.setModificationTime(r.modificationTime());
+            }
+            if (r.sets(NamenodeProtocol.SET_ATIME)) {
+                node.setAccessTime(r.accessTime());
+            }
+        }
+        return node.status();
     }
 
     /**

@@ -10,6 +10,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
@@ -108,7 +109,7 @@ class CleanStopWithANamenodeTest {
     /** Creates {@code path} with one block holding {@code data}, written to the datanode over the wire. */
     private long writeFile(String path, byte[] data, DramDatanode dn) throws Exception {
         long fileId = nn().create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, CLIENT,
-                "")).fileId();
+                "", io.tarn.common.fs.Ownership.UNSPECIFIED)).fileId();
         BlockRef w = nn().files().getBlock(fileId, 0, true, CLIENT, "");
         assertThat(w.datanodeId()).isEqualTo(dn.datanodeId());
         RpcClient c = transport.connect(dn.address());
