@@ -8,10 +8,12 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
+import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
@@ -22,6 +24,7 @@ import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
 import io.tarn.rpc.RpcClient;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -68,6 +71,11 @@ final class NamenodeClient {
                                          long durableSize) {
         GetBlockRequest r = new GetBlockRequest(fileId, index, write, clientId, clientHost, durableSize);
         return rpc.call(Opcode.GET_BLOCK, r::encode, NamenodeProtocol::decodeBlockRef);
+    }
+
+    CompletableFuture<List<BlockRef>> getBlocks(long fileId, int first, int count) {
+        return rpc.call(Opcode.GET_BLOCKS, new GetBlocksRequest(fileId, first, count)::encode,
+                b -> BlockRefs.decode(b).blocks());
     }
 
     CompletableFuture<FileStatus> sync(long fileId, long clientId, long durableSize) {

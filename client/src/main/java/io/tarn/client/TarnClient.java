@@ -215,6 +215,23 @@ public final class TarnClient implements AutoCloseable {
         return await(getBlockAsync(fileId, index));
     }
 
+    /**
+     * Read locations of the blocks of a file from block {@code first} on, up to {@code count}
+     * (fewer at the end of the file), in as few round trips as the namenode allows: what schedulers
+     * need for locality and splits.
+     */
+    public List<BlockRef> getBlocks(long fileId, int first, int count) throws IOException {
+        List<BlockRef> all = new ArrayList<>();
+        while (all.size() < count) {
+            List<BlockRef> page = await(namenode.getBlocks(fileId, first + all.size(), count - all.size()));
+            if (page.isEmpty()) {
+                break;
+            }
+            all.addAll(page);
+        }
+        return all;
+    }
+
     /** The namenode's view of the cluster: counts and datanodes. */
     public ClusterStatus clusterStatus() throws IOException {
         return await(namenode.clusterStatus());

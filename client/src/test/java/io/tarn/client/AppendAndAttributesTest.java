@@ -128,6 +128,22 @@ class AppendAndAttributesTest {
     }
 
     @Test
+    void blockLocationsComeInOneBatchAndMatchSingleLookups() throws IOException {
+        try (TarnOutputStream out = client.create("/located", CreateOptions.OVERWRITE)) {
+            out.write(new byte[5 * BLOCK + 3]);
+        }
+        long id = client.getStatus("/located").fileId();
+        java.util.List<io.tarn.common.fs.BlockRef> all = client.getBlocks(id, 0, 100);
+        assertThat(all).hasSize(6);
+        for (int i = 0; i < all.size(); i++) {
+            assertThat(all.get(i)).as("block %d", i).isEqualTo(client.getBlock(id, i));
+        }
+        assertThat(client.getBlocks(id, 4, 1)).containsExactly(all.get(4));
+        assertThat(client.getBlocks(id, 6, 10)).isEmpty();
+        assertThatThrownBy(() -> client.getBlocks(id + 1_000_000, 0, 1)).isInstanceOf(FileNotFoundException.class);
+    }
+
+    @Test
     void unbufferKeepsThePositionAndReadsOnAfterwards() throws IOException {
         byte[] data = StreamsTest.random(3 * BLOCK, 99);
         try (TarnOutputStream out = client.create("/unbuffer", CreateOptions.OVERWRITE)) {

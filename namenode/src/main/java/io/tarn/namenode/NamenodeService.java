@@ -11,17 +11,19 @@ import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
+import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
-import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
 import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
-import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
@@ -139,6 +141,13 @@ public final class NamenodeService implements RpcHandler {
                         out.release();
                         throw e;
                     }
+                    request.send(out);
+                }
+                case Opcode.GET_BLOCKS -> {
+                    GetBlocksRequest r = GetBlocksRequest.decode(body);
+                    BlockRefs refs = new BlockRefs(fileService.getBlocks(r.fileId(), r.first(), r.count()));
+                    ByteBuf out = request.response();
+                    refs.encode(out);
                     request.send(out);
                 }
                 case Opcode.CLOSE -> {

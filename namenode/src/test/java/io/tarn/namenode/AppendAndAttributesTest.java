@@ -97,6 +97,22 @@ class AppendAndAttributesTest {
         assertThat(append("/f", WRITER).size()).isEqualTo(1500);
     }
 
+    @Test
+    void blockLocationsInOneCallAreCappedPerCall() throws Exception {
+        fx.datanode(2, "h2", 2, 0, 2, 4096, false);
+        long f = fx.create("/big", WRITER).fileId();
+        int blocks = NamenodeProtocol.MAX_BLOCKS_PER_CALL + 10;
+        for (int i = 0; i < blocks; i++) {
+            fx.write(f, i, WRITER);
+        }
+        fx.nn.files().close(f, WRITER, (long) blocks * Fixture.BLOCK);
+        assertThat(fx.nn.files().getBlocks(f, 0, Integer.MAX_VALUE)).hasSize(NamenodeProtocol.MAX_BLOCKS_PER_CALL);
+        assertThat(fx.nn.files().getBlocks(f, NamenodeProtocol.MAX_BLOCKS_PER_CALL, 100)).hasSize(10)
+                .allMatch(b -> !b.writable());
+        assertThat(fx.nn.files().getBlocks(f, blocks, 1)).isEmpty();
+        assertThat(fx.nn.files().getBlocks(f, 3, 1).get(0)).isEqualTo(fx.read(f, 3));
+    }
+
     // ------------------------------------------------------------------ ownership and times
 
     @Test

@@ -23,6 +23,8 @@ import java.util.List;
  * SET_ATTR     req: path[str] mask[u8] Ownership mtime[i64] atime[i64]    resp: FileStatus
  * GET_BLOCK    req: fileId[i64] blockIndex[i32] write[bool] clientId[i64] clientHost[str] durableSize[i64]
  *              resp: BlockRef      (durableSize: bytes the writer knows are stored; -1 when reading)
+ * GET_BLOCKS   req: fileId[i64] first[i32] count[i32]                     resp: n[i32] BlockRef*n
+ *              (read locations of blocks first.. up to count, fewer at the end of the file)
  * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
  * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus
  * LIST         req: path[str] startAfter[str] max[i32]                    resp: hasMore[bool] n[i32] FileStatus*n
@@ -57,6 +59,9 @@ public final class NamenodeProtocol {
     /** SET_ATTR mask bit: set the access time. */
     public static final int SET_ATIME = 16;
     private static final int SET_ALL = 31;
+
+    /** Most block references one GET_BLOCKS answers (about 200 KB of response). */
+    public static final int MAX_BLOCKS_PER_CALL = 4096;
 
     /** Wire value of {@link Ownership#DEFAULT_PERMISSION}. */
     private static final int WIRE_DEFAULT_PERMISSION = 0xFFFF;
@@ -297,6 +302,47 @@ public final class NamenodeProtocol {
                 throw new MalformedMessageException("durableSize " + r.durableSize);
             }
             return r;
+        }
+    }
+
+    /**
+     * GET_BLOCKS request: read locations of up to {@code count} blocks of a file from block
+     * {@code first} on, in one round trip (for split planning and locality, where one GET_BLOCK per
+     * block would cost a round trip per megabyte). The namenode answers at most
+     * {@link #MAX_BLOCKS_PER_CALL} at a time.
+     */
+    public record GetBlocksRequest(long fileId, int first, int count) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(fileId);
+            buf.writeInt(first);
+            buf.writeInt(count);
+        }
+
+        public static GetBlocksRequest decode(ByteBuf buf) {
+            GetBlocksRequest r = new GetBlocksRequest(Wire.readLong(buf),
+                    Wire.readInt(buf, 0, Integer.MAX_VALUE, "first"), Wire.readInt(buf, 0, Integer.MAX_VALUE, "count"));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** GET_BLOCKS response: block references in block order. */
+    public record BlockRefs(List<BlockRef> blocks) {
+        public void encode(ByteBuf buf) {
+            buf.writeInt(blocks.size());
+            for (BlockRef b : blocks) {
+                writeBlockRef(buf, b);
+            }
+        }
+
+        public static BlockRefs decode(ByteBuf buf) {
+            int n = Wire.readInt(buf, 0, buf.readableBytes(), "block count");
+            List<BlockRef> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                out.add(readBlockRef(buf));
+            }
+            Wire.end(buf);
+            return new BlockRefs(out);
         }
     }
 

@@ -21,6 +21,7 @@ public final class Opcode {
     public static final int SYNC = 10;
     public static final int SET_ATTR = 11;
     public static final int APPEND = 12;
+    public static final int GET_BLOCKS = 13;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -49,6 +50,7 @@ public final class Opcode {
             case SYNC: return "SYNC";
             case SET_ATTR: return "SET_ATTR";
             case APPEND: return "APPEND";
+            case GET_BLOCKS: return "GET_BLOCKS";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

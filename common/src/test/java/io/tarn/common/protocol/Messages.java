@@ -5,24 +5,26 @@ import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
-import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
-import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
-import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
+import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
+import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -86,6 +88,10 @@ final class Messages {
             (b, v) -> v.encode(b), AppendRequest::decode, true);
     static final Codec<SetAttributesRequest> SET_ATTR = new Codec<>("SetAttributesRequest",
             (b, v) -> v.encode(b), SetAttributesRequest::decode, true);
+    static final Codec<GetBlocksRequest> GET_BLOCKS = new Codec<>("GetBlocksRequest",
+            (b, v) -> v.encode(b), GetBlocksRequest::decode, true);
+    static final Codec<BlockRefs> BLOCK_REFS = new Codec<>("BlockRefs",
+            (b, v) -> v.encode(b), BlockRefs::decode, true);
     static final Codec<GetBlockRequest> GET_BLOCK = new Codec<>("GetBlockRequest",
             (b, v) -> v.encode(b), GetBlockRequest::decode, true);
     static final Codec<SyncRequest> SYNC = new Codec<>("SyncRequest",
@@ -116,7 +122,7 @@ final class Messages {
             (b, v) -> v.encode(b), ClusterStatus::decode, false);
 
     static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, MKDIRS, APPEND,
-            SET_ATTR, GET_BLOCK, SYNC, CLOSE, LIST,
+            SET_ATTR, GET_BLOCKS, BLOCK_REFS, GET_BLOCK, SYNC, CLOSE, LIST,
             LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
             DATANODE_STATUS, CLUSTER_STATUS);
 
@@ -163,6 +169,10 @@ final class Messages {
         s.add(SET_ATTR.sample(new SetAttributesRequest(UNICODE_PATH, 31, new Ownership("o", "g", 07777),
                 Long.MIN_VALUE, Long.MAX_VALUE)));
         s.add(SET_ATTR.sample(new SetAttributesRequest("/", 0, Ownership.UNSPECIFIED, -1, -1)));
+        s.add(GET_BLOCKS.sample(new GetBlocksRequest(Long.MIN_VALUE, Integer.MAX_VALUE, 0)));
+        s.add(GET_BLOCKS.sample(new GetBlocksRequest(7, 0, Integer.MAX_VALUE)));
+        s.add(BLOCK_REFS.sample(new BlockRefs(List.of())));
+        s.add(BLOCK_REFS.sample(new BlockRefs(List.of(blockRef(), new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false)))));
         s.add(GET_BLOCK.sample(new GetBlockRequest(Long.MIN_VALUE, Integer.MAX_VALUE, true, 77, "客户端", Long.MAX_VALUE)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(1, 0, false, 0, "", -1)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(1, 3, true, 9, "h", 0)));
@@ -268,6 +278,10 @@ final class Messages {
                 Combinators.combine(text(), longs(), text()).as(AppendRequest::new).map(APPEND::sample),
                 Combinators.combine(text(), Arbitraries.integers().between(0, 31), ownership(true), longs(), longs())
                         .as(SetAttributesRequest::new).map(SET_ATTR::sample),
+                Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE),
+                                Arbitraries.integers().between(0, Integer.MAX_VALUE))
+                        .as(GetBlocksRequest::new).map(GET_BLOCKS::sample),
+                blockRef(text()).list().ofMaxSize(5).map(l -> BLOCK_REFS.sample(new BlockRefs(l))),
                 Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(), text(),
                                 Arbitraries.longs().between(-1, Long.MAX_VALUE))
                         .as(GetBlockRequest::new).map(GET_BLOCK::sample),

@@ -4,6 +4,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
+import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
@@ -13,6 +14,9 @@ import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.lease.LeaseManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Operations on one file by id: block lookup and allocation, close, and lease recovery.
@@ -87,6 +91,26 @@ public final class FileService {
             f.append(b);
             return ref(f, index, b, true);
         }
+    }
+
+    /**
+     * Read references of up to {@code count} blocks from block {@code first} on (at most
+     * {@link NamenodeProtocol#MAX_BLOCKS_PER_CALL}); fewer, possibly none, at the end of the file.
+     * Lock-free like a single read {@link #getBlock}, and failing the same way when one of them is
+     * on a dead datanode.
+     */
+    public List<BlockRef> getBlocks(long fileId, int first, int count) throws TarnException {
+        FileInode f = file(fileId);
+        Block[] blocks = f.blocks();
+        if (f.retired()) {
+            throw new TarnException(ErrorCode.FILE_NOT_FOUND, "'" + f.path() + "' was deleted");
+        }
+        int end = (int) Math.min(blocks.length, (long) first + Math.min(count, NamenodeProtocol.MAX_BLOCKS_PER_CALL));
+        List<BlockRef> refs = new ArrayList<>(Math.max(0, end - first));
+        for (int i = first; i < end; i++) {
+            refs.add(ref(f, i, blocks[i], false));
+        }
+        return refs;
     }
 
     /**
