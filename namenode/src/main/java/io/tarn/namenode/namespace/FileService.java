@@ -3,6 +3,7 @@ package io.tarn.namenode.namespace;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.security.BlockTokens;

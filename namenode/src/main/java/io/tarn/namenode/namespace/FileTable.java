@@ -2,6 +2,7 @@ package io.tarn.namenode.namespace;
 
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.FileIds;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -1,6 +1,7 @@
 package io.tarn.namenode.namespace;
 
 import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.FileIds;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;

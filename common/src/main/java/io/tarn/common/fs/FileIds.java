@@ -1,4 +1,4 @@
-package io.tarn.namenode.namespace;
+package io.tarn.common.fs;
 
 /**
  * Layout of the 64-bit ids of files and directories.
