@@ -162,6 +162,15 @@ public final class TarnClient implements AutoCloseable {
     }
 
     /**
+     * Creates one directory whose parent must exist ({@link java.io.FileNotFoundException} when it
+     * does not, {@link io.tarn.common.error.NotADirectoryException} when it is a file), with the
+     * given ownership; an existing directory is returned as it is.
+     */
+    public FileStatus mkdir(String path, Ownership ownership) throws IOException {
+        return await(namenode.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost, withUser(ownership)));
+    }
+
+    /**
      * Creates a directory and any missing parents with the given ownership (see {@link Ownership};
      * parents get owner write and search added). An existing directory is left as it is.
      */
@@ -221,15 +230,7 @@ public final class TarnClient implements AutoCloseable {
      * need for locality and splits.
      */
     public List<BlockRef> getBlocks(long fileId, int first, int count) throws IOException {
-        List<BlockRef> all = new ArrayList<>();
-        while (all.size() < count) {
-            List<BlockRef> page = await(namenode.getBlocks(fileId, first + all.size(), count - all.size()));
-            if (page.isEmpty()) {
-                break;
-            }
-            all.addAll(page);
-        }
-        return all;
+        return await(getBlocksAsync(fileId, first, count));
     }
 
     /** The namenode's view of the cluster: counts and datanodes. */
@@ -306,6 +307,21 @@ public final class TarnClient implements AutoCloseable {
 
     public CompletableFuture<Void> renameAsync(String src, String dst) {
         return namenode.rename(src, dst);
+    }
+
+    /** Asynchronous {@link #getBlocks}: as many round trips as pages of block references, one after another. */
+    public CompletableFuture<List<BlockRef>> getBlocksAsync(long fileId, int first, int count) {
+        return blocksFrom(fileId, first, count, new ArrayList<>());
+    }
+
+    private CompletableFuture<List<BlockRef>> blocksFrom(long fileId, int first, int count, List<BlockRef> acc) {
+        return namenode.getBlocks(fileId, first + acc.size(), count - acc.size()).thenCompose(page -> {
+            acc.addAll(page);
+            if (page.isEmpty() || acc.size() >= count) {
+                return CompletableFuture.completedFuture(acc);
+            }
+            return blocksFrom(fileId, first, count, acc);
+        });
     }
 
     public CompletableFuture<BlockRef> getBlockAsync(long fileId, int index) {

@@ -267,6 +267,28 @@ public final class TarnInputStream extends InputStream {
         });
     }
 
+    /**
+     * Blocking form of {@link #readAsync}: reads up to {@code dst.remaining()} bytes at {@code pos}
+     * into {@code dst} without moving the stream; -1 at or past the end.
+     */
+    public int read(long pos, ByteBuffer dst) throws IOException {
+        TarnClient.refuseOnIoThread(); // before any request, so that no answer is left unread
+        return TarnClient.await(readAsync(pos, dst));
+    }
+
+    /** Fills {@code dst} from {@code pos} on, or throws {@link EOFException} when the file ends first. */
+    public void readFully(long pos, ByteBuffer dst) throws IOException {
+        long at = pos;
+        while (dst.hasRemaining()) {
+            int n = read(at, dst);
+            if (n < 0) {
+                throw new EOFException("end of " + path + " at " + at + " while reading " + dst.remaining()
+                        + " more bytes");
+            }
+            at += n;
+        }
+    }
+
     /** Reads exactly {@code len} bytes at {@code pos} or throws {@link EOFException}. */
     public void readFully(long pos, byte[] b, int off, int len) throws IOException {
         int done = 0;

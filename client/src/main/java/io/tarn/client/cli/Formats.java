@@ -1,17 +1,9 @@
 package io.tarn.client.cli;
 
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
-/** Text formats shared by the commands: sizes, durations, timestamps. */
+/** Text formats shared by the commands: sizes and durations. */
 public final class Formats {
-    private static final DateTimeFormatter MINUTES =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneId.systemDefault());
-    private static final DateTimeFormatter SECONDS_UTC =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.of("UTC"));
-
     private Formats() {
     }
 
@@ -49,15 +41,5 @@ public final class Formats {
             return (s / 3600) + "h " + (s % 3600 / 60) + "m";
         }
         return (s / 86_400) + "d " + (s % 86_400 / 3600) + "h";
-    }
-
-    /** Local time to the minute, as {@code hdfs dfs -ls} prints it. */
-    public static String minutes(long epochMillis) {
-        return MINUTES.format(Instant.ofEpochMilli(epochMillis));
-    }
-
-    /** UTC time to the second, as {@code hdfs dfs -stat %y} prints it. */
-    public static String secondsUtc(long epochMillis) {
-        return SECONDS_UTC.format(Instant.ofEpochMilli(epochMillis));
     }
 }

@@ -1,7 +1,6 @@
 package io.tarn.client.cli;
 
 import io.tarn.client.cli.bench.IoBench;
-import io.tarn.client.cli.fs.FsCommand;
 import io.tarn.common.config.TarnConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,7 +27,7 @@ import java.util.Map;
  */
 @Command(name = "tarn", mixinStandardHelpOptions = true, versionProvider = TarnCli.Version.class,
         description = "Tarn, a storage tier for Spark and Hadoop.",
-        subcommands = {NamenodeCommand.class, DatanodeCommand.class, StatusCommand.class, FsCommand.class,
+        subcommands = {NamenodeCommand.class, DatanodeCommand.class, StatusCommand.class,
                 IoBench.class, ConfCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Run 'tarn <command> --help' for the options of a command."})
 public final class TarnCli {
@@ -101,7 +100,7 @@ public final class TarnCli {
         return ConfigLoader.load(configFile, System.getProperties(), overrides);
     }
 
-    /** Standard output; a PrintStream so that fs -cat and -get can write raw bytes. */
+    /** Standard output. */
     public PrintStream out() {
         return out;
     }

@@ -1,0 +1,147 @@
+package io.tarn.hadoop;
+
+import io.tarn.common.config.ConfigException;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.fs.FsShell;
+import org.apache.hadoop.fs.shell.CommandFactory;
+import org.apache.hadoop.fs.shell.FsCommand;
+import org.apache.hadoop.util.ToolRunner;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code tarn fs}: Hadoop's own {@link FsShell} ({@code hdfs dfs}) on the Tarn cluster that
+ * {@code tarn-site.conf} names, so every FsShell command and option works unchanged.
+ *
+ * <p>The default file system becomes {@code tarn://<tarn.namenode.address>/}, so {@code /path}
+ * means a path in Tarn; other schemes ({@code file:///tmp/x}, {@code hdfs://...}) still work, as in
+ * {@code hdfs dfs}. Settings come, later ones winning, from {@code tarn-site.conf} (the file named by
+ * the {@code tarn.conf} system property, skipped when absent), {@code -Dtarn.*} JVM system
+ * properties, and Hadoop's generic options before the command: {@code -D tarn.<key>=value} sets a
+ * Tarn key like in every other {@code tarn} command ({@code -D tarn.namenode.address=host:port}
+ * picks the cluster), {@code -D fs.tarn.<key>=value} the same key the Hadoop way, other {@code -D}
+ * keys are Hadoop's.
+ */
+public final class TarnFsShell {
+    /** Hadoop's generic options that take a value (GenericOptionsParser); only -D is rewritten. */
+    private static final Set<String> GENERIC_WITH_VALUE = Set.of("-D", "-fs", "-conf", "-jt", "-files", "-libjars",
+            "-archives", "-tokenCacheFile");
+
+    private TarnFsShell() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(args));
+    }
+
+    /** Runs one shell command line; returns FsShell's exit code (2 for a configuration error). */
+    public static int run(String[] args) throws Exception {
+        Configuration conf;
+        String[] shellArgs;
+        try {
+            List<String> rest = new ArrayList<>();
+            Map<String, String> tarnOptions = tarnOptions(args, rest);
+            conf = hadoopConfiguration(tarnConfiguration(tarnOptions));
+            shellArgs = rest.toArray(new String[0]);
+        } catch (ConfigException | IOException e) {
+            System.err.println("tarn fs: " + e.getMessage());
+            return 2;
+        }
+        return ToolRunner.run(conf, new Shell(), shellArgs);
+    }
+
+    /** FsShell under its name here: usage lines read "tarn fs", not "hadoop fs". */
+    private static final class Shell extends FsShell {
+        @Override
+        protected String getUsagePrefix() {
+            return "Usage: tarn fs [generic options]";
+        }
+
+        /** FsShell registers its commands only for its own class, so a subclass does it itself. */
+        @Override
+        protected void registerCommands(CommandFactory factory) {
+            factory.registerCommands(FsCommand.class);
+        }
+    }
+
+    /**
+     * Takes {@code -D tarn.<key>=value} (and {@code -Dtarn.<key>=value}) out of the generic options
+     * at the start of {@code args}, returning them in order; everything else goes to {@code rest}
+     * untouched.
+     */
+    static Map<String, String> tarnOptions(String[] args, List<String> rest) {
+        Map<String, String> tarn = new java.util.LinkedHashMap<>();
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-") && isGeneric(args[i])) {
+            String option = args[i];
+            String value = null;
+            int used = 1;
+            if (option.equals("-D") && i + 1 < args.length) {
+                value = args[i + 1];
+                used = 2;
+            } else if (option.startsWith("-D") && option.length() > 2) {
+                value = option.substring(2);
+            } else if (GENERIC_WITH_VALUE.contains(option) && i + 1 < args.length) {
+                used = 2;
+            }
+            int eq = value == null ? -1 : value.indexOf('=');
+            if (value != null && value.startsWith("tarn.") && eq > 0) {
+                tarn.put(value.substring(0, eq), value.substring(eq + 1));
+            } else {
+                for (int k = 0; k < used; k++) {
+                    rest.add(args[i + k]);
+                }
+            }
+            i += used;
+        }
+        for (; i < args.length; i++) {
+            rest.add(args[i]);
+        }
+        return tarn;
+    }
+
+    private static boolean isGeneric(String arg) {
+        return GENERIC_WITH_VALUE.contains(arg) || arg.startsWith("-D");
+    }
+
+    /** tarn-site.conf (when it exists), -Dtarn.* system properties, then {@code options}. */
+    static TarnConfig tarnConfiguration(Map<String, String> options) throws IOException {
+        TarnConfig.Builder b = TarnConfig.builder();
+        String file = System.getProperty("tarn.conf");
+        if (file != null && Files.exists(Path.of(file))) {
+            b.load(Path.of(file));
+        }
+        b.applySystemProperties();
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            b.set(e.getKey(), e.getValue());
+        }
+        return b.build();
+    }
+
+    /**
+     * A Hadoop configuration whose default file system is the Tarn cluster of {@code tarn}, carrying
+     * every Tarn setting that differs from its default (except the namenode address, which is the URI).
+     */
+    static Configuration hadoopConfiguration(TarnConfig tarn) {
+        Configuration conf = new Configuration();
+        conf.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY,
+                "tarn://" + tarn.get(TarnKeys.NAMENODE_ADDRESS) + "/");
+        Map<String, String> defaults = TarnConfig.defaults().describe();
+        for (Map.Entry<String, String> e : tarn.describe().entrySet()) {
+            String key = e.getKey();
+            if (!key.equals(TarnKeys.NAMENODE_ADDRESS.name()) && !e.getValue().equals(defaults.get(key))) {
+                conf.set(TarnHadoopConfig.PREFIX + key.substring("tarn.".length()), e.getValue());
+            }
+        }
+        return conf;
+    }
+}

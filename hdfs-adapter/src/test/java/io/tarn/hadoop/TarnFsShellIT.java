@@ -1,0 +1,165 @@
+package io.tarn.hadoop;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code tarn fs} is Hadoop's FsShell on tarn://: every command run here, in process, against the
+ * test cluster, with its output and exit code checked.
+ */
+class TarnFsShellIT {
+    private static String namenode;
+
+    @TempDir
+    Path local;
+
+    @BeforeAll
+    static void cluster() {
+        namenode = TarnTestCluster.get().uri().getAuthority();
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        shell("-rm", "-r", "-f", "/shell");
+    }
+
+    /** Exit code, standard output and standard error of one command line. */
+    record Run(int code, String out, String err) {
+    }
+
+    private static synchronized Run shell(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("-D", "tarn.namenode.address=" + namenode));
+        all.addAll(List.of(args));
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            code = TarnFsShell.run(all.toArray(new String[0]));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static Run ok(String... args) throws Exception {
+        Run r = shell(args);
+        assertThat(r.code()).as("%s: %s", String.join(" ", args), r.err()).isZero();
+        return r;
+    }
+
+    private Path localFile(String name, String content) throws IOException {
+        return Files.writeString(local.resolve(name), content);
+    }
+
+    @Test
+    void filesGoInComeOutAndAreDescribedAsHdfsDfsWould() throws Exception {
+        ok("-mkdir", "-p", "/shell/in");
+        ok("-put", localFile("a.txt", "alpha\n").toString(), "/shell/in/a.txt");
+        ok("-copyFromLocal", localFile("b.txt", "beta\n").toString(), "/shell/in/");
+        ok("-moveFromLocal", localFile("c.txt", "gamma\n").toString(), "/shell/in/c.txt");
+        assertThat(local.resolve("c.txt")).doesNotExist();
+        ok("-appendToFile", localFile("more.txt", "alpha again\n").toString(), "/shell/in/a.txt");
+
+        assertThat(ok("-cat", "/shell/in/a.txt").out()).isEqualTo("alpha\nalpha again\n");
+        assertThat(ok("-head", "/shell/in/b.txt").out()).isEqualTo("beta\n");
+        assertThat(ok("-tail", "/shell/in/c.txt").out()).isEqualTo("gamma\n");
+        assertThat(ok("-text", "/shell/in/b.txt").out()).isEqualTo("beta\n");
+
+        String ls = ok("-ls", "/shell/in").out();
+        assertThat(ls).startsWith("Found 3 items").contains("/shell/in/a.txt", "/shell/in/b.txt", "/shell/in/c.txt");
+        String user = System.getProperty("user.name");
+        assertThat(ls.lines().skip(1)).allMatch(l -> l.startsWith("-rw-r--r--   1 " + user + " "), "mode, 1 replica, owner");
+        assertThat(ok("-ls", "-R", "/shell").out()).contains("drwxr-xr-x", "/shell/in/a.txt");
+        assertThat(ok("-stat", "%n %b %r %o %F", "/shell/in/a.txt").out())
+                .isEqualTo("a.txt 18 1 " + TarnTestCluster.BLOCK_SIZE + " regular file\n");
+        assertThat(ok("-du", "-s", "/shell/in").out()).startsWith("29 ");
+        assertThat(ok("-count", "/shell/in").out().trim()).matches("1\\s+3\\s+29\\s+/shell/in");
+        assertThat(ok("-find", "/shell", "-name", "b.*").out()).isEqualTo("/shell/in/b.txt\n");
+        assertThat(ok("-df", "/").out()).contains("Filesystem", "tarn://" + namenode);
+
+        ok("-get", "/shell/in/a.txt", local.resolve("got.txt").toString());
+        assertThat(Files.readString(local.resolve("got.txt"))).isEqualTo("alpha\nalpha again\n");
+        ok("-copyToLocal", "/shell/in/b.txt", local.resolve("got-b.txt").toString());
+        assertThat(Files.readString(local.resolve("got-b.txt"))).isEqualTo("beta\n");
+        ok("-getmerge", "/shell/in", local.resolve("merged.txt").toString());
+        assertThat(Files.readString(local.resolve("merged.txt"))).isEqualTo("alpha\nalpha again\nbeta\ngamma\n");
+    }
+
+    @Test
+    void namespaceCommandsChangeWhatTheyShould() throws Exception {
+        ok("-mkdir", "-p", "/shell/ns/sub");
+        ok("-touchz", "/shell/ns/empty");
+        ok("-touch", "/shell/ns/touched");
+        assertThat(shell("-test", "-e", "/shell/ns/empty").code()).isZero();
+        assertThat(shell("-test", "-z", "/shell/ns/empty").code()).isZero();
+        assertThat(shell("-test", "-d", "/shell/ns/sub").code()).isZero();
+        assertThat(shell("-test", "-f", "/shell/ns/sub").code()).isEqualTo(1);
+        assertThat(shell("-test", "-e", "/shell/ns/nothing").code()).isEqualTo(1);
+
+        ok("-cp", "/shell/ns/empty", "/shell/ns/copy");
+        ok("-mv", "/shell/ns/copy", "/shell/ns/sub/moved");
+        assertThat(ok("-ls", "-C", "/shell/ns/sub").out()).isEqualTo("/shell/ns/sub/moved\n");
+
+        ok("-chmod", "640", "/shell/ns/empty");
+        ok("-chown", "alice:analysts", "/shell/ns/empty");
+        ok("-chgrp", "-R", "staff", "/shell/ns/sub");
+        assertThat(ok("-stat", "%A %u %g", "/shell/ns/empty").out()).isEqualTo("rw-r----- alice analysts\n");
+        assertThat(ok("-stat", "%g", "/shell/ns/sub/moved").out()).isEqualTo("staff\n");
+
+        ok("-rm", "/shell/ns/empty");
+        assertThat(shell("-rmdir", "/shell/ns/sub").code()).as("not empty").isEqualTo(1);
+        ok("-rm", "-r", "/shell/ns/sub");
+        ok("-rmdir", "--ignore-fail-on-non-empty", "/shell/ns");
+        assertThat(ok("-ls", "-C", "/shell/ns").out()).isEqualTo("/shell/ns/touched\n");
+    }
+
+    @Test
+    void unsupportedAndWrongCommandsFailClearlyAndChangeNothing() throws Exception {
+        ok("-mkdir", "-p", "/shell/bad");
+        ok("-put", localFile("x.txt", "x\n").toString(), "/shell/bad/x");
+        Run setrep = shell("-setrep", "3", "/shell/bad/x");
+        assertThat(setrep.code()).isNotZero();
+        assertThat(setrep.err()).contains("replication", "one copy");
+        Run truncate = shell("-truncate", "1", "/shell/bad/x");
+        assertThat(truncate.code()).isNotZero();
+        assertThat(truncate.err()).contains("truncate");
+        Run missing = shell("-cat", "/shell/bad/nope");
+        assertThat(missing.code()).isNotZero();
+        assertThat(missing.err()).contains("/shell/bad/nope", "No such file or directory");
+        assertThat(ok("-cat", "/shell/bad/x").out()).isEqualTo("x\n");
+        assertThat(ok("-checksum", "/shell/bad/x").out()).contains("/shell/bad/x", "NONE");
+    }
+
+    @Test
+    void helpListsEveryCommandUnderTarnsName() throws Exception {
+        String help = ok("-help").out();
+        assertThat(help).startsWith("Usage: tarn fs [generic options]");
+        assertThat(help).contains("-appendToFile", "-cat", "-chmod", "-copyFromLocal", "-du", "-getmerge", "-ls",
+                "-mkdir", "-mv", "-rm", "-setrep", "-stat", "-tail", "-test", "-touchz");
+    }
+
+    @Test
+    void aBadTarnSettingIsReportedBeforeAnythingRuns() throws Exception {
+        Run r = shell("-D", "tarn.client.readahed=1m", "-ls", "/");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).startsWith("tarn fs: ").contains("readahed", "tarn.client.readahead");
+    }
+}

@@ -1,0 +1,39 @@
+package io.tarn.hadoop;
+
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** How {@code tarn fs} turns Tarn settings into FsShell's Hadoop configuration. */
+class TarnFsShellTest {
+
+    @Test
+    void tarnKeysAmongTheLeadingGenericOptionsAreTakenOut() {
+        List<String> rest = new ArrayList<>();
+        Map<String, String> tarn = TarnFsShell.tarnOptions(new String[] {"-D", "tarn.namenode.address=h:1",
+                "-Dtarn.client.readahead=1m", "-D", "fs.trash.interval=5", "-fs", "file:///", "-ls", "-D",
+                "tarn.not.an.option.here=1", "/"}, rest);
+        assertThat(tarn).containsExactly(Map.entry("tarn.namenode.address", "h:1"),
+                Map.entry("tarn.client.readahead", "1m"));
+        assertThat(rest).containsExactly("-D", "fs.trash.interval=5", "-fs", "file:///", "-ls", "-D",
+                "tarn.not.an.option.here=1", "/");
+    }
+
+    @Test
+    void theDefaultFileSystemIsTheTarnClusterAndNonDefaultKeysTravelAsFsTarnOptions() {
+        TarnConfig tarn = TarnConfig.builder().set("tarn.namenode.address", "nn.example:9999")
+                .set("tarn.client.readahead", "8m").build();
+        Configuration conf = TarnFsShell.hadoopConfiguration(tarn);
+        assertThat(conf.get("fs.defaultFS")).isEqualTo("tarn://nn.example:9999/");
+        assertThat(conf.get("fs.tarn.client.readahead")).isEqualTo(tarn.describe().get("tarn.client.readahead"));
+        assertThat(conf.get("fs.tarn.namenode.address")).as("the URI carries it").isNull();
+        assertThat(conf.get("fs.tarn." + TarnKeys.BLOCK_SIZE.name().substring(5))).as("defaults stay out").isNull();
+    }
+}
