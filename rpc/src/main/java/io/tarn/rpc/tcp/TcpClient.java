@@ -109,7 +109,17 @@ final class TcpClient implements RpcClient {
         call.deadline = System.nanoTime() + timeoutNanos;
         submitted.offer(call);
         if (drainScheduled.compareAndSet(false, true)) {
-            loop.execute(drainTask);
+            try {
+                loop.execute(drainTask);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // The transport shut down after the closed check above: nothing will drain the queue.
+                // The queue has one consumer, normally the loop; with the loop gone, callers take turns.
+                drainScheduled.set(false);
+                synchronized (submitted) {
+                    failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "transport of the client for "
+                            + remote + " is shut down"));
+                }
+            }
         }
         return call.future;
     }
@@ -342,7 +352,9 @@ final class TcpClient implements RpcClient {
         try {
             loop.submit(shutdown).awaitUninterruptibly(5, TimeUnit.SECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
+            synchronized (submitted) {
+                failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed"));
+            }
         }
     }
 
