@@ -10,6 +10,7 @@ import io.tarn.common.fs.FileStatus;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,6 +28,8 @@ import java.util.concurrent.CompletableFuture;
  * that positional reads may run concurrently with each other.
  */
 public final class TarnInputStream extends InputStream {
+    /** Frees the buffers of streams dropped without close (one daemon thread for all streams). */
+    private static final Cleaner CLEANER = Cleaner.create();
     private final TarnClient client;
     private final String path;
     private final long fileId;
@@ -35,11 +38,11 @@ public final class TarnInputStream extends InputStream {
     private final int chunkSize;
     private final long readahead;
     private final ArrayList<CompletableFuture<BlockRef>> refs = new ArrayList<>();
-    private final ArrayDeque<CompletableFuture<ByteBuf>> ahead = new ArrayDeque<>();
+    private final Buffers buffers = new Buffers();
+    private final Cleaner.Cleanable cleanable;
 
     private long position;
     private long requestedUpTo;
-    private ByteBuf current;
     private boolean closed;
 
     TarnInputStream(TarnClient client, String path, FileStatus status) {
@@ -50,6 +53,7 @@ public final class TarnInputStream extends InputStream {
         this.blockSize = Math.max(1, status.blockSize());
         this.chunkSize = (int) Math.min(blockSize, client.config().get(TarnKeys.CLIENT_IO_CHUNK));
         this.readahead = client.config().get(TarnKeys.CLIENT_READAHEAD);
+        this.cleanable = CLEANER.register(this, buffers);
     }
 
     /** Bytes in the file as of opening. */
@@ -95,7 +99,7 @@ public final class TarnInputStream extends InputStream {
             len -= n;
             total += n;
             position += n;
-            if (total > 0 && ahead.isEmpty() && !buf.isReadable()) {
+            if (total > 0 && buffers.ahead.isEmpty() && !buf.isReadable()) {
                 break; // do not block for more than the caller already has
             }
         }
@@ -141,8 +145,8 @@ public final class TarnInputStream extends InputStream {
             return;
         }
         long delta = pos - position;
-        if (current != null && delta > 0 && delta <= current.readableBytes()) {
-            current.skipBytes((int) delta);
+        if (buffers.current != null && delta > 0 && delta <= buffers.current.readableBytes()) {
+            buffers.current.skipBytes((int) delta);
             position = pos;
             return;
         }
@@ -320,7 +324,12 @@ public final class TarnInputStream extends InputStream {
             return;
         }
         closed = true;
-        dropReadahead();
+        cleanable.clean();
+    }
+
+    /** The chunk being read, or null: for tests that check it is released. */
+    ByteBuf currentBuffer() {
+        return buffers.current;
     }
 
     // ------------------------------------------------------------------ internals
@@ -344,38 +353,38 @@ public final class TarnInputStream extends InputStream {
 
     /** The buffer holding the byte at {@link #position}, waiting for it if needed. */
     private ByteBuf current() throws IOException {
-        if (current != null && current.isReadable()) {
-            return current;
+        if (buffers.current != null && buffers.current.isReadable()) {
+            return buffers.current;
         }
-        if (current != null) {
-            current.release();
-            current = null;
+        if (buffers.current != null) {
+            buffers.current.release();
+            buffers.current = null;
         }
-        if (ahead.isEmpty()) {
+        if (buffers.ahead.isEmpty()) {
             requestedUpTo = position;
         }
         fillReadahead();
-        CompletableFuture<ByteBuf> next = ahead.pollFirst();
+        CompletableFuture<ByteBuf> next = buffers.ahead.pollFirst();
         try {
-            current = TarnClient.await(next);
+            buffers.current = TarnClient.await(next);
         } catch (IOException e) {
             next.thenAccept(ByteBuf::release); // an interrupted wait: the data still arrives
             dropReadahead();
             requestedUpTo = position;
             throw describe(e);
         } catch (IllegalStateException e) {
-            ahead.addFirst(next); // refused to wait on an I/O thread: nothing happened
+            buffers.ahead.addFirst(next); // refused to wait on an I/O thread: nothing happened
             throw e;
         }
         fillReadahead();
-        return current;
+        return buffers.current;
     }
 
     private void fillReadahead() {
         long limit = Math.min(size, position + Math.max(readahead, 1));
-        while (requestedUpTo < size && (ahead.isEmpty() || requestedUpTo < limit)) {
+        while (requestedUpTo < size && (buffers.ahead.isEmpty() || requestedUpTo < limit)) {
             int piece = pieceLength(requestedUpTo, size);
-            ahead.addLast(requestRange(requestedUpTo, piece));
+            buffers.ahead.addLast(requestRange(requestedUpTo, piece));
             requestedUpTo += piece;
         }
     }
@@ -412,17 +421,38 @@ public final class TarnInputStream extends InputStream {
     }
 
     private void dropReadahead() {
-        if (current != null) {
-            current.release();
-            current = null;
+        buffers.release();
+    }
+
+
+    /**
+     * The buffers a stream holds: the chunk being read and the read-ahead. Kept apart from the
+     * stream (and never pointing back at it) so that {@link #CLEANER} can free them when a stream
+     * is dropped without {@link #close()}, as some callers do (Hadoop's TeraSort sampler, for one);
+     * otherwise that direct memory would never return to the pool.
+     */
+    private static final class Buffers implements Runnable {
+        final ArrayDeque<CompletableFuture<ByteBuf>> ahead = new ArrayDeque<>();
+        ByteBuf current;
+
+        @Override
+        public void run() {
+            release();
         }
-        CompletableFuture<ByteBuf> f;
-        while ((f = ahead.pollFirst()) != null) {
-            f.whenComplete((buf, e) -> {
-                if (buf != null) {
-                    buf.release();
-                }
-            });
+
+        void release() {
+            if (current != null) {
+                current.release();
+                current = null;
+            }
+            CompletableFuture<ByteBuf> f;
+            while ((f = ahead.pollFirst()) != null) {
+                f.whenComplete((buf, e) -> {
+                    if (buf != null) {
+                        buf.release();
+                    }
+                });
+            }
         }
     }
 

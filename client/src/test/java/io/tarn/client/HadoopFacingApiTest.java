@@ -187,6 +187,28 @@ class HadoopFacingApiTest {
     }
 
     @Test
+    void aStreamDroppedWithoutCloseGivesItsBuffersBack() throws Exception {
+        try (TarnOutputStream out = client.create("/dropped", CreateOptions.OVERWRITE)) {
+            out.write(new byte[3 * BLOCK]);
+        }
+        io.netty.buffer.ByteBuf held = openReadAndDrop("/dropped");
+        assertThat(held.refCnt()).as("held by the stream while it lives").isPositive();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (held.refCnt() > 0 && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(held.refCnt()).as("released once the unclosed stream is unreachable").isZero();
+    }
+
+    /** Reads one byte (so the stream holds a chunk and read-ahead), then forgets the stream. */
+    private static io.netty.buffer.ByteBuf openReadAndDrop(String path) throws IOException {
+        TarnInputStream in = client.open(path);
+        assertThat(in.read()).isZero();
+        return in.currentBuffer();
+    }
+
+    @Test
     void unbufferKeepsThePositionAndReadsOnAfterwards() throws IOException {
         byte[] data = StreamsTest.random(3 * BLOCK, 99);
         try (TarnOutputStream out = client.create("/unbuffer", CreateOptions.OVERWRITE)) {

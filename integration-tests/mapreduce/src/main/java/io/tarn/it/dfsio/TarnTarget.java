@@ -1,0 +1,53 @@
+package io.tarn.it.dfsio;
+
+import io.tarn.it.servers.TarnServers;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+
+/**
+ * Tarn's side: a namenode and two DRAM datanodes in this JVM (their own class loader), reached
+ * through the shaded adapter. Each datanode gets room for the whole data set, so block placement
+ * never runs short whichever datanode it prefers.
+ */
+final class TarnTarget implements BenchmarkTarget {
+    static final int DATANODES = 2;
+    private static final long REGION_MB = 16;
+
+    private final TarnServers servers;
+    private final long datanodeMb;
+
+    private TarnTarget(TarnServers servers, long datanodeMb) {
+        this.servers = servers;
+        this.datanodeMb = datanodeMb;
+    }
+
+    static TarnTarget start(DfsioSettings settings) throws IOException {
+        long dataMb = (long) settings.files() * Math.max(settings.fileMb(), settings.warmupMb());
+        long datanodeMb = roundUp(Math.max(1024, dataMb + 256), REGION_MB);
+        TarnServers servers = TarnServers.start(DATANODES, Map.of(
+                "tarn.datanode.dram.capacity", datanodeMb + "m",
+                "tarn.datanode.dram.region.size", REGION_MB + "m"));
+        return new TarnTarget(servers, datanodeMb);
+    }
+
+    @Override
+    public String description() {
+        return "Tarn (" + DATANODES + " DRAM datanodes of " + datanodeMb + " MiB, TCP)";
+    }
+
+    @Override
+    public URI uri() {
+        return servers.uri();
+    }
+
+    @Override
+    public void close() throws IOException {
+        servers.close();
+    }
+
+    private static long roundUp(long value, long multiple) {
+        return (value + multiple - 1) / multiple * multiple;
+    }
+}
