@@ -17,6 +17,7 @@ import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
+import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
@@ -110,6 +111,10 @@ final class NamenodeClient {
     /** Closes the connection; calls in flight fail. */
     void close() {
         rpc.close();
+    }
+
+    CompletableFuture<PartitionMap> partitions() {
+        return rpc.call(Opcode.GET_PARTITIONS, b -> { }, PartitionMap::decode);
     }
 
     CompletableFuture<Void> ping() {

@@ -1,7 +1,6 @@
 package io.tarn.client;
 
 import io.netty.util.internal.ThreadExecutorMap;
-import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
@@ -54,7 +53,7 @@ public final class TarnClient implements AutoCloseable {
     private final TarnConfig config;
     private final Transport transport;
     private final boolean ownsTransport;
-    private final NamenodeClient namenode;
+    private final Namenodes namenodes;
     private final DataClient data;
     private final long clientId;
     private final String clientHost;
@@ -68,8 +67,7 @@ public final class TarnClient implements AutoCloseable {
         this.config = config;
         this.transport = transport;
         this.ownsTransport = ownsTransport;
-        HostPort nn = HostPort.parse(config.get(TarnKeys.NAMENODE_ADDRESS));
-        this.namenode = new NamenodeClient(transport.connect(nn.toSocketAddress()));
+        this.namenodes = new Namenodes(transport, config.namenodes().get(0));
         this.data = new DataClient(transport);
         long id;
         do {
@@ -167,7 +165,8 @@ public final class TarnClient implements AutoCloseable {
      * given ownership; an existing directory is returned as it is.
      */
     public FileStatus mkdir(String path, Ownership ownership) throws IOException {
-        return await(namenode.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost, withUser(ownership)));
+        return await(namenodes.coordinator(nn -> nn.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost,
+                withUser(ownership))));
     }
 
     /**
@@ -175,19 +174,19 @@ public final class TarnClient implements AutoCloseable {
      * parents get owner write and search added). An existing directory is left as it is.
      */
     public FileStatus mkdirs(String path, Ownership ownership) throws IOException {
-        return await(namenode.mkdirs(path, withUser(ownership)));
+        return await(namenodes.coordinator(nn -> nn.mkdirs(path, withUser(ownership))));
     }
 
     /** Sets owner and/or group; null leaves one unchanged. Stored, not enforced. */
     public FileStatus setOwner(String path, String owner, String group) throws IOException {
         int mask = (owner != null ? NamenodeProtocol.SET_OWNER : 0) | (group != null ? NamenodeProtocol.SET_GROUP : 0);
         Ownership o = new Ownership(owner != null ? owner : "", group != null ? group : "", Ownership.DEFAULT_PERMISSION);
-        return await(namenode.setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
+        return await(setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
     }
 
     /** Sets the permission bits (0 to 07777 octal). Stored, not enforced. */
     public FileStatus setPermission(String path, int permission) throws IOException {
-        return await(namenode.setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
+        return await(setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
                 Ownership.UNSPECIFIED.withPermission(permission), -1, -1)));
     }
 
@@ -195,7 +194,7 @@ public final class TarnClient implements AutoCloseable {
     public FileStatus setTimes(String path, long modificationTime, long accessTime) throws IOException {
         int mask = (modificationTime != -1 ? NamenodeProtocol.SET_MTIME : 0)
                 | (accessTime != -1 ? NamenodeProtocol.SET_ATIME : 0);
-        return await(namenode.setAttributes(new SetAttributesRequest(path, mask, Ownership.UNSPECIFIED,
+        return await(setAttributes(new SetAttributesRequest(path, mask, Ownership.UNSPECIFIED,
                 modificationTime, accessTime)));
     }
 
@@ -235,13 +234,21 @@ public final class TarnClient implements AutoCloseable {
 
     /** The namenode's view of the cluster: counts and datanodes. */
     public ClusterStatus clusterStatus() throws IOException {
-        return await(namenode.clusterStatus());
+        return await(namenodes.coordinator(NamenodeClient::clusterStatus));
     }
 
     // ------------------------------------------------------------------ namespace, asynchronous
 
     public CompletableFuture<FileStatus> getStatusAsync(String path) {
-        return namenode.getFile(path);
+        NamenodeClient[] nns = namenodes.known();
+        if (nns != null && nns.length == 1) {
+            return nns[0].getFile(path); // the hot path of a single namenode: nothing to compute or allocate
+        }
+        return namenodes.byPath(path, nn -> nn.getFile(path));
+    }
+
+    private CompletableFuture<FileStatus> setAttributes(SetAttributesRequest r) {
+        return namenodes.byPath(r.path(), nn -> nn.setAttributes(r));
     }
 
     public CompletableFuture<TarnOutputStream> createAsync(String path, CreateOptions options) {
@@ -249,13 +256,40 @@ public final class TarnClient implements AutoCloseable {
                 | (options.createParents() ? NamenodeProtocol.CREATE_PARENTS : 0);
         int storageClass = options.storageClass() >= 0 ? options.storageClass()
                 : config.get(TarnKeys.CLIENT_STORAGE_CLASS);
-        return namenode.create(path, FileType.FILE, flags, storageClass, clientId, clientHost,
-                        withUser(options.ownership()))
-                .thenApply(status -> new TarnOutputStream(this, path, status));
+        Ownership ownership = withUser(options.ownership());
+        CompletableFuture<FileStatus> created = namenodes.byPath(path, nn -> nn.create(path, FileType.FILE, flags,
+                storageClass, clientId, clientHost, ownership));
+        if (options.createParents()) {
+            // With several namenodes, the file's namenode cannot create directories: on PARENT_NOT_FOUND
+            // the parents are made through partition 0, and the create is tried once more.
+            created = created.handle((status, e) -> {
+                if (e == null) {
+                    return CompletableFuture.completedFuture(status);
+                }
+                Throwable cause = unwrap(e);
+                NamenodeClient[] nns = namenodes.known();
+                if (nns == null || nns.length == 1 || !(cause instanceof TarnError t)
+                        || t.code() != ErrorCode.PARENT_NOT_FOUND) {
+                    return CompletableFuture.<FileStatus>failedFuture(cause);
+                }
+                String parent;
+                try {
+                    parent = io.tarn.common.fs.TarnPath.parent(io.tarn.common.fs.TarnPath.normalize(path));
+                } catch (TarnException bad) {
+                    return CompletableFuture.<FileStatus>failedFuture(bad);
+                }
+                Ownership dirs = new Ownership(ownership.owner(), ownership.group(), Ownership.DEFAULT_PERMISSION);
+                return namenodes.coordinator(nn -> nn.mkdirs(parent, dirs))
+                        .thenCompose(d -> namenodes.byPath(path, nn -> nn.create(path, FileType.FILE, flags,
+                                storageClass, clientId, clientHost, ownership)));
+            }).thenCompose(f -> f);
+        }
+        return created.thenApply(status -> new TarnOutputStream(this, path, status));
     }
 
     public CompletableFuture<TarnOutputStream> appendAsync(String path) {
-        return namenode.append(path, clientId, clientHost).thenApply(status -> new TarnOutputStream(this, path, status));
+        return namenodes.byPath(path, nn -> nn.append(path, clientId, clientHost))
+                .thenApply(status -> new TarnOutputStream(this, path, status));
     }
 
     /** The ownership with this JVM's user as owner when none is named. */
@@ -264,7 +298,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<TarnInputStream> openAsync(String path) {
-        return namenode.getFile(path).thenApply(status -> {
+        return getStatusAsync(path).thenApply(status -> {
             if (status.isDirectory()) {
                 throw new CompletionException(new TarnException(ErrorCode.IS_A_DIRECTORY,
                         "cannot open directory " + path + " for reading"));
@@ -274,26 +308,70 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<FileStatus> mkdirsAsync(String path) {
-        return namenode.mkdirs(path, withUser(Ownership.UNSPECIFIED));
+        Ownership ownership = withUser(Ownership.UNSPECIFIED);
+        return namenodes.coordinator(nn -> nn.mkdirs(path, ownership));
     }
 
+    /**
+     * Every entry of a directory, sorted by name. With several namenodes, each lists its own files
+     * (partition 0 the subdirectories too) and the lists are merged; a file lists as itself, from the
+     * one namenode that holds it.
+     */
     public CompletableFuture<List<FileStatus>> listAsync(String path) {
-        List<FileStatus> all = new ArrayList<>();
-        return listFrom(path, "", all);
+        return namenodes.all().thenCompose(nns -> {
+            if (nns.length == 1) {
+                return listFrom(nns[0], path, "", new ArrayList<>());
+            }
+            List<CompletableFuture<List<FileStatus>>> parts = new ArrayList<>(nns.length);
+            for (NamenodeClient nn : nns) {
+                parts.add(listFrom(nn, path, "", new ArrayList<>()));
+            }
+            return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]))
+                    .handle((v, e) -> merge(parts));
+        });
     }
 
-    private CompletableFuture<List<FileStatus>> listFrom(String path, String startAfter, List<FileStatus> acc) {
-        return namenode.list(path, startAfter, LIST_PAGE).thenCompose((ListResponse page) -> {
+    /**
+     * The union of the partitions' listings. A partition that does not know the path (it holds
+     * neither the directory's files nor the file) answers FILE_NOT_FOUND; only when all do is the
+     * path missing.
+     */
+    private static List<FileStatus> merge(List<CompletableFuture<List<FileStatus>>> parts) {
+        List<FileStatus> all = new ArrayList<>();
+        Throwable notFound = null;
+        int answered = 0;
+        for (CompletableFuture<List<FileStatus>> part : parts) {
+            try {
+                all.addAll(part.join());
+                answered++;
+            } catch (CompletionException e) {
+                Throwable cause = unwrap(e);
+                if (!(cause instanceof TarnError) || ((TarnError) cause).code() != ErrorCode.FILE_NOT_FOUND) {
+                    throw new CompletionException(cause);
+                }
+                notFound = cause;
+            }
+        }
+        if (answered == 0) {
+            throw new CompletionException(notFound);
+        }
+        all.sort(java.util.Comparator.comparing(FileStatus::name));
+        return all;
+    }
+
+    private CompletableFuture<List<FileStatus>> listFrom(NamenodeClient nn, String path, String startAfter,
+                                                         List<FileStatus> acc) {
+        return nn.list(path, startAfter, LIST_PAGE).thenCompose((ListResponse page) -> {
             acc.addAll(page.entries());
             if (!page.hasMore() || page.entries().isEmpty()) {
                 return CompletableFuture.completedFuture(acc);
             }
-            return listFrom(path, page.entries().get(page.entries().size() - 1).name(), acc);
+            return listFrom(nn, path, page.entries().get(page.entries().size() - 1).name(), acc);
         });
     }
 
     public CompletableFuture<Boolean> deleteAsync(String path, boolean recursive) {
-        return namenode.delete(path, recursive).handle((v, e) -> {
+        return namenodes.byPath(path, nn -> nn.delete(path, recursive)).handle((v, e) -> {
             if (e == null) {
                 return true;
             }
@@ -306,7 +384,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<Void> renameAsync(String src, String dst) {
-        return namenode.rename(src, dst);
+        return namenodes.byPath(src, nn -> nn.rename(src, dst));
     }
 
     /** Asynchronous {@link #getBlocks}: as many round trips as pages of block references, one after another. */
@@ -315,7 +393,8 @@ public final class TarnClient implements AutoCloseable {
     }
 
     private CompletableFuture<List<BlockRef>> blocksFrom(long fileId, int first, int count, List<BlockRef> acc) {
-        return namenode.getBlocks(fileId, first + acc.size(), count - acc.size()).thenCompose(page -> {
+        return namenodes.byId(fileId, nn -> nn.getBlocks(fileId, first + acc.size(), count - acc.size()))
+                .thenCompose(page -> {
             acc.addAll(page);
             if (page.isEmpty() || acc.size() >= count) {
                 return CompletableFuture.completedFuture(acc);
@@ -325,21 +404,25 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<BlockRef> getBlockAsync(long fileId, int index) {
-        return namenode.getBlock(fileId, index, false, clientId, clientHost, -1);
+        NamenodeClient[] nns = namenodes.known();
+        if (nns != null && nns.length == 1) {
+            return nns[0].getBlock(fileId, index, false, clientId, clientHost, -1);
+        }
+        return namenodes.byId(fileId, nn -> nn.getBlock(fileId, index, false, clientId, clientHost, -1));
     }
 
     // ------------------------------------------------------------------ for streams
 
     CompletableFuture<BlockRef> writeBlock(long fileId, int index, long durableSize) {
-        return namenode.getBlock(fileId, index, true, clientId, clientHost, durableSize);
+        return namenodes.byId(fileId, nn -> nn.getBlock(fileId, index, true, clientId, clientHost, durableSize));
     }
 
     CompletableFuture<FileStatus> syncFile(long fileId, long durableSize) {
-        return namenode.sync(fileId, clientId, durableSize);
+        return namenodes.byId(fileId, nn -> nn.sync(fileId, clientId, durableSize));
     }
 
     CompletableFuture<FileStatus> closeFile(long fileId, long size) {
-        return namenode.close(fileId, clientId, size);
+        return namenodes.byId(fileId, nn -> nn.close(fileId, clientId, size));
     }
 
     DataClient data() {
@@ -358,21 +441,28 @@ public final class TarnClient implements AutoCloseable {
         writers.remove(out);
     }
 
-    /** Runs on the renewer thread. Never throws: an exception would cancel every later renewal. */
+    /**
+     * Runs on the renewer thread. Never throws: an exception would cancel every later renewal.
+     * Renews at every namenode (each holds the leases of the files it owns); they are few.
+     */
     private void renewLeases() {
-        if (writers.isEmpty() || closed) {
-            return;
+        NamenodeClient[] nns = namenodes.known();
+        if (writers.isEmpty() || closed || nns == null) {
+            return; // no writer, or none yet: a file can only be open once the map is known
         }
-        try {
-            namenode.renewLease(clientId).whenComplete((v, e) -> {
-                if (e != null) {
-                    LOG.warn("lease renewal at {} failed: {}", namenode.remote(), unwrap(e).getMessage());
-                }
-            });
-        } catch (RuntimeException e) {
-            LOG.warn("lease renewal at {} failed: {}", namenode.remote(), e.toString());
+        for (NamenodeClient nn : nns) {
+            try {
+                nn.renewLease(clientId).whenComplete((v, e) -> {
+                    if (e != null) {
+                        LOG.warn("lease renewal at {} failed: {}", nn.remote(), unwrap(e).getMessage());
+                    }
+                });
+            } catch (RuntimeException e) {
+                LOG.warn("lease renewal at {} failed: {}", nn.remote(), e.toString());
+            }
         }
     }
+
 
     /** This client's id, as the namenode knows its leases. */
     public long clientId() {
@@ -396,7 +486,7 @@ public final class TarnClient implements AutoCloseable {
             w.abandon();
         }
         data.close();
-        namenode.close(); // a shared transport would otherwise keep this connection until it closes
+        namenodes.close(); // a shared transport would otherwise keep these connections until it closes
         if (ownsTransport) {
             transport.close();
         }

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Namenode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Namenode.class);
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final NamenodeService service;
     private final Transport transport;
@@ -70,9 +71,10 @@ public final class Namenode implements AutoCloseable {
         long leaseTimeout = config.get(TarnKeys.LEASE_TIMEOUT);
         long datanodeTimeout = config.get(TarnKeys.DATANODE_TIMEOUT);
         NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
-                datanodeTimeout, BlockTokens.random());
+                datanodeTimeout, BlockTokens.random(), Partitioning.of(config));
         InetSocketAddress bindAddress = bindAddress(config);
         RpcServer server = transport.bind(bindAddress, service);
+        service.startCoordinator(transport, config.get(TarnKeys.RPC_TIMEOUT));
         ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tarn-namenode-maintenance-" + server.localAddress().getPort());
             t.setDaemon(true);
@@ -81,9 +83,10 @@ public final class Namenode implements AutoCloseable {
         // Check often enough that expiry happens within a quarter timeout of its deadline.
         long period = Math.max(10, Math.min(1_000, Math.min(leaseTimeout, datanodeTimeout) / 4));
         background.scheduleWithFixedDelay(() -> runMaintenance(service), period, period, TimeUnit.MILLISECONDS);
-        LOG.info("Namenode listening on {} (transport {}, block size {} bytes, lease timeout {} ms, "
-                        + "datanode timeout {} ms)", server.localAddress(), transport.name(), service.blockSize(),
-                leaseTimeout, datanodeTimeout);
+        Partitioning partitioning = service.partitioning();
+        LOG.info("Namenode {} of {} listening on {} (transport {}, block size {} bytes, lease timeout {} ms, "
+                        + "datanode timeout {} ms)", partitioning.partition(), partitioning.count(),
+                server.localAddress(), transport.name(), service.blockSize(), leaseTimeout, datanodeTimeout);
         return new Namenode(service, transport, ownsTransport, server, background);
     }
 
@@ -96,10 +99,11 @@ public final class Namenode implements AutoCloseable {
         }
     }
 
-    /** tarn.namenode.bind, or the host:port of tarn.namenode.address. */
+    /** tarn.namenode.bind, or this namenode's entry (tarn.namenode.partition) of tarn.namenode.address. */
     static InetSocketAddress bindAddress(TarnConfig config) {
         String bind = config.get(TarnKeys.NAMENODE_BIND);
-        HostPort hp = HostPort.parse(bind.isEmpty() ? config.get(TarnKeys.NAMENODE_ADDRESS) : bind);
+        HostPort hp = bind.isEmpty() ? config.namenodes().get(config.get(TarnKeys.NAMENODE_PARTITION))
+                : HostPort.parse(bind);
         return hp.isWildcard() ? new InetSocketAddress(hp.port()) : new InetSocketAddress(hp.host(), hp.port());
     }
 
@@ -130,10 +134,17 @@ public final class Namenode implements AutoCloseable {
         service.runMaintenance();
     }
 
-    /** Stops serving: closes the server, the background thread and, when owned, the transport. */
+    /**
+     * Stops serving: closes the server, the background thread and, when owned, the transport.
+     * Closing again does nothing.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         background.shutdownNow();
+        service.stopCoordinator();
         try {
             server.close();
         } finally {

@@ -1,9 +1,12 @@
 package io.tarn.namenode;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
@@ -16,6 +19,7 @@ import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
@@ -37,6 +41,9 @@ import io.tarn.namenode.namespace.FileTable;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
+import io.tarn.rpc.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +61,8 @@ import java.util.concurrent.atomic.LongAdder;
  * callers may call the typed methods directly.
  */
 public final class NamenodeService implements RpcHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(NamenodeService.class);
+
     private final Clock clock;
     private final int blockSize;
     private final long startedAt;
@@ -64,25 +73,40 @@ public final class NamenodeService implements RpcHandler {
     private final Namespace namespace;
     private final FileService fileService;
     private final LongAdder operations = new LongAdder();
+    private final Partitioning partitioning;
+    private volatile DirectoryCoordinator coordinator;
+
+    /** A single namenode (partition 0 of 1); see the full constructor. */
+    public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
+                           BlockTokens tokens) {
+        this(clock, blockSize, leaseTimeoutMs, datanodeTimeoutMs, tokens,
+                Partitioning.single(new HostPort("127.0.0.1", 0)));
+    }
 
     /**
      * @param blockSize        bytes per block ({@code tarn.blocksize})
      * @param leaseTimeoutMs    {@code tarn.namenode.lease.timeout}
      * @param datanodeTimeoutMs {@code tarn.namenode.datanode.timeout}
      * @param tokens           the cluster's block token key, handed to datanodes when they register
+     * @param partitioning     which partition of the namespace this namenode serves
      */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
-                           BlockTokens tokens) {
+                           BlockTokens tokens, Partitioning partitioning) {
         this.clock = clock;
         this.blockSize = blockSize;
         this.startedAt = clock.millis();
         this.tokens = tokens;
+        this.partitioning = partitioning;
         this.leases = new LeaseManager(clock, leaseTimeoutMs);
         this.datanodes = new DatanodeRegistry(blockSize, clock, datanodeTimeoutMs);
         this.allocator = new BlockAllocator(datanodes);
-        FileTable table = new FileTable(0);
-        this.namespace = new Namespace(clock, blockSize, table, allocator, leases);
+        FileTable table = new FileTable(partitioning.partition());
+        this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning);
         this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens);
+    }
+
+    public Partitioning partitioning() {
+        return partitioning;
     }
 
     public Namespace namespace() {
@@ -121,10 +145,25 @@ public final class NamenodeService implements RpcHandler {
         try {
             switch (request.opcode()) {
                 case Opcode.GET_FILE -> sendStatus(request, namespace.getFile(PathRequest.decode(body).path()));
-                case Opcode.CREATE -> sendStatus(request, create(CreateRequest.decode(body)));
+                case Opcode.CREATE -> {
+                    CreateRequest r = CreateRequest.decode(body);
+                    if (r.type() == FileType.DIRECTORY && partitioning.count() > 1) {
+                        coordinate(request, r.ownership(), r.path(), r.createParents());
+                    } else {
+                        sendStatus(request, create(r));
+                    }
+                }
                 case Opcode.MKDIRS -> {
                     MkdirsRequest r = MkdirsRequest.decode(body);
-                    sendStatus(request, namespace.mkdirs(r.path(), r.ownership()));
+                    if (partitioning.count() > 1) {
+                        coordinate(request, r.ownership(), r.path(), true);
+                    } else {
+                        sendStatus(request, namespace.mkdirs(r.path(), r.ownership()));
+                    }
+                }
+                case Opcode.DIR_MKDIR -> {
+                    DirMkdirRequest r = DirMkdirRequest.decode(body);
+                    sendStatus(request, namespace.applyMkdir(r.parent(), r.name(), r.dirId(), r.ownership(), r.time()));
                 }
                 case Opcode.APPEND -> {
                     AppendRequest r = AppendRequest.decode(body);
@@ -141,6 +180,11 @@ public final class NamenodeService implements RpcHandler {
                         out.release();
                         throw e;
                     }
+                    request.send(out);
+                }
+                case Opcode.GET_PARTITIONS -> {
+                    ByteBuf out = request.response();
+                    partitionMap().encode(out);
                     request.send(out);
                 }
                 case Opcode.GET_BLOCKS -> {
@@ -214,17 +258,87 @@ public final class NamenodeService implements RpcHandler {
         request.send(out);
     }
 
+    /**
+     * Starts partition 0's directory coordinator (several namenodes only), which reaches the other
+     * namenodes over {@code transport}.
+     */
+    void startCoordinator(Transport transport, long timeoutMs) {
+        if (partitioning.count() > 1 && partitioning.isCoordinator()) {
+            coordinator = new DirectoryCoordinator(partitioning, namespace, clock, transport, timeoutMs);
+        }
+    }
+
+    void stopCoordinator() {
+        if (coordinator != null) {
+            coordinator.close();
+        }
+    }
+
+    /** A directory creation with several namenodes: partition 0 runs it everywhere, the others refuse. */
+    private void coordinate(RpcRequest request, Ownership ownership, String path, boolean parents)
+            throws TarnException {
+        if (coordinator == null) {
+            throw new TarnException(ErrorCode.WRONG_PARTITION, "directories are created through "
+                    + partitioning.describe(0) + ", not " + partitioning.describe(partitioning.partition()));
+        }
+        coordinator.mkdirs(path, ownership, parents).whenComplete((status, e) -> {
+            if (e == null) {
+                sendStatus(request, status);
+                return;
+            }
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                    ? e.getCause() : e;
+            if (cause instanceof TarnException t) {
+                request.fail(t.code(), t.getMessage());
+            } else {
+                LOG.error("directory coordinator failed on {}", path, cause);
+                request.fail(ErrorCode.INTERNAL, "directory coordinator failed: " + cause);
+            }
+        });
+    }
+
+    /** GET_PARTITIONS: every namenode of the cluster, and which one this is. */
+    public NamenodeProtocol.PartitionMap partitionMap() {
+        List<String> addresses = new ArrayList<>(partitioning.count());
+        for (HostPort hp : partitioning.namenodes()) {
+            addresses.add(hp.toString());
+        }
+        return new NamenodeProtocol.PartitionMap(partitioning.partition(), addresses);
+    }
+
     /** CREATE: a file or directory. */
     public FileStatus create(CreateRequest r) throws TarnException {
         return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(), r.clientId(),
                 r.ownership());
     }
 
-    /** REGISTER_DATANODE: registers and answers with the datanode id, block size and token key. */
+    /**
+     * REGISTER_DATANODE: registers the datanode's share of regions and answers with the datanode id,
+     * block size and token key. WRONG_PARTITION when the share is not this partition's.
+     */
     public RegisterResponse register(RegisterRequest r) throws TarnException {
+        checkRegionShare(r);
         DatanodeRegistry.Registration reg = datanodes.register(r);
         return new RegisterResponse(reg.datanode().id(), blockSize, tokens.key0(), tokens.key1(),
                 reg.resetGenerations());
+    }
+
+    /**
+     * Partition p of N manages the regions r of every datanode with r mod N = p, so that the owner of
+     * any block follows from its region id alone. A datanode whose namenode list differs from the
+     * cluster's (other order, other count) would break that; it is refused until its configuration
+     * matches.
+     */
+    private void checkRegionShare(RegisterRequest r) throws TarnException {
+        int p = partitioning.partition();
+        int n = partitioning.count();
+        if (r.firstRegion() != p || r.regionStride() != n) {
+            throw new TarnException(ErrorCode.WRONG_PARTITION, "datanode " + r.host() + ":" + r.port()
+                    + " registered its regions " + r.firstRegion() + ", " + r.firstRegion() + " + " + r.regionStride()
+                    + ", .. with " + partitioning.describe(p) + ", which manages the regions r with r mod " + n + " = "
+                    + p + ": the datanode's tarn.namenode.address must list the cluster's " + n
+                    + " namenode(s) in the same order");
+        }
     }
 
     /**

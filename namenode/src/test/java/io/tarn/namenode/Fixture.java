@@ -25,7 +25,7 @@ public final class Fixture {
     public RegisterResponse datanode(long storageId, String host, int port, int storageClass, int regions,
                                      int blocksPerRegion, boolean intact) throws TarnException {
         return nn.register(new RegisterRequest(0, storageId, host, port, storageClass,
-                (long) blocksPerRegion * BLOCK, regions, intact));
+                (long) blocksPerRegion * BLOCK, regions, 0, 1, intact));
     }
 
     public FileStatus create(String path, long client) throws TarnException {

@@ -106,7 +106,7 @@ class NamenodeIntegrationTest {
 
     private RegisterResponse registerDatanode() throws Exception {
         return get(rpc.call(Opcode.REGISTER_DATANODE, b -> new RegisterRequest(1, 2, "127.0.0.1", 7070, 0,
-                4L * BLOCK, 2, false).encode(b), RegisterResponse::decode));
+                4L * BLOCK, 2, 0, 1, false).encode(b), RegisterResponse::decode));
     }
 
     @Test
@@ -171,7 +171,8 @@ class NamenodeIntegrationTest {
         assertThat(errorOf(rpc.call(Opcode.HEARTBEAT, b -> new HeartbeatRequest(reg.datanodeId() + 1, 1, 2).encode(b),
                 body -> null))).isEqualTo(ErrorCode.UNKNOWN_DATANODE);
         assertThat(errorOf(rpc.call(Opcode.REGISTER_DATANODE, b -> new RegisterRequest(3, 4, "h", 1, 0,
-                BLOCK + 1L, 1, false).encode(b), RegisterResponse::decode))).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                BLOCK + 1L, 1, 0, 1, false).encode(b), RegisterResponse::decode)))
+                .isEqualTo(ErrorCode.INVALID_ARGUMENT);
 
         ClusterStatus s = get(rpc.call(Opcode.CLUSTER_STATUS, b -> { }, ClusterStatus::decode));
         assertThat(s.blockSize()).isEqualTo(BLOCK);

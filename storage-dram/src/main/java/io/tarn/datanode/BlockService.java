@@ -9,11 +9,21 @@ import io.tarn.common.security.BlockTokens;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
+import java.util.List;
+
 /**
  * Serves WRITE_BLOCK, READ_BLOCK and PING on a datanode's RPC server, over any {@link RegionStore}.
  *
- * <p>Every request is validated before memory is touched, in this order: the datanode is
- * registered ({@code UNKNOWN_DATANODE}); region, block, offset and length lie inside the block
+ * <p>The datanode serves every namenode of the cluster: region {@code r} is managed by namenode
+ * {@code r mod N} ({@link RegionShare}), which registered it and issues the tokens for its blocks.
+ * A request for region {@code r} is therefore checked against that namenode's {@link Registration}
+ * (its datanode id, token key and block size), so a token from one namenode never opens another's
+ * region, and the regions of a namenode that is down or not registered yet stay closed while the
+ * others' are served.
+ *
+ * <p>Every request is validated before memory is touched, in this order: the region exists
+ * ({@code OUT_OF_RANGE}); the namenode managing it has registered this datanode
+ * ({@code UNKNOWN_DATANODE}, naming that namenode); block, offset and length lie inside the block
  * ({@code OUT_OF_RANGE}); the body carries exactly the announced bytes ({@code MALFORMED_REQUEST});
  * the token grants the access ({@code INVALID_TOKEN}); the generation is current
  * ({@code STALE_GENERATION}, or {@code BLOCK_NOT_WRITTEN} for a read of a newer generation than the
@@ -23,7 +33,8 @@ import io.tarn.rpc.RpcRequest;
  *
  * <p>Runs on the transport's I/O threads: no locks, no blocking; the only per-request allocations
  * are the response and, for reads, the wrapper that hands region memory to the transport without
- * copying. A write copies its data once, from the request buffer into the region.
+ * copying (choosing the registration is an array load). A write copies its data once, from the
+ * request buffer into the region.
  *
  * <p>Zero-copy reads have one consequence worth knowing: the bytes leave the region when the
  * transport flushes them, so a block freed and rewritten with a newer generation while the
@@ -40,26 +51,55 @@ public final class BlockService implements RpcHandler {
             return new DatanodeProtocol.Access();
         }
     };
-    private volatile Registration registration;
+    /** "namenode p (host:port)" for each partition, for error messages. */
+    private final String[] namenodes;
+    /** The current registration of each partition (null until its first); replaced whole, never written into. */
+    private volatile Registration[] registrations;
 
-    public BlockService(RegionStore store, DatanodeMetrics metrics) {
+    /**
+     * @param namenodes the namenodes' addresses in partition order ({@code tarn.namenode.address});
+     *                  the store must have at least one region per namenode
+     */
+    public BlockService(RegionStore store, DatanodeMetrics metrics, List<String> namenodes) {
+        if (namenodes.isEmpty() || namenodes.size() > store.regionCount()) {
+            throw new IllegalArgumentException(store.regionCount() + " regions cannot be shared by "
+                    + namenodes.size() + " namenodes");
+        }
         this.store = store;
         this.metrics = metrics;
+        this.namenodes = new String[namenodes.size()];
+        for (int p = 0; p < namenodes.size(); p++) {
+            this.namenodes[p] = "namenode " + p + " (" + namenodes.get(p) + ")";
+        }
+        this.registrations = new Registration[namenodes.size()];
     }
 
-    /** Starts (or keeps) serving under a new registration; requests before the first one are refused. */
-    public void register(Registration next) {
+    /**
+     * Starts (or keeps) serving one namenode's regions under its new registration; requests for them
+     * before its first registration are refused. Every namenode's registration must use the same
+     * generation table (so the same block size): the table covers all regions.
+     */
+    public synchronized void register(int partition, Registration next) {
         if ((long) next.blocksPerRegion() * next.blockSize() != store.regionSize()
                 || next.generations().regionCount() != store.regionCount()) {
             throw new IllegalArgumentException("registration's generation table does not match the "
                     + store.regionCount() + " regions of " + store.regionSize() + " bytes");
         }
-        this.registration = next;
+        Registration[] updated = registrations.clone();
+        for (int p = 0; p < updated.length; p++) {
+            if (p != partition && updated[p] != null && updated[p].generations() != next.generations()) {
+                throw new IllegalArgumentException(namenodes[partition] + " carves blocks of " + next.blockSize()
+                        + " bytes, but " + namenodes[p] + " registered blocks of " + updated[p].blockSize()
+                        + " bytes: every namenode must use the same tarn.blocksize");
+            }
+        }
+        updated[partition] = next;
+        registrations = updated;
     }
 
-    /** The registration requests are checked against, or null before the first. */
-    public Registration registration() {
-        return registration;
+    /** The registration of one namenode, or null before its first. */
+    public Registration registration(int partition) {
+        return registrations[partition];
     }
 
     @Override
@@ -150,28 +190,34 @@ public final class BlockService implements RpcHandler {
     }
 
     /**
-     * The checks every block access starts with: the datanode is registered, and the addressed bytes
-     * lie inside one block. Points {@code a} at the request's access part (throwing
+     * The checks every block access starts with: the region exists, the namenode managing it has
+     * registered this datanode, and the addressed bytes lie inside one of its blocks. Points
+     * {@code a} at the request's access part (throwing
      * {@link io.tarn.common.protocol.MalformedMessageException} when the body is too short for it).
      *
      * @return the registration to check the rest against, or null when the request was refused (and
      *         answered)
      */
     private Registration admit(RpcRequest request, DatanodeProtocol.Access a) {
-        Registration reg = registration;
-        if (reg == null) {
-            fail(request, ErrorCode.UNKNOWN_DATANODE, "datanode is not registered yet");
-            return null;
-        }
         a.wrap(request.body());
         int region = a.regionId();
+        if (region < 0 || region >= store.regionCount()) {
+            fail(request, ErrorCode.OUT_OF_RANGE, describe(request, a) + ": no such region (this datanode has "
+                    + store.regionCount() + ")");
+            return null;
+        }
+        int partition = RegionShare.owner(region, namenodes.length);
+        Registration reg = registrations[partition];
+        if (reg == null) {
+            fail(request, ErrorCode.UNKNOWN_DATANODE, describe(request, a) + ": this datanode is not registered yet "
+                    + "with " + namenodes[partition] + ", which manages the region; it keeps trying");
+            return null;
+        }
         int block = a.blockIndex();
         int offset = a.offset();
         int length = a.length();
         String problem = null;
-        if (region < 0 || region >= store.regionCount()) {
-            problem = "no such region (this datanode has " + store.regionCount() + ")";
-        } else if (block < 0 || block >= reg.blocksPerRegion()) {
+        if (block < 0 || block >= reg.blocksPerRegion()) {
             problem = "no such block (a region has " + reg.blocksPerRegion() + ")";
         } else if (offset < 0 || length < 0 || (long) offset + length > reg.blockSize()) {
             problem = "offset " + offset + " and length " + length + " leave the block of " + reg.blockSize()

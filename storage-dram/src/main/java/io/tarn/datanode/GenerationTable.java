@@ -18,7 +18,9 @@ import java.util.UUID;
  * <p>The namenode bumps a block's generation whenever it hands the block out again; the datanode
  * compares the generation a request carries with this table to refuse stale requests instead of
  * serving or overwriting another file's data. Entries only grow ({@link #advance}), lock-free, so
- * the I/O threads can check and update them concurrently.
+ * the I/O threads can check and update them concurrently. One table covers every region, whichever
+ * namenode manages it; a namenode that forgot its blocks resets only its own regions
+ * ({@link #reset(RegionShare)}).
  *
  * <p>A table is either {@linkplain #create memory-mapped from a side file} next to the region
  * files, so that it survives a datanode restart exactly as long as the data does, or
@@ -194,11 +196,23 @@ public final class GenerationTable {
         }
     }
 
-    /** Forgets every generation (all blocks back to 0), for a namenode that forgot the blocks. */
+    /** Forgets every generation (all blocks back to 0), for the only namenode, which forgot the blocks. */
     public void reset() {
-        int end = HEADER_LENGTH + regionCount * blocksPerRegion * Integer.BYTES;
-        for (int at = HEADER_LENGTH; at < end; at += Integer.BYTES) {
-            SLOT.setVolatile(buffer, at, 0);
+        reset(new RegionShare(0, 1, regionCount));
+    }
+
+    /**
+     * Forgets the generations of one namenode's regions (their blocks back to 0) when that namenode
+     * forgot its blocks; the other namenodes' regions keep theirs, so stale requests for them stay
+     * refused.
+     */
+    public void reset(RegionShare share) {
+        for (int region = share.firstRegion(); region < regionCount; region += share.stride()) {
+            int start = HEADER_LENGTH + region * blocksPerRegion * Integer.BYTES;
+            int end = start + blocksPerRegion * Integer.BYTES;
+            for (int at = start; at < end; at += Integer.BYTES) {
+                SLOT.setVolatile(buffer, at, 0);
+            }
         }
     }
 

@@ -16,19 +16,22 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * A datanode's side of its relationship with the namenode: registers, then heartbeats every
- * interval, and registers again whenever the namenode may have forgotten it.
+ * A datanode's side of its relationship with one namenode: registers, then heartbeats every
+ * interval, and registers again whenever the namenode may have forgotten it. A datanode has one
+ * link per namenode of the cluster ({@link NamenodeLinks}); each lives and fails on its own, so a
+ * namenode that is down costs only its own regions.
  *
- * <p>One scheduled thread owns all of the link's state; RPC completions are handed back to it, so
- * the transport's I/O threads never block and no lock is needed. At most one call is in flight.
+ * <p>One single-threaded scheduler (shared by a datanode's links, owned by their
+ * {@link NamenodeLinks}) runs all of the link's work; RPC completions are handed back to it, so the
+ * transport's I/O threads never block and no lock is needed. At most one call is in flight.
  *
  * <p>States and transitions:
  * <ul>
@@ -69,6 +72,7 @@ public final class NamenodeLink implements AutoCloseable {
     private final long intervalMs;
     private final ScheduledExecutorService thread;
     private final Object registeredSignal = new Object();
+    private volatile ScheduledFuture<?> ticking;
 
     // Owned by the link thread.
     private boolean inFlight;
@@ -87,24 +91,23 @@ public final class NamenodeLink implements AutoCloseable {
      * @param client          the namenode's RPC client; closed with the link
      * @param registerRequest builds each registration (it may change, e.g. {@code intact})
      * @param interval        the heartbeat and retry interval
-     * @param threadName      name of the link's thread, for thread dumps
+     * @param thread          a single-threaded scheduler that runs the link (and may run other
+     *                        links); not shut down by the link. Whoever owns it shuts it down after
+     *                        closing its links and waits for it, so that no registration is applied
+     *                        after that.
      */
     public NamenodeLink(RpcClient client, Supplier<RegisterRequest> registerRequest, Listener listener,
-                        Duration interval, String threadName) {
+                        Duration interval, ScheduledExecutorService thread) {
         this.client = client;
         this.registerRequest = registerRequest;
         this.listener = listener;
         this.intervalMs = Math.max(1, interval.toMillis());
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = thread;
     }
 
     /** Starts registering in the background at once; returns immediately. */
     public void start() {
-        thread.scheduleWithFixedDelay(this::tick, 0, intervalMs, TimeUnit.MILLISECONDS);
+        ticking = thread.scheduleWithFixedDelay(this::tick, 0, intervalMs, TimeUnit.MILLISECONDS);
     }
 
     /** The datanode id the namenode granted, or -1 while not registered. */
@@ -223,22 +226,46 @@ public final class NamenodeLink implements AutoCloseable {
      * @return true when the namenode acknowledged the deregistration
      */
     public boolean deregister(boolean dataKept, Duration timeout) {
+        return awaitDeregistered(startDeregistration(dataKept), System.nanoTime() + timeout.toNanos());
+    }
+
+    /**
+     * Starts {@link #deregister(boolean, Duration)} without waiting, so that a datanode can say
+     * goodbye to all its namenodes at once; pass the result to {@link #awaitDeregistered}.
+     *
+     * @return completes with true once acknowledged (logged), false when there was nothing to
+     *         deregister, or exceptionally when the namenode refused or could not be reached
+     */
+    public CompletableFuture<Boolean> startDeregistration(boolean dataKept) {
         CompletableFuture<Boolean> sent = new CompletableFuture<>();
         try {
             thread.execute(() -> leave(new Goodbye(dataKept, sent)));
         } catch (RejectedExecutionException e) {
             LOG.debug("Namenode link already closed; no deregistration sent");
-            return false;
+            sent.complete(false);
+            return sent;
         }
-        try {
-            boolean acknowledged = sent.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return sent.thenApply(acknowledged -> {
             if (acknowledged) {
                 LOG.info("Deregistered from namenode {} (data kept: {})", client.remote(), dataKept);
             }
             return acknowledged;
+        });
+    }
+
+    /**
+     * Waits until {@code deadlineNanos} ({@link System#nanoTime()}) for a deregistration started by
+     * {@link #startDeregistration}; logs at info when it was not acknowledged.
+     *
+     * @return true when the namenode acknowledged it
+     */
+    public boolean awaitDeregistered(CompletableFuture<Boolean> sent, long deadlineNanos) {
+        long waitNanos = Math.max(0, deadlineNanos - System.nanoTime());
+        try {
+            return sent.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            LOG.info("Namenode {} did not acknowledge the deregistration within {} ms; it will mark this datanode "
-                    + "dead when its heartbeats stay away", client.remote(), timeout.toMillis());
+            LOG.info("Namenode {} did not acknowledge the deregistration in time; it will mark this datanode dead "
+                    + "when its heartbeats stay away", client.remote());
         } catch (ExecutionException e) {
             Throwable cause = unwrap(e);
             LOG.info("Could not deregister from namenode {} ({} {}); it will mark this datanode dead when its "
@@ -334,23 +361,19 @@ public final class NamenodeLink implements AutoCloseable {
 
     /**
      * Stops the link: nothing more is sent (without a {@link #deregister} first, the namenode notices
-     * by the missing heartbeats). Waits briefly for a registration being applied, so none is applied
-     * after the caller frees storage.
+     * by the missing heartbeats). A registration being applied on the link's thread may still
+     * finish: the owner of the thread waits for it (see the constructor) before freeing storage.
      */
     @Override
     public void close() {
         closed = true;
-        thread.shutdownNow();
+        ScheduledFuture<?> t = ticking;
+        if (t != null) {
+            t.cancel(false);
+        }
         synchronized (registeredSignal) {
             registeredSignal.notifyAll();
         }
         client.close();
-        try {
-            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
-                LOG.warn("Namenode link thread did not stop within 5 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

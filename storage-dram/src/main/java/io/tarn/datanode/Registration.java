@@ -5,11 +5,12 @@ import io.tarn.common.security.BlockTokens;
 import java.util.Objects;
 
 /**
- * What a datanode learned from the namenode when it registered: its id, the block size carving its
- * regions, the key that checks access tokens, and the generation table laid out for that block size.
+ * What a datanode learned from one namenode when it registered: the id that namenode gave it, the
+ * block size carving its regions, the key that checks the tokens that namenode issues, and the
+ * generation table laid out for that block size (one table for all namenodes' regions).
  *
- * <p>Immutable; {@link BlockService} reads the current one with a single volatile load per request,
- * so a re-registration swaps all of it at once.
+ * <p>Immutable; {@link BlockService} keeps one per namenode and reads the one owning a request's
+ * region with a single volatile load, so a re-registration swaps all of it at once.
  */
 public record Registration(int datanodeId, int blockSize, BlockTokens tokens, GenerationTable generations) {
 

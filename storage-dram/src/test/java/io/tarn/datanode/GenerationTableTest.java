@@ -77,6 +77,23 @@ class GenerationTableTest {
     }
 
     @Test
+    void resettingOneNamenodesShareKeepsTheOthers() throws IOException {
+        GenerationTable t = GenerationTable.create(file(), ID, REGION, 5, BLOCK);
+        for (int r = 0; r < 5; r++) {
+            t.advance(r, 0, 10 + r);
+            t.advance(r, 15, 20 + r);
+        }
+        t.reset(RegionShare.of(1, 2, 5));
+        assertThat(List.of(t.get(1, 0), t.get(1, 15), t.get(3, 0), t.get(3, 15))).as("regions 1 and 3 forgotten")
+                .containsOnly(0);
+        assertThat(List.of(t.get(0, 0), t.get(2, 15), t.get(4, 0), t.get(4, 15))).as("regions 0, 2, 4 kept")
+                .containsExactly(10, 22, 14, 24);
+
+        GenerationTable reopened = GenerationTable.open(file(), ID, REGION, 5);
+        assertThat(List.of(reopened.get(0, 0), reopened.get(1, 0))).as("persisted").containsExactly(10, 0);
+    }
+
+    @Test
     void openRejectsTablesOfOtherStorageOrGeometry() throws IOException {
         GenerationTable.create(file(), ID, REGION, 2, BLOCK);
         assertThatThrownBy(() -> GenerationTable.open(file(), UUID.randomUUID(), REGION, 2))

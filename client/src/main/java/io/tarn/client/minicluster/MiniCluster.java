@@ -23,8 +23,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A namenode and N DRAM datanodes in one JVM on ephemeral loopback ports, for tests (the role
- * HDFS's MiniDFSCluster plays). Every component talks real TCP. Datanode memory lives in files under
+ * One or more namenodes and N DRAM datanodes in one JVM on ephemeral loopback ports, for tests (the
+ * role HDFS's MiniDFSCluster plays). With several namenodes (partitions of one namespace, see
+ * docs/partitioning.md) every datanode serves every namenode. Every component talks real TCP. Datanode memory lives in files under
  * a fresh directory in /dev/shm (or the temporary directory), removed by {@link #close()}.
  *
  * <pre>
@@ -38,6 +39,7 @@ public final class MiniCluster implements AutoCloseable {
     private final TarnConfig base;
     private final Path dataDir;
     private final Namenode namenode;
+    private final List<Namenode> namenodes = new ArrayList<>();
     private final TarnConfig clientConfig;
     private final List<DramDatanode> datanodes = new ArrayList<>();
     private final List<TarnConfig> datanodeConfigs = new ArrayList<>();
@@ -46,15 +48,9 @@ public final class MiniCluster implements AutoCloseable {
         this.base = b.config.build();
         this.dataDir = createDataDir();
         boolean started = false;
-        Namenode nn = null;
         try {
-            TarnConfig nnConfig = base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, "127.0.0.1:0")
-                    .set(TarnKeys.NAMENODE_BIND, "127.0.0.1:0").build();
-            nn = Namenode.start(nnConfig);
-            this.namenode = nn;
-            InetSocketAddress addr = nn.address();
-            this.clientConfig = base.toBuilder()
-                    .set(TarnKeys.NAMENODE_ADDRESS, new HostPort("127.0.0.1", addr.getPort()).toString()).build();
+            this.namenode = startNamenodes(b.namenodes);
+            this.clientConfig = base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, addressList()).build();
             for (int i = 0; i < b.datanodes; i++) {
                 addDatanode();
             }
@@ -64,6 +60,42 @@ public final class MiniCluster implements AutoCloseable {
                 closeQuietly();
             }
         }
+    }
+
+    /**
+     * One namenode on an ephemeral port; several on ports picked first (each must know all the
+     * addresses when it starts, to answer GET_PARTITIONS).
+     */
+    private Namenode startNamenodes(int count) throws IOException {
+        if (count == 1) {
+            namenodes.add(Namenode.start(base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, "127.0.0.1:0")
+                    .set(TarnKeys.NAMENODE_BIND, "127.0.0.1:0").build()));
+            return namenodes.get(0);
+        }
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            list.append(i == 0 ? "" : ",").append("127.0.0.1:").append(freePort());
+        }
+        for (int i = 0; i < count; i++) {
+            namenodes.add(Namenode.start(base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, list.toString())
+                    .set(TarnKeys.NAMENODE_PARTITION, i).set(TarnKeys.NAMENODE_BIND, "").build()));
+        }
+        return namenodes.get(0);
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Every namenode's real address, in partition order. */
+    private String addressList() {
+        StringBuilder sb = new StringBuilder();
+        for (Namenode nn : namenodes) {
+            sb.append(sb.length() == 0 ? "" : ",").append(new HostPort("127.0.0.1", nn.address().getPort()));
+        }
+        return sb.toString();
     }
 
     public static Builder builder() {
@@ -113,8 +145,18 @@ public final class MiniCluster implements AutoCloseable {
         return TarnClient.connect(clientConfig);
     }
 
+    /** The first namenode (partition 0, the coordinator). */
     public Namenode namenode() {
         return namenode;
+    }
+
+    /** Namenode of partition {@code p}. */
+    public Namenode namenode(int p) {
+        return namenodes.get(p);
+    }
+
+    public int namenodeCount() {
+        return namenodes.size();
     }
 
     public InetSocketAddress namenodeAddress() {
@@ -168,12 +210,12 @@ public final class MiniCluster implements AutoCloseable {
             }
         }
         datanodes.clear();
-        try {
-            if (namenode != null) {
-                namenode.close();
+        for (Namenode nn : namenodes) {
+            try {
+                nn.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing namenode", e); // go on: the memory files must go even so
             }
-        } catch (RuntimeException e) {
-            LOG.warn("closing namenode", e); // go on: the memory files must go even so
         }
         deleteTree(dataDir);
     }
@@ -195,9 +237,10 @@ public final class MiniCluster implements AutoCloseable {
         }
     }
 
-    /** Sets up a {@link MiniCluster}. Defaults: 1 datanode of 64 MiB in 16 MiB regions, TCP. */
+    /** Sets up a {@link MiniCluster}. Defaults: 1 namenode, 1 datanode of 64 MiB in 16 MiB regions, TCP. */
     public static final class Builder {
         private int datanodes = 1;
+        private int namenodes = 1;
         private final TarnConfig.Builder config = TarnConfig.builder()
                 .set(TarnKeys.TRANSPORT, TransportKind.TCP)
                 .set(TarnKeys.DRAM_CAPACITY, 64L << 20)
@@ -210,6 +253,15 @@ public final class MiniCluster implements AutoCloseable {
                 throw new IllegalArgumentException("datanodes must be >= 0");
             }
             this.datanodes = n;
+            return this;
+        }
+
+        /** Namenodes, each serving one partition of the namespace (1 to 16). */
+        public Builder namenodes(int n) {
+            if (n < 1 || n > 16) {
+                throw new IllegalArgumentException("namenodes must be between 1 and 16");
+            }
+            this.namenodes = n;
             return this;
         }
 

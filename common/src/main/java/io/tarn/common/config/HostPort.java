@@ -47,6 +47,15 @@ public record HostPort(String host, int port) {
         }
     }
 
+    /** Parses a comma-separated list of {@code host:port} pairs, in order. */
+    public static java.util.List<HostPort> parseList(String text) {
+        java.util.List<HostPort> out = new java.util.ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            out.add(parse(part));
+        }
+        return java.util.List.copyOf(out);
+    }
+
     /** An unresolved socket address for this pair (resolution happens when connecting). */
     public InetSocketAddress toSocketAddress() {
         return InetSocketAddress.createUnresolved(host, port);

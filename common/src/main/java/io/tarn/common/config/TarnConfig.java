@@ -75,6 +75,11 @@ public final class TarnConfig {
         return KEYS_BY_NAME.get(name);
     }
 
+    /** The namenodes of the cluster in partition order ({@link TarnKeys#NAMENODE_ADDRESS}). */
+    public java.util.List<HostPort> namenodes() {
+        return HostPort.parseList(get(TarnKeys.NAMENODE_ADDRESS));
+    }
+
     /** Every key with its effective value, formatted as a configuration file would hold it. */
     public Map<String, String> describe() {
         Map<String, String> out = new LinkedHashMap<>();
@@ -193,6 +198,13 @@ public final class TarnConfig {
         /** Validates the relations between keys and freezes the configuration. */
         public TarnConfig build() {
             TarnConfig c = new TarnConfig(values);
+            int namenodes = c.namenodes().size();
+            int partition = c.get(TarnKeys.NAMENODE_PARTITION);
+            if (partition >= namenodes) {
+                throw new ConfigException(TarnKeys.NAMENODE_PARTITION + " = " + partition + ": "
+                        + TarnKeys.NAMENODE_ADDRESS + " lists " + namenodes + " namenode(s), so it must be below "
+                        + namenodes);
+            }
             long block = c.get(TarnKeys.BLOCK_SIZE);
             if (Long.bitCount(block) != 1) {
                 throw new ConfigException(TarnKeys.BLOCK_SIZE + " = " + DataSize.format(block) + ": must be a power of two");

@@ -19,7 +19,9 @@ public final class TarnKeys {
     // ---- cluster-wide ----
 
     public static final ConfigKey<String> NAMENODE_ADDRESS = ConfigKey.string("tarn.namenode.address",
-            "localhost:9060", "host:port where clients and datanodes reach the namenode.", TarnKeys::checkHostPort);
+            "localhost:9060", "host:port where clients and datanodes reach the namenode; with several namenodes, "
+                    + "all of them, comma-separated, in partition order (the first is partition 0). A client "
+                    + "needs only one: it learns the others from it.", TarnKeys::checkHostPorts);
 
     public static final ConfigKey<Long> BLOCK_SIZE = ConfigKey.bytes("tarn.blocksize", MIB, 4 * KIB, GIB,
             "Size of one block; a power of two that divides the datanodes' region size.");
@@ -52,6 +54,10 @@ public final class TarnKeys {
             "Address the namenode listens on (host:port); empty means the host and port of tarn.namenode.address.",
             v -> v.isEmpty() ? null : checkHostPort(v));
 
+    public static final ConfigKey<Integer> NAMENODE_PARTITION = ConfigKey.integer("tarn.namenode.partition", 0, 0,
+            255, "", "Which entry of tarn.namenode.address this namenode is (0 for the first); set per namenode "
+                    + "(tarn namenode --partition I).");
+
     public static final ConfigKey<Long> LEASE_TIMEOUT = ConfigKey.millis("tarn.namenode.lease.timeout", 60_000, 100,
             24 * HOUR_MS, "A writer that has not renewed its lease for this long loses it; its file is closed "
                     + "at the length the writer last reported stored (hsync, or when it asked for its last block).");
@@ -75,7 +81,8 @@ public final class TarnKeys {
             "class", "Storage class this datanode serves: 0 = DRAM, 1 = flash.");
 
     public static final ConfigKey<Long> DRAM_CAPACITY = ConfigKey.bytes("tarn.datanode.dram.capacity", GIB, 64 * KIB,
-            1L << 50, "Memory a DRAM datanode offers; a multiple of the region size.");
+            1L << 50, "Memory a DRAM datanode offers; a multiple of the region size, and at least one region per "
+                    + "namenode (region r serves namenode r mod N).");
 
     public static final ConfigKey<Long> DRAM_REGION_SIZE = ConfigKey.bytes("tarn.datanode.dram.region.size",
             256 * MIB, 64 * KIB, GIB, "Size of one memory region a DRAM datanode registers; a multiple of the block size.");
@@ -124,11 +131,25 @@ public final class TarnKeys {
     public static final List<ConfigKey<?>> ALL = List.of(
             NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT,
             RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME, RPC_IO_THREADS, RPC_MAX_INFLIGHT,
-            NAMENODE_BIND, LEASE_TIMEOUT, DATANODE_TIMEOUT,
+            NAMENODE_BIND, NAMENODE_PARTITION, LEASE_TIMEOUT, DATANODE_TIMEOUT,
             DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
             DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH,
             CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
             CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_LEASE_RENEW);
+
+    static String checkHostPorts(String v) {
+        String[] parts = v.split(",", -1);
+        if (parts.length > 256) {
+            return "lists " + parts.length + " namenodes; at most 256 are supported";
+        }
+        for (String p : parts) {
+            String problem = checkHostPort(p);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
+    }
 
     static String checkHostPort(String v) {
         try {

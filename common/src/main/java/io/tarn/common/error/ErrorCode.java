@@ -18,6 +18,8 @@ public enum ErrorCode {
     SERVER_BUSY(8, "server busy"),
     INVALID_ARGUMENT(9, "invalid argument"),
     INVALID_PATH(10, "invalid path"),
+    WRONG_PARTITION(11, "sent to a namenode that does not own it"),
+    NOT_SUPPORTED(12, "not supported"),
 
     FILE_NOT_FOUND(20, "no such file or directory"),
     FILE_EXISTS(21, "file exists"),

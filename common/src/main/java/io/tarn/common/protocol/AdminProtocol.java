@@ -1,6 +1,7 @@
 package io.tarn.common.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.FileIds;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +11,7 @@ import java.util.List;
  *
  * <pre>
  * REGISTER_DATANODE   req:  storageIdHigh[i64] storageIdLow[i64] host[str] port[u16] storageClass[u8]
- *                           regionSize[i64] regionCount[i32] intact[bool]
+ *                           regionSize[i64] regionCount[i32] firstRegion[i32] regionStride[i32] intact[bool]
  *                     resp: datanodeId[i32] blockSize[i32] tokenKey0[i64] tokenKey1[i64] resetGenerations[bool]
  * HEARTBEAT           req:  datanodeId[i32] storageIdHigh[i64] storageIdLow[i64]
  *                     resp: (empty), or UNKNOWN_DATANODE: register again
@@ -22,6 +23,12 @@ import java.util.List;
  * DatanodeStatus:     id[i32] host[str] port[u16] storageClass[u8] alive[bool] capacityBlocks[i64]
  *                     freeBlocks[i64] silenceMs[i64]
  * </pre>
+ * A datanode serves every namenode and registers with each a share of its regions: the ones with
+ * ids {@code firstRegion + i * regionStride} for {@code i} in {@code 0..regionCount-1} (with N
+ * namenodes, partition p gets {@code firstRegion = p}, {@code regionStride = N}; one namenode gets
+ * {@code 0, 1}). The namenode allocates only there and puts these real ids in its block references,
+ * so the datanode never translates them. Every id must lie below {@link #MAX_REGIONS} and the stride
+ * in {@code 1..}{@link #MAX_REGION_STRIDE}; anything else is malformed.
  * {@code intact} says the datanode still holds the regions (and their data) it registered before
  * under the same storage id; {@code resetGenerations} tells it to forget its stored generations
  * because the namenode does not know its old blocks. A datanode stopping cleanly sends
@@ -30,12 +37,22 @@ import java.util.List;
  * blocks on it are reported as waiting for its return or as lost.
  */
 public final class AdminProtocol {
+    /** A datanode's region ids lie below this, so a registration names at most this many regions. */
+    public static final int MAX_REGIONS = 1 << 24;
+    /** Largest region stride: the most namenodes a cluster can have (one per file id partition). */
+    public static final int MAX_REGION_STRIDE = FileIds.MAX_PARTITIONS;
+
     private AdminProtocol() {
     }
 
-    /** REGISTER_DATANODE request. */
+    /**
+     * REGISTER_DATANODE request: who the datanode is, where it serves, and which of its regions the
+     * receiving namenode manages ({@code regionCount} regions from {@code firstRegion}, every
+     * {@code regionStride}-th).
+     */
     public record RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
-                                  long regionSize, int regionCount, boolean intact) {
+                                  long regionSize, int regionCount, int firstRegion, int regionStride,
+                                  boolean intact) {
         public void encode(ByteBuf buf) {
             buf.writeLong(storageIdHigh);
             buf.writeLong(storageIdLow);
@@ -44,18 +61,36 @@ public final class AdminProtocol {
             buf.writeByte(storageClass);
             buf.writeLong(regionSize);
             buf.writeInt(regionCount);
+            buf.writeInt(firstRegion);
+            buf.writeInt(regionStride);
             Wire.writeBoolean(buf, intact);
         }
 
         public static RegisterRequest decode(ByteBuf buf) {
             RegisterRequest r = new RegisterRequest(Wire.readLong(buf), Wire.readLong(buf), Wire.readString(buf),
                     Wire.readUnsignedShort(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf),
-                    Wire.readInt(buf, 0, 1 << 24, "regionCount"), Wire.readBoolean(buf));
+                    Wire.readInt(buf, 0, MAX_REGIONS, "regionCount"),
+                    Wire.readInt(buf, 0, MAX_REGIONS - 1, "firstRegion"),
+                    Wire.readInt(buf, 1, MAX_REGION_STRIDE, "regionStride"), Wire.readBoolean(buf));
             Wire.end(buf);
             if (r.regionSize <= 0) {
                 throw new MalformedMessageException("regionSize " + r.regionSize);
             }
+            if (r.regionCount > 0 && r.lastRegion() >= MAX_REGIONS) {
+                throw new MalformedMessageException("last region " + r.firstRegion + " + " + (r.regionCount - 1)
+                        + " * " + r.regionStride + " = " + r.lastRegion() + " outside 0.." + (MAX_REGIONS - 1));
+            }
             return r;
+        }
+
+        /** The id of the {@code i}-th region registered ({@code 0 <= i < regionCount}; valid requests only). */
+        public int regionId(int i) {
+            return firstRegion + i * regionStride;
+        }
+
+        /** The id of the last region registered, in a long: an invalid request may overflow an int. */
+        private long lastRegion() {
+            return firstRegion + (long) (regionCount - 1) * regionStride;
         }
     }
 

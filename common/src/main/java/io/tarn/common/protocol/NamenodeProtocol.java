@@ -25,6 +25,9 @@ import java.util.List;
  *              resp: BlockRef      (durableSize: bytes the writer knows are stored; -1 when reading)
  * GET_BLOCKS   req: fileId[i64] first[i32] count[i32]                     resp: n[i32] BlockRef*n
  *              (read locations of blocks first.. up to count, fewer at the end of the file)
+ * DIR_MKDIR    req: parent[str] name[str] dirId[i64] Ownership time[i64]     resp: FileStatus
+ *              (coordinator to the other namenodes; ownership fully resolved)
+ * GET_PARTITIONS req: (empty)                                             resp: PartitionMap
  * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
  * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus
  * LIST         req: path[str] startAfter[str] max[i32]                    resp: hasMore[bool] n[i32] FileStatus*n
@@ -34,6 +37,7 @@ import java.util.List;
  * FileStatus:  name[str] fileId[i64] type[u8] flags[u8] storageClass[u8] blockSize[i32] size[i64]
  *              ctime[i64] mtime[i64] atime[i64] owner[str] group[str] permission[u16]
  *              (flags bit 0: under construction)
+ * PartitionMap: partition[u8] n[u16] address[str]*n   (the answering namenode's index; all, in order)
  * Ownership:   owner[str] group[str] permission[u16]   ("" and 0xFFFF: unspecified, namenode default)
  * BlockRef:    datanodeId[i32] host[str] port[u16] storageClass[u8] regionId[i32] blockIndex[i32]
  *              blockSize[i32] generation[i32] token[i64] writable[bool]
@@ -446,6 +450,61 @@ public final class NamenodeProtocol {
 
         public static RenameRequest decode(ByteBuf buf) {
             RenameRequest r = new RenameRequest(Wire.readString(buf), Wire.readString(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /**
+     * GET_PARTITIONS response: every namenode of the cluster as {@code host:port}, in partition
+     * order, and which of them answered. A client that knows one namenode learns the rest from it.
+     */
+    public record PartitionMap(int partition, List<String> addresses) {
+        public PartitionMap {
+            addresses = List.copyOf(addresses);
+        }
+
+        public void encode(ByteBuf buf) {
+            buf.writeByte(partition);
+            buf.writeShort(addresses.size());
+            for (String a : addresses) {
+                Wire.writeString(buf, a);
+            }
+        }
+
+        public static PartitionMap decode(ByteBuf buf) {
+            int partition = Wire.readUnsignedByte(buf);
+            int n = Wire.readUnsignedShort(buf);
+            if (n == 0 || n > 256 || partition >= n) {
+                throw new MalformedMessageException("partition map of " + n + " namenodes answered by partition "
+                        + partition);
+            }
+            List<String> addresses = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                addresses.add(Wire.readString(buf));
+            }
+            Wire.end(buf);
+            return new PartitionMap(partition, addresses);
+        }
+    }
+
+    /**
+     * DIR_MKDIR request, from the directory coordinator to another namenode: link directory
+     * {@code name} with id {@code dirId} under {@code parent}, exactly as the coordinator did, so
+     * every namenode holds the same tree. The ownership is resolved (no unspecified part).
+     */
+    public record DirMkdirRequest(String parent, String name, long dirId, Ownership ownership, long time) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, parent);
+            Wire.writeString(buf, name);
+            buf.writeLong(dirId);
+            writeOwnership(buf, ownership);
+            buf.writeLong(time);
+        }
+
+        public static DirMkdirRequest decode(ByteBuf buf) {
+            DirMkdirRequest r = new DirMkdirRequest(Wire.readString(buf), Wire.readString(buf), Wire.readLong(buf),
+                    readOwnership(buf), Wire.readLong(buf));
             Wire.end(buf);
             return r;
         }

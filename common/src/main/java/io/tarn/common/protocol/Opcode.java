@@ -22,6 +22,9 @@ public final class Opcode {
     public static final int SET_ATTR = 11;
     public static final int APPEND = 12;
     public static final int GET_BLOCKS = 13;
+    public static final int GET_PARTITIONS = 14;
+    // namenode to namenode: the directory coordinator (partition 0) replicating directory changes
+    public static final int DIR_MKDIR = 30;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -51,6 +54,8 @@ public final class Opcode {
             case SET_ATTR: return "SET_ATTR";
             case APPEND: return "APPEND";
             case GET_BLOCKS: return "GET_BLOCKS";
+            case GET_PARTITIONS: return "GET_PARTITIONS";
+            case DIR_MKDIR: return "DIR_MKDIR";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

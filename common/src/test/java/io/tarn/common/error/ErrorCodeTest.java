@@ -31,6 +31,8 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.SERVER_BUSY, 8);
         WIRE.put(ErrorCode.INVALID_ARGUMENT, 9);
         WIRE.put(ErrorCode.INVALID_PATH, 10);
+        WIRE.put(ErrorCode.WRONG_PARTITION, 11);
+        WIRE.put(ErrorCode.NOT_SUPPORTED, 12);
         WIRE.put(ErrorCode.FILE_NOT_FOUND, 20);
         WIRE.put(ErrorCode.FILE_EXISTS, 21);
         WIRE.put(ErrorCode.NOT_A_DIRECTORY, 22);
@@ -84,7 +86,7 @@ class ErrorCodeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 11, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
+    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 13, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
     void unknownNumbersDecodeAsUnknown(int code) {
         assertThat(ErrorCode.of(code)).isSameAs(ErrorCode.UNKNOWN);
     }

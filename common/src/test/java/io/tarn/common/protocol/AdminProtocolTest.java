@@ -23,12 +23,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class AdminProtocolTest {
 
     private static RegisterRequest register(long regionSize, int regionCount) {
-        return new RegisterRequest(1, 2, "dn-1", 9070, 0, regionSize, regionCount, false);
+        return new RegisterRequest(1, 2, "dn-1", 9070, 0, regionSize, regionCount, 0, 1, false);
+    }
+
+    private static RegisterRequest share(int regionCount, int firstRegion, int regionStride) {
+        return new RegisterRequest(1, 2, "dn-1", 9070, 0, 1 << 20, regionCount, firstRegion, regionStride, false);
     }
 
     @Test
     void registerRequestLayout() {
-        RegisterRequest r = new RegisterRequest(0x1111L, 0x2222L, "dn", 9070, 1, 256L << 20, 4, true);
+        RegisterRequest r = new RegisterRequest(0x1111L, 0x2222L, "dn", 9070, 1, 256L << 20, 4, 3, 5, true);
         ByteBuf b = Unpooled.wrappedBuffer(encode(r::encode));
         assertThat(b.readLong()).isEqualTo(0x1111L);
         assertThat(b.readLong()).isEqualTo(0x2222L);
@@ -38,6 +42,8 @@ class AdminProtocolTest {
         assertThat(b.readUnsignedByte()).isEqualTo((short) 1);
         assertThat(b.readLong()).isEqualTo(256L << 20);
         assertThat(b.readInt()).isEqualTo(4);
+        assertThat(b.readInt()).as("firstRegion").isEqualTo(3);
+        assertThat(b.readInt()).as("regionStride").isEqualTo(5);
         assertThat(b.readBoolean()).isTrue();
         assertThat(b.isReadable()).isFalse();
     }
@@ -56,7 +62,9 @@ class AdminProtocolTest {
     @EnumSource(Bufs.Kind.class)
     void registerRoundTripAtTheLimits(Bufs.Kind kind) {
         for (RegisterRequest r : List.of(register(1, 0), register(Long.MAX_VALUE, 1 << 24),
-                new RegisterRequest(-1, Long.MIN_VALUE, "数据节点-7.example", 65535, 255, 64 << 10, 16, true))) {
+                new RegisterRequest(-1, Long.MIN_VALUE, "数据节点-7.example", 65535, 255, 64 << 10, 16, 3, 4, true),
+                share(0, (1 << 24) - 1, 256), share(1, (1 << 24) - 1, 1), share(1 << 16, 255, 256),
+                share((1 << 23) - 1, 1, 2))) {
             assertThat(Bufs.decode(kind, encode(r::encode), RegisterRequest::decode)).isEqualTo(r);
         }
     }
@@ -77,6 +85,43 @@ class AdminProtocolTest {
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.DIRECT, bytes, RegisterRequest::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("regionCount = " + count + " outside 0.." + (1 << 24));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {-1, 1 << 24, Integer.MAX_VALUE, Integer.MIN_VALUE})
+    void firstRegionOutOfRangeIsMalformed(int first) {
+        byte[] bytes = encode(share(1, first, 1)::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("firstRegion = " + first + " outside 0.." + ((1 << 24) - 1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, -1, 257, Integer.MAX_VALUE, Integer.MIN_VALUE})
+    void regionStrideOutOfRangeIsMalformed(int stride) {
+        byte[] bytes = encode(share(1, 0, stride)::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.DIRECT, bytes, RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("regionStride = " + stride + " outside 1..256");
+    }
+
+    @Test
+    void regionsBeyondTheLastRegionIdAreMalformed() {
+        byte[] bytes = encode(share(1 << 16, 256, 256)::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("last region 256 + 65535 * 256 = 16777216 outside 0..16777215");
+        byte[] overflowing = encode(share(1 << 24, (1 << 24) - 1, 256)::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, overflowing, RegisterRequest::decode))
+                .as("computed without int overflow")
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageStartingWith("last region 16777215 + 16777215 * 256 = 4311744255 outside");
+    }
+
+    @Test
+    void regionIdsStepByTheStride() {
+        RegisterRequest r = share(4, 1, 2);
+        assertThat(List.of(r.regionId(0), r.regionId(1), r.regionId(3))).containsExactly(1, 3, 7);
     }
 
     @Test

@@ -16,11 +16,13 @@ import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
+import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
@@ -92,6 +94,10 @@ final class Messages {
             (b, v) -> v.encode(b), GetBlocksRequest::decode, true);
     static final Codec<BlockRefs> BLOCK_REFS = new Codec<>("BlockRefs",
             (b, v) -> v.encode(b), BlockRefs::decode, true);
+    static final Codec<DirMkdirRequest> DIR_MKDIR = new Codec<>("DirMkdirRequest",
+            (b, v) -> v.encode(b), DirMkdirRequest::decode, true);
+    static final Codec<PartitionMap> PARTITION_MAP = new Codec<>("PartitionMap",
+            (b, v) -> v.encode(b), PartitionMap::decode, true);
     static final Codec<GetBlockRequest> GET_BLOCK = new Codec<>("GetBlockRequest",
             (b, v) -> v.encode(b), GetBlockRequest::decode, true);
     static final Codec<SyncRequest> SYNC = new Codec<>("SyncRequest",
@@ -122,7 +128,8 @@ final class Messages {
             (b, v) -> v.encode(b), ClusterStatus::decode, false);
 
     static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, MKDIRS, APPEND,
-            SET_ATTR, GET_BLOCKS, BLOCK_REFS, GET_BLOCK, SYNC, CLOSE, LIST,
+            SET_ATTR, GET_BLOCKS, BLOCK_REFS, PARTITION_MAP, DIR_MKDIR,
+            GET_BLOCK, SYNC, CLOSE, LIST,
             LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
             DATANODE_STATUS, CLUSTER_STATUS);
 
@@ -169,6 +176,11 @@ final class Messages {
         s.add(SET_ATTR.sample(new SetAttributesRequest(UNICODE_PATH, 31, new Ownership("o", "g", 07777),
                 Long.MIN_VALUE, Long.MAX_VALUE)));
         s.add(SET_ATTR.sample(new SetAttributesRequest("/", 0, Ownership.UNSPECIFIED, -1, -1)));
+        s.add(PARTITION_MAP.sample(new PartitionMap(0, List.of("localhost:9060"))));
+        s.add(DIR_MKDIR.sample(new DirMkdirRequest(UNICODE_PATH, "子", Long.MAX_VALUE, new Ownership("o", "g", 0755),
+                Long.MIN_VALUE)));
+        s.add(DIR_MKDIR.sample(new DirMkdirRequest("/", "", 0, Ownership.UNSPECIFIED, 0)));
+        s.add(PARTITION_MAP.sample(new PartitionMap(3, List.of("a:1", "[::1]:2", "nämenode:3", "d:65535"))));
         s.add(GET_BLOCKS.sample(new GetBlocksRequest(Long.MIN_VALUE, Integer.MAX_VALUE, 0)));
         s.add(GET_BLOCKS.sample(new GetBlocksRequest(7, 0, Integer.MAX_VALUE)));
         s.add(BLOCK_REFS.sample(new BlockRefs(List.of())));
@@ -189,8 +201,9 @@ final class Messages {
         s.add(RENAME.sample(new RenameRequest(UNICODE_PATH, "/dätä/😀")));
         s.add(RENEW.sample(new RenewLeaseRequest(Long.MIN_VALUE)));
         s.add(REGISTER.sample(new RegisterRequest(Long.MIN_VALUE, Long.MAX_VALUE, "dn-ö", 65535, 255,
-                Long.MAX_VALUE, 1 << 24, true)));
-        s.add(REGISTER.sample(new RegisterRequest(0, 0, "", 0, 0, 1, 0, false)));
+                Long.MAX_VALUE, 1 << 24, 0, 1, true)));
+        s.add(REGISTER.sample(new RegisterRequest(0, 0, "", 0, 0, 1, 0, (1 << 24) - 1, 256, false)));
+        s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, (1 << 16) - 1, 255, 256, true)));
         s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, Long.MIN_VALUE, Long.MAX_VALUE, true)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(Integer.MIN_VALUE, 1, -1)));
         s.add(DEREGISTER.sample(new DeregisterRequest(Integer.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true)));
@@ -264,6 +277,22 @@ final class Messages {
                 longs()).as(DatanodeStatus::new);
     }
 
+    /** Which regions a registration names: count, first and stride, every id below 2^24. */
+    static Arbitrary<int[]> regionShare() {
+        int limit = AdminProtocol.MAX_REGIONS;
+        return Arbitraries.integers().between(1, AdminProtocol.MAX_REGION_STRIDE).flatMap(stride ->
+                Arbitraries.integers().between(0, (limit - 1) / stride + 1).flatMap(count ->
+                        Arbitraries.integers().between(0, count == 0 ? limit - 1 : limit - 1 - (count - 1) * stride)
+                                .map(first -> new int[] {count, first, stride})));
+    }
+
+    static Arbitrary<RegisterRequest> registerRequest() {
+        return Combinators.combine(longs(), longs(), text(), u16(), u8(),
+                        Arbitraries.longs().between(1, Long.MAX_VALUE), regionShare(), Arbitraries.of(true, false))
+                .as((high, low, host, port, sc, size, share, intact) -> new RegisterRequest(high, low, host, port, sc,
+                        size, share[0], share[1], share[2], intact));
+    }
+
     /** A valid value of a randomly chosen message type, with its encoding. */
     static Arbitrary<Sample> anySample() {
         Arbitrary<Boolean> bool = Arbitraries.of(true, false);
@@ -282,6 +311,10 @@ final class Messages {
                                 Arbitraries.integers().between(0, Integer.MAX_VALUE))
                         .as(GetBlocksRequest::new).map(GET_BLOCKS::sample),
                 blockRef(text()).list().ofMaxSize(5).map(l -> BLOCK_REFS.sample(new BlockRefs(l))),
+                Combinators.combine(text(), text(), longs(), ownership(true), longs()).as(DirMkdirRequest::new)
+                        .map(DIR_MKDIR::sample),
+                text().list().ofMinSize(1).ofMaxSize(6).flatMap(l -> Arbitraries.integers().between(0, l.size() - 1)
+                        .map(p -> PARTITION_MAP.sample(new PartitionMap(p, l)))),
                 Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(), text(),
                                 Arbitraries.longs().between(-1, Long.MAX_VALUE))
                         .as(GetBlockRequest::new).map(GET_BLOCK::sample),
@@ -296,9 +329,7 @@ final class Messages {
                 Combinators.combine(text(), bool).as(DeleteRequest::new).map(DELETE::sample),
                 Combinators.combine(text(), text()).as(RenameRequest::new).map(RENAME::sample),
                 longs().map(id -> RENEW.sample(new RenewLeaseRequest(id))),
-                Combinators.combine(longs(), longs(), text(), u16(), u8(), Arbitraries.longs().between(1, Long.MAX_VALUE),
-                                Arbitraries.integers().between(0, 1 << 24), bool)
-                        .as(RegisterRequest::new).map(REGISTER::sample),
+                registerRequest().map(REGISTER::sample),
                 Combinators.combine(ints(), ints(), longs(), longs(), bool)
                         .as(RegisterResponse::new).map(REGISTER_RESPONSE::sample),
                 Combinators.combine(ints(), longs(), longs()).as(HeartbeatRequest::new).map(HEARTBEAT::sample),

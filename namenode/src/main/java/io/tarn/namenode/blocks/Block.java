@@ -10,7 +10,7 @@ package io.tarn.namenode.blocks;
  *
  * @param datanode    the datanode holding the block
  * @param incarnation the datanode's incarnation at allocation
- * @param regionId    region within the datanode
+ * @param regionId    the datanode's own id of the region (one of the {@link RegionSet} this namenode manages)
  * @param regionBlock block index within the region
  * @param generation  allocation generation of this place
  */

@@ -13,6 +13,10 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * affinity), then the live datanodes in round-robin order. Dead datanodes are skipped. Lock-free
  * except for the chosen datanode's own O(1) free-list monitor; when no live datanode of any class
  * has a free block, allocation fails at once with NO_SPACE.
+ *
+ * <p>Only the regions each datanode registered with this namenode ({@link RegionSet}, its share
+ * when several namenodes divide the datanode) are ever handed out, so namenodes never coordinate
+ * allocation.
  */
 public final class BlockAllocator {
     private final DatanodeRegistry registry;

@@ -5,12 +5,16 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What the namenode knows of one datanode: its address, liveness and its blocks (free list and
- * generations).
+ * generations) in the regions this namenode manages there.
+ *
+ * <p>A datanode serves every namenode and gives each a share of its regions ({@link RegionSet});
+ * everything here (liveness, incarnations, blocks) is this namenode's view of its own share only.
+ * Blocks are numbered {@code local * blocksPerRegion + index} by the dense local index of their
+ * region within the share, and leave as {@link Block}s carrying the datanode's real region id.
  *
  * <p>Block state is guarded by this object's monitor, so allocation on different datanodes never
  * contends; the critical sections are O(1). Address, liveness and counters are volatile (liveness
- * changes by compare-and-set) so status reports and the read path take no lock. Blocks are
- * numbered {@code region * blocksPerRegion + index}.
+ * changes by compare-and-set) so status reports and the read path take no lock.
  *
  * <p>Liveness transitions:
  * <ul>
@@ -48,7 +52,7 @@ public final class DatanodeInfo {
 
     // Layout and block state; guarded by this.
     private long regionSize;
-    private int regionCount;
+    private RegionSet regions;
     private int blocksPerRegion;
     private int[] generations;
     private int[] freeStack;
@@ -117,6 +121,11 @@ public final class DatanodeInfo {
         return freeCount;
     }
 
+    /** The datanode's regions this namenode allocates from. */
+    public synchronized RegionSet regions() {
+        return regions;
+    }
+
     /** True when the block was allocated in the current incarnation (its data still exists). */
     public boolean holds(Block block) {
         return block.datanode() == this && block.incarnation() == incarnation;
@@ -163,23 +172,24 @@ public final class DatanodeInfo {
     }
 
     /** True when the layout equals the given one (a returning datanode with the same regions). */
-    synchronized boolean sameLayout(int cls, long rSize, int rCount) {
-        return generations != null && storageClass == cls && regionSize == rSize && regionCount == rCount;
+    synchronized boolean sameLayout(int cls, long rSize, RegionSet rSet) {
+        return generations != null && storageClass == cls && regionSize == rSize && rSet.equals(regions);
     }
 
     /**
      * Starts a new incarnation with every block free. Generations survive when the layout is
      * unchanged, so new allocations stay above anything the datanode may remember.
      *
-     * @return true when generations restarted from zero (the datanode must forget its own)
+     * @return true when generations restarted from zero (the datanode must forget its own for these
+     *         regions)
      */
-    synchronized boolean reset(int cls, long rSize, int rCount, int blockSize) {
-        boolean keepGenerations = sameLayout(cls, rSize, rCount);
+    synchronized boolean reset(int cls, long rSize, RegionSet rSet, int blockSize) {
+        boolean keepGenerations = sameLayout(cls, rSize, rSet);
         storageClass = cls;
         regionSize = rSize;
-        regionCount = rCount;
+        regions = rSet;
         blocksPerRegion = (int) (rSize / blockSize);
-        int total = Math.multiplyExact(rCount, blocksPerRegion);
+        int total = Math.multiplyExact(rSet.count(), blocksPerRegion);
         if (!keepGenerations) {
             generations = new int[total];
         }
@@ -219,7 +229,7 @@ public final class DatanodeInfo {
         freeCount = n - 1;
         allocated.set(no);
         int generation = ++generations[no];
-        return new Block(this, incarnation, no / blocksPerRegion, no % blocksPerRegion, generation);
+        return new Block(this, incarnation, regions.id(no / blocksPerRegion), no % blocksPerRegion, generation);
     }
 
     /**
@@ -233,7 +243,12 @@ public final class DatanodeInfo {
         if (block.incarnation() != incarnation) {
             return false;
         }
-        int no = block.regionId() * blocksPerRegion + block.regionBlock();
+        int local = regions.local(block.regionId());
+        if (local < 0) {
+            throw new IllegalStateException("block in region " + block.regionId() + " of " + describe()
+                    + " freed, but this namenode manages " + regions);
+        }
+        int no = local * blocksPerRegion + block.regionBlock();
         if (!allocated.get(no)) {
             throw new IllegalStateException("block " + no + " of " + describe() + " freed twice");
         }

@@ -17,6 +17,11 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The datanodes known to this namenode: registration, heartbeats, deregistration and liveness.
  *
+ * <p>Every datanode serves every namenode and registers with each the share of its regions that
+ * namenode manages ({@code firstRegion}, {@code regionStride}, {@code regionCount}); this registry
+ * allocates only there. Ids, liveness and incarnations are per namenode: a datanode has one id with
+ * each namenode, and one that this namenode declares dead is dead for this namenode's blocks only.
+ *
  * <p>Registration and deregistration are rare and serialized on this object; heartbeats and
  * lookups are lock-free (concurrent maps). The datanodes of each storage class are published as an
  * immutable array that the allocator reads without locking.
@@ -67,26 +72,27 @@ public final class DatanodeRegistry {
         StorageId sid = new StorageId(r.storageIdHigh(), r.storageIdLow());
         long now = clock.millis();
         DatanodeInfo dn = byStorageId.get(sid);
+        RegionSet regions = new RegionSet(r.firstRegion(), r.regionStride(), r.regionCount());
         if (dn == null) {
             dn = new DatanodeInfo(nextId++, sid, r.host(), r.port(), now);
-            dn.reset(r.storageClass(), r.regionSize(), r.regionCount(), blockSize);
+            dn.reset(r.storageClass(), r.regionSize(), regions, blockSize);
             byStorageId.put(sid, dn);
             byId.put(dn.id(), dn);
             addToClass(dn, r.storageClass());
-            LOG.info("Registered {} storage {}: class {}, {} regions of {} bytes, {} blocks", dn.describe(), sid,
-                    r.storageClass(), r.regionCount(), r.regionSize(), dn.capacityBlocks());
+            LOG.info("Registered {} storage {}: class {}, {} of {} bytes, {} blocks", dn.describe(), sid,
+                    r.storageClass(), regions, r.regionSize(), dn.capacityBlocks());
             return new Registration(dn, true);
         }
         int oldClass = dn.storageClass();
         dn.address(r.host(), r.port());
         dn.revive(now);
         boolean reset = false;
-        if (r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), r.regionCount())) {
+        if (r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), regions)) {
             LOG.info("{} re-registered with its data intact", dn.describe());
         } else {
-            reset = dn.reset(r.storageClass(), r.regionSize(), r.regionCount(), blockSize);
-            LOG.warn("{} re-registered without its data (intact={}): blocks it held are lost, {} blocks free",
-                    dn.describe(), r.intact(), dn.capacityBlocks());
+            reset = dn.reset(r.storageClass(), r.regionSize(), regions, blockSize);
+            LOG.warn("{} re-registered without its data (intact={}, {}): blocks it held are lost, {} blocks free",
+                    dn.describe(), r.intact(), regions, dn.capacityBlocks());
         }
         if (oldClass != r.storageClass()) {
             removeFromClass(dn, oldClass);

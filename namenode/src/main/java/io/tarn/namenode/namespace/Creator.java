@@ -39,8 +39,12 @@ final class Creator {
     private final NamespaceCounts counts;
     private final AtomicLong nextDirectory = new AtomicLong(1);
 
+    /** False with several partitions: new directories need the coordinator (not built yet). */
+    private final boolean directoriesHere;
+
     Creator(Clock clock, int defaultBlockSize, PathWalker paths, FileTable files, LeaseManager leases,
-            Deleter deleter, NamespaceCounts counts) {
+            Deleter deleter, NamespaceCounts counts, boolean directoriesHere) {
+        this.directoriesHere = directoriesHere;
         this.clock = clock;
         this.defaultBlockSize = defaultBlockSize;
         this.paths = paths;
@@ -48,6 +52,44 @@ final class Creator {
         this.leases = leases;
         this.deleter = deleter;
         this.counts = counts;
+    }
+
+    /** A fresh directory id (the coordinator hands ids out, so every namenode's tree has the same ones). */
+    long newDirectoryId() {
+        return FileIds.directory(nextDirectory.getAndIncrement());
+    }
+
+    /**
+     * Links a directory exactly as the coordinator decided: id, ownership and time given. Idempotent
+     * for the same id; FILE_EXISTS when a file holds the name (this namenode is the name's arbiter).
+     */
+    FileStatus linkReplica(DirectoryInode parent, String name, long id, Ownership ownership, long time, String path)
+            throws TarnException {
+        DirectoryInode dir = new DirectoryInode(id, name, parent, time, ownership);
+        Inode existing = parent.children().putIfAbsent(name, dir);
+        if (existing instanceof FileInode) {
+            throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + path + "': a file exists there");
+        }
+        if (existing != null) {
+            if (existing.id() != id) {
+                throw new TarnException(ErrorCode.INTERNAL, "directory '" + path + "' has id "
+                        + FileIds.format(existing.id()) + " here but " + FileIds.format(id) + " at the coordinator");
+            }
+            return existing.status();
+        }
+        counts.directoryAdded();
+        if (!parent.commitInsert(name, dir)) {
+            deleter.abandon(dir);
+            throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create directory '" + path
+                    + "': its parent directory was deleted meanwhile");
+        }
+        parent.touch(time);
+        return dir.status();
+    }
+
+    /** The ownership a directory created by {@code requested} under {@code parent} gets; see the class comment. */
+    static Ownership forDirectory(Ownership requested, DirectoryInode parent, boolean last) {
+        return resolve(last ? requested : ancestor(requested), parent, Ownership.DIRECTORY_DEFAULT);
     }
 
     /** See {@link Namespace#mkdirs}. */
@@ -232,6 +274,12 @@ final class Creator {
             Inode existing = parent.children().get(name);
             if (existing != null) {
                 return existing;
+            }
+            if (!directoriesHere) {
+                // With several namenodes, directories come from the coordinator (DIR_MKDIR); the
+                // client creates missing parents through it and tries again.
+                throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "directory '" + PathWalker.prefix(comps, depth)
+                        + "' does not exist (with several namenodes, create it through namenode 0 first)");
             }
             DirectoryInode dir = new DirectoryInode(FileIds.directory(nextDirectory.getAndIncrement()), name, parent,
                     clock.millis(), resolve(requested, parent, Ownership.DIRECTORY_DEFAULT));

@@ -11,6 +11,7 @@ import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.namenode.Clock;
+import io.tarn.namenode.Partitioning;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.lease.LeaseManager;
 
@@ -58,16 +59,32 @@ public final class Namespace {
     private final Creator creator;
     private final Deleter deleter;
     private final Renamer renamer;
+    private final Partitioning partitioning;
 
+    /** A single namenode's namespace (partition 0 of 1). */
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases) {
+        this(clock, blockSize, files, allocator, leases,
+                Partitioning.single(new io.tarn.common.config.HostPort("127.0.0.1", 0)));
+    }
+
+    /**
+     * The part of the namespace one partition serves: every directory, and the files whose names
+     * hash to {@code partitioning.partition()}. Until the directory coordinator exists
+     * (docs/partitioning.md), a namespace of several partitions refuses directory changes with
+     * NOT_SUPPORTED; files in existing directories (the root) work.
+     */
+    public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases,
+                     Partitioning partitioning) {
         this.files = files;
+        this.partitioning = partitioning;
         Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
                 Ownership.DIRECTORY_DEFAULT);
         this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
         // The single structure lock: held by renames and recursive deletes only.
         ReentrantLock structureLock = new ReentrantLock();
         this.deleter = new Deleter(clock, paths, structureLock, files, allocator, leases, counts);
-        this.creator = new Creator(clock, blockSize, paths, files, leases, deleter, counts);
+        this.creator = new Creator(clock, blockSize, paths, files, leases, deleter, counts,
+                partitioning.count() == 1);
         this.renamer = new Renamer(clock, paths, structureLock);
     }
 
@@ -105,7 +122,11 @@ public final class Namespace {
         int limit = Math.min(max, MAX_LIST_PAGE);
         // Keep the limit+1 smallest names after startAfter: O(n log limit), no full sort of big directories.
         PriorityQueue<Inode> smallest = new PriorityQueue<>(Comparator.comparing(Inode::name).reversed());
+        boolean withDirectories = partitioning.isCoordinator();
         for (Map.Entry<String, Inode> e : dir.children().entrySet()) {
+            if (!withDirectories && e.getValue() instanceof DirectoryInode) {
+                continue; // every partition holds the directories; partition 0 lists them
+            }
             if (e.getKey().compareTo(startAfter) > 0) {
                 smallest.add(e.getValue());
                 if (smallest.size() > limit + 1) {
@@ -129,11 +150,16 @@ public final class Namespace {
 
     /** The file at {@code path}; IS_A_DIRECTORY for a directory. */
     public FileInode file(String path) throws TarnException {
+        return lookup(path, FileInode.class, ErrorCode.IS_A_DIRECTORY, "a directory");
+    }
+
+    /** The entry at {@code path} if it is a {@code type}; {@code wrong} ("... is {@code what}") otherwise. */
+    private <T extends Inode> T lookup(String path, Class<T> type, ErrorCode wrong, String what) throws TarnException {
         Inode node = paths.lookup(path, TarnPath.components(path));
-        if (node instanceof FileInode f) {
-            return f;
+        if (type.isInstance(node)) {
+            return type.cast(node);
         }
-        throw new TarnException(ErrorCode.IS_A_DIRECTORY, "'" + TarnPath.normalize(path) + "' is a directory");
+        throw new TarnException(wrong, "'" + TarnPath.normalize(path) + "' is " + what);
     }
 
     /** {@link #mkdirs(String, Ownership)} with the namenode's default ownership. */
@@ -161,6 +187,9 @@ public final class Namespace {
      */
     public FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
                              long clientId, Ownership ownership) throws TarnException {
+        if (type == FileType.FILE) {
+            checkOwned(path);
+        }
         return creator.create(path, type, overwrite, createParents, storageClass, clientId, ownership);
     }
 
@@ -184,6 +213,9 @@ public final class Namespace {
             throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot set a time before 1970 on '" + path + "'");
         }
         Inode node = paths.lookup(path, TarnPath.components(path));
+        if (node instanceof DirectoryInode && partitioning.count() > 1) {
+            throw severalNamenodes("changing the attributes of directory '" + TarnPath.normalize(path) + "'");
+        }
         synchronized (node) {
             Ownership cur = node.ownership();
             node.setOwnership(new Ownership(r.sets(NamenodeProtocol.SET_OWNER) ? o.owner() : cur.owner(),
@@ -204,6 +236,9 @@ public final class Namespace {
      * root itself stays: a recursive delete of "/" empties it.
      */
     public void delete(String path, boolean recursive) throws TarnException {
+        if (partitioning.count() > 1 && paths.lookup(path, TarnPath.components(path)) instanceof DirectoryInode) {
+            throw severalNamenodes("deleting directory '" + TarnPath.normalize(path) + "'");
+        }
         deleter.delete(path, recursive);
     }
 
@@ -214,6 +249,80 @@ public final class Namespace {
      * itself succeeds and changes nothing. The full rule table is in {@link Renamer}.
      */
     public void rename(String src, String dst) throws TarnException {
+        if (partitioning.count() > 1) {
+            checkRenameStaysHere(src, dst);
+        }
         renamer.rename(src, dst);
+    }
+
+    // ------------------------------------------------------------------ partitions
+
+    /** A fresh directory id; only the coordinator hands them out. */
+    public long newDirectoryId() {
+        return creator.newDirectoryId();
+    }
+
+    /** The directory at {@code path}; FILE_NOT_FOUND, or NOT_A_DIRECTORY when it is a file. */
+    public DirectoryInode directory(String path) throws TarnException {
+        return lookup(path, DirectoryInode.class, ErrorCode.NOT_A_DIRECTORY, "a file");
+    }
+
+    /** The entry at {@code path}, or null. */
+    public Inode find(String path) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        return paths.find(comps, comps.size());
+    }
+
+    /**
+     * The ownership the coordinator gives a directory it creates under {@code parent}:
+     * {@code requested} for the last component of a mkdirs, with owner write and search added for
+     * the ones created on the way, unspecified parts from the parent and the defaults.
+     */
+    public static Ownership directoryOwnership(Ownership requested, DirectoryInode parent, boolean last) {
+        return Creator.forDirectory(requested, parent, last);
+    }
+
+    /** DIR_MKDIR: links a directory exactly as the coordinator created it (see {@link Creator#linkReplica}). */
+    public FileStatus applyMkdir(String parentPath, String name, long id, Ownership ownership, long time)
+            throws TarnException {
+        DirectoryInode parent = directory(parentPath);
+        return creator.linkReplica(parent, name, id, ownership, time, TarnPath.child(TarnPath.normalize(parentPath), name));
+    }
+
+    /** WRONG_PARTITION unless files called like the last component of {@code path} belong here. */
+    private void checkOwned(String path) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        if (comps.isEmpty() || partitioning.owns(comps.get(comps.size() - 1))) {
+            return;
+        }
+        int owner = partitioning.ownerOf(comps.get(comps.size() - 1));
+        throw new TarnException(ErrorCode.WRONG_PARTITION, "'" + TarnPath.normalize(path) + "' belongs to "
+                + partitioning.describe(owner) + ", not to " + partitioning.describe(partitioning.partition())
+                + ": the client's partition map is out of date");
+    }
+
+    /**
+     * With several partitions, only renames of a file whose new name stays in this partition are
+     * built so far; directory renames and moves to another partition need the coordinator.
+     */
+    private void checkRenameStaysHere(String src, String dst) throws TarnException {
+        List<String> s = TarnPath.components(src);
+        Inode node = paths.lookup(src, s);
+        if (node instanceof DirectoryInode) {
+            throw severalNamenodes("renaming directory '" + TarnPath.normalize(src) + "'");
+        }
+        List<String> d = TarnPath.components(dst);
+        Inode target = paths.find(d, d.size());
+        String finalName = target instanceof DirectoryInode || d.isEmpty() ? s.get(s.size() - 1) : d.get(d.size() - 1);
+        if (!partitioning.owns(finalName)) {
+            throw severalNamenodes("renaming '" + TarnPath.normalize(src) + "' to a name owned by "
+                    + partitioning.describe(partitioning.ownerOf(finalName)));
+        }
+    }
+
+    static TarnException severalNamenodes(String what) {
+        return new TarnException(ErrorCode.NOT_SUPPORTED, what + " is not supported yet with several namenodes: "
+                + "directory operations and moves between namenodes need the directory coordinator "
+                + "(docs/partitioning.md); a single namenode supports it");
     }
 }

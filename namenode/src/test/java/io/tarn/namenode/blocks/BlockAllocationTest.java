@@ -39,7 +39,7 @@ class BlockAllocationTest {
     @Test
     void regionSizeMustBeAMultipleOfTheBlockSize() {
         String msg = failsWith(ErrorCode.INVALID_ARGUMENT, () -> fx.nn.register(
-                new RegisterRequest(0, 1, "h", 7, 0, Fixture.BLOCK * 3L + 1, 2, false)));
+                new RegisterRequest(0, 1, "h", 7, 0, Fixture.BLOCK * 3L + 1, 2, 0, 1, false)));
         assertThat(msg).contains("h:7").contains("multiple of the block size");
         assertThat(fx.nn.datanodes().size()).isZero();
     }

@@ -1,16 +1,16 @@
 package io.tarn.datanode.dram;
 
+import io.tarn.common.config.DataSize;
 import io.tarn.common.config.DramMode;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
-import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
-import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
-import io.tarn.common.security.BlockTokens;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
 import io.tarn.datanode.BlockService;
 import io.tarn.datanode.DatanodeMetrics;
-import io.tarn.datanode.GenerationTable;
-import io.tarn.datanode.NamenodeLink;
+import io.tarn.datanode.NamenodeLinks;
+import io.tarn.datanode.RegionShare;
 import io.tarn.datanode.Registration;
 import io.tarn.rpc.RpcServer;
 import io.tarn.rpc.Transport;
@@ -24,26 +24,37 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A DRAM datanode: serves block reads and writes from off-heap memory regions and reports them to
- * the namenode. The entry point for {@code tarn-datanode} processes, MiniClusters and tests.
+ * the namenodes. The entry point for {@code tarn-datanode} processes, MiniClusters and tests.
  *
- * <p>{@link #start} returns once the data port is bound; registration with the namenode happens in
- * the background and is retried until the namenode answers (see {@link #awaitRegistered}). Block
- * requests arriving before that are refused with {@code UNKNOWN_DATANODE}.
+ * <p>It serves every namenode of {@code tarn.namenode.address} and divides its regions among them:
+ * region {@code r} belongs to partition {@code r mod N} ({@link RegionShare}), so it needs at least
+ * one region per namenode and refuses to start otherwise. With each namenode it registers,
+ * heartbeats and deregisters separately ({@link NamenodeLinks}); each hands out its own datanode id
+ * and token key, which check the requests for its regions only.
+ *
+ * <p>{@link #start} returns once the data port is bound; registration with the namenodes happens in
+ * the background and is retried until each answers (see {@link #awaitRegistered}). Block requests
+ * for the regions of a namenode that has not registered this datanode yet are refused with
+ * {@code UNKNOWN_DATANODE} naming it; the other namenodes' regions are served meanwhile.
  *
  * <p>Where the memory comes from is set by {@code tarn.datanode.dram.mode}; with memory-mapped
  * files a datanode restarted on the same {@code tarn.datanode.dram.path} after a crash (or a clean
  * stop with {@code tarn.datanode.dram.keep}) takes over the old regions and registers them as
- * intact, so the namenode keeps their blocks. Several datanodes may share one path and one JVM.
+ * intact with every namenode, so they keep their blocks. Several datanodes may share one path and
+ * one JVM.
  *
- * <p>A clean stop ({@link #close}) deregisters from the namenode first, so it stops allocating
- * blocks here at once and answers reads of the blocks here with a clear error; {@link #crash} does
- * not, like a killed process.
+ * <p>A clean stop ({@link #close}) deregisters from every namenode first (all at once), so they
+ * stop allocating blocks here at once and answer reads of the blocks here with a clear error;
+ * {@link #crash} does not, like a killed process.
  *
  * <p>Thread-safe. {@link #close} and {@link #crash} are idempotent; the first one called wins.
  */
@@ -56,6 +67,7 @@ public final class DramDatanode implements AutoCloseable {
     private static final Duration DEREGISTER_WAIT = Duration.ofSeconds(2);
 
     private final TarnConfig config;
+    private final List<HostPort> namenodes;
     private final DramStorage storage;
     private final DatanodeMetrics metrics;
     private final BlockService service;
@@ -63,18 +75,19 @@ public final class DramDatanode implements AutoCloseable {
     private final boolean ownsTransport;
     private final AtomicBoolean stopped = new AtomicBoolean();
     private RpcServer server;
-    private NamenodeLink link;
+    private NamenodeLinks links;
     private String advertisedHost;
-    /** Set once the first registration succeeded: later registrations report the regions intact. */
-    private volatile boolean everRegistered;
 
-    private DramDatanode(TarnConfig config, DramStorage storage, Transport transport, boolean ownsTransport) {
+    private DramDatanode(TarnConfig config, List<HostPort> namenodes, DramStorage storage, Transport transport,
+                         boolean ownsTransport) {
         this.config = config;
+        this.namenodes = namenodes;
         this.storage = storage;
         this.transport = transport;
         this.ownsTransport = ownsTransport;
         this.metrics = new DatanodeMetrics();
-        this.service = new BlockService(storage.regions(), metrics);
+        this.service = new BlockService(storage.regions(), metrics,
+                namenodes.stream().map(HostPort::toString).toList());
     }
 
     /** Starts a datanode with its own transport (closed with it). */
@@ -89,8 +102,10 @@ public final class DramDatanode implements AutoCloseable {
 
     private static DramDatanode start(TarnConfig config, Transport transport, boolean ownsTransport)
             throws IOException {
+        List<HostPort> namenodes = config.namenodes();
         DramStorage storage;
         try {
+            checkNamenodes(config, namenodes);
             storage = DramStorage.open(config);
         } catch (IOException | RuntimeException e) {
             if (ownsTransport) {
@@ -98,7 +113,7 @@ public final class DramDatanode implements AutoCloseable {
             }
             throw e;
         }
-        DramDatanode datanode = new DramDatanode(config, storage, transport, ownsTransport);
+        DramDatanode datanode = new DramDatanode(config, namenodes, storage, transport, ownsTransport);
         try {
             datanode.serve();
         } catch (IOException | RuntimeException e) {
@@ -115,14 +130,41 @@ public final class DramDatanode implements AutoCloseable {
                 : new InetSocketAddress(bind.host(), bind.port());
         server = transport.bind(bindAddress, service);
         advertisedHost = advertisedHost(config, bind);
-        HostPort namenode = HostPort.parse(config.get(TarnKeys.NAMENODE_ADDRESS));
-        link = new NamenodeLink(transport.connect(namenode.toSocketAddress()), this::registerRequest,
-                this::registered, Duration.ofMillis(config.get(TarnKeys.HEARTBEAT_INTERVAL)),
-                "tarn-dram-datanode-" + address().getPort() + "-namenode");
-        link.start();
-        LOG.info("DRAM datanode {} serving {} as {}:{}, {} regions of {} bytes ({}), namenode {}",
+        DramRegistrar registrar = new DramRegistrar(storage, service, namenodes, advertisedHost, address().getPort(),
+                config.get(TarnKeys.STORAGE_CLASS));
+        links = new NamenodeLinks(transport, namenodes, registrar,
+                Duration.ofMillis(config.get(TarnKeys.HEARTBEAT_INTERVAL)),
+                "tarn-dram-datanode-" + address().getPort() + "-namenodes");
+        links.start();
+        LOG.info("DRAM datanode {} serving {} as {}:{}, {} regions of {} bytes ({}), namenodes {}",
                 storage.storageId(), server.localAddress(), advertisedHost, address().getPort(),
-                storage.regions().regionCount(), storage.regions().regionSize(), storage.backing(), namenode);
+                storage.regions().regionCount(), storage.regions().regionSize(), storage.backing(), namenodes);
+    }
+
+    /**
+     * Refuses a configuration that cannot serve every namenode: each needs a region of its own, and
+     * a namenode listed twice would be offered two shares and lose one whenever the other registers.
+     */
+    private static void checkNamenodes(TarnConfig config, List<HostPort> namenodes) throws TarnException {
+        long capacity = config.get(TarnKeys.DRAM_CAPACITY);
+        long regionSize = config.get(TarnKeys.DRAM_REGION_SIZE);
+        long regions = capacity / regionSize;
+        int n = namenodes.size();
+        if (regions < n) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, TarnKeys.DRAM_CAPACITY + " = "
+                    + DataSize.format(capacity) + " holds " + regions + " region(s) of " + TarnKeys.DRAM_REGION_SIZE
+                    + " = " + DataSize.format(regionSize) + ", but the datanode divides its regions among the " + n
+                    + " namenodes of " + TarnKeys.NAMENODE_ADDRESS + " and needs at least one for each: raise "
+                    + TarnKeys.DRAM_CAPACITY + " to " + DataSize.format(n * regionSize) + " or more, or lower "
+                    + TarnKeys.DRAM_REGION_SIZE);
+        }
+        Set<HostPort> seen = new HashSet<>();
+        for (HostPort hp : namenodes) {
+            if (!seen.add(hp)) {
+                throw new TarnException(ErrorCode.INVALID_ARGUMENT, TarnKeys.NAMENODE_ADDRESS + " lists " + hp
+                        + " twice; list every namenode once, in partition order");
+            }
+        }
     }
 
     /** The configured host name, else the bind host, else this machine's name for a wildcard bind. */
@@ -143,28 +185,6 @@ public final class DramDatanode implements AutoCloseable {
         }
     }
 
-    private RegisterRequest registerRequest() {
-        UUID id = storage.storageId();
-        return new RegisterRequest(id.getMostSignificantBits(), id.getLeastSignificantBits(), advertisedHost,
-                address().getPort(), config.get(TarnKeys.STORAGE_CLASS), storage.regions().regionSize(),
-                storage.regions().regionCount(), everRegistered || storage.intact());
-    }
-
-    private void registered(RegisterResponse response) throws IOException {
-        int blockSize = response.blockSize();
-        long regionSize = storage.regions().regionSize();
-        if (blockSize <= 0 || Integer.bitCount(blockSize) != 1 || regionSize % blockSize != 0) {
-            throw new IOException("block size " + blockSize + " does not divide the region size " + regionSize);
-        }
-        GenerationTable generations = storage.generations(blockSize);
-        if (response.resetGenerations()) {
-            generations.reset();
-        }
-        service.register(new Registration(response.datanodeId(), blockSize,
-                new BlockTokens(response.tokenKey0(), response.tokenKey1()), generations));
-        everRegistered = true;
-    }
-
     /** The data port's address (with the real port when bound to port 0). */
     public InetSocketAddress address() {
         return server.localAddress();
@@ -175,19 +195,34 @@ public final class DramDatanode implements AutoCloseable {
         return advertisedHost;
     }
 
-    /** The id the namenode granted, or -1 while not registered. */
+    /** The id partition 0's namenode (the only one in a cluster of one) granted, or -1 while not registered. */
     public int datanodeId() {
-        return link.datanodeId();
+        return datanodeId(0);
     }
 
-    /** True while registered with the namenode. */
+    /** The id partition {@code partition}'s namenode granted, or -1 while not registered with it. */
+    public int datanodeId(int partition) {
+        return links.get(partition).datanodeId();
+    }
+
+    /** How many namenodes this datanode serves. */
+    public int namenodeCount() {
+        return namenodes.size();
+    }
+
+    /** True while registered with every namenode. */
     public boolean isRegistered() {
-        return link.isRegistered();
+        return links.allRegistered();
     }
 
-    /** Waits until registered; true when registered within {@code timeout}. */
+    /** True while registered with partition {@code partition}'s namenode. */
+    public boolean isRegistered(int partition) {
+        return links.get(partition).isRegistered();
+    }
+
+    /** Waits until registered with every namenode; true when all accepted it within {@code timeout}. */
     public boolean awaitRegistered(Duration timeout) throws InterruptedException {
-        return link.awaitRegistered(timeout);
+        return links.awaitRegistered(timeout);
     }
 
     /** The persistent storage id (the same after a restart that reuses the regions). */
@@ -223,16 +258,26 @@ public final class DramDatanode implements AutoCloseable {
         return storage.regions().regionSize();
     }
 
-    /** The block size the namenode assigned, or -1 before the first registration. */
+    /** The block size the namenodes assigned, or -1 before the first registration. */
     public int blockSize() {
-        Registration r = service.registration();
+        Registration r = anyRegistration();
         return r == null ? -1 : r.blockSize();
     }
 
-    /** Blocks this datanode offers (capacity / block size), or -1 before the first registration. */
+    /** Blocks this datanode offers to all namenodes (capacity / block size), or -1 before the first registration. */
     public long capacityBlocks() {
-        Registration r = service.registration();
+        Registration r = anyRegistration();
         return r == null ? -1 : (long) r.blocksPerRegion() * regionCount();
+    }
+
+    private Registration anyRegistration() {
+        for (int p = 0; p < namenodes.size(); p++) {
+            Registration r = service.registration(p);
+            if (r != null) {
+                return r;
+            }
+        }
+        return null;
     }
 
     /** Counters of the block service. */
@@ -241,8 +286,8 @@ public final class DramDatanode implements AutoCloseable {
     }
 
     /**
-     * Stops cleanly: tells the namenode (DEREGISTER_DATANODE, waiting at most 2 s for its answer,
-     * saying whether the data is kept), then stops heartbeats and requests, closes the data port, and
+     * Stops cleanly: tells every namenode at once (DEREGISTER_DATANODE, waiting at most 2 s in all for
+     * their answers, saying whether the data is kept), then stops heartbeats and requests, closes the data port, and
      * deletes the region files unless {@code tarn.datanode.dram.keep} is set. Data in direct memory is
      * never kept.
      */
@@ -267,12 +312,12 @@ public final class DramDatanode implements AutoCloseable {
         if (!stopped.compareAndSet(false, true)) {
             return;
         }
-        if (link != null) {
+        if (links != null) {
             if (clean) {
-                // Before the data port closes, so the namenode stops handing out blocks here first.
-                link.deregister(!deleteFiles && storage.backing() == DramMode.MMAP, DEREGISTER_WAIT);
+                // Before the data port closes, so the namenodes stop handing out blocks here first.
+                links.deregister(!deleteFiles && storage.backing() == DramMode.MMAP, DEREGISTER_WAIT);
             }
-            link.close();
+            links.close();
         }
         if (server != null) {
             server.close();

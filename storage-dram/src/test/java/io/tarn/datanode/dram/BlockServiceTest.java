@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,8 +36,8 @@ class BlockServiceTest {
     @BeforeEach
     void setUp() {
         regions = DirectRegions.allocate(REGIONS, REGION);
-        service = new BlockService(regions, metrics);
-        service.register(new Registration(DN, BLOCK, tokens, GenerationTable.inMemory(REGION, REGIONS, BLOCK)));
+        service = new BlockService(regions, metrics, List.of("nn:9060"));
+        service.register(0, new Registration(DN, BLOCK, tokens, GenerationTable.inMemory(REGION, REGIONS, BLOCK)));
     }
 
     private long writeToken(int region, int block, int generation) {
@@ -129,7 +130,7 @@ class BlockServiceTest {
 
     @Test
     void everythingIsRefusedBeforeRegistration() {
-        service = new BlockService(regions, metrics);
+        service = new BlockService(regions, metrics, List.of("nn:9060"));
         assertFailed(write(0, 0, 1, 0, 0, new byte[1]), ErrorCode.UNKNOWN_DATANODE, "not registered yet");
         assertFailed(read(0, 0, 1, 0, 0, 1), ErrorCode.UNKNOWN_DATANODE, "not registered yet");
         assertThat(metrics.errors(ErrorCode.UNKNOWN_DATANODE)).isEqualTo(2);
@@ -244,14 +245,14 @@ class BlockServiceTest {
     void aNewRegistrationReplacesTheTokenKey() {
         BlockTokens next = new BlockTokens(99, 100);
         write(0, 0, 1, writeToken(0, 0, 1), 0, new byte[] {4});
-        service.register(new Registration(DN, BLOCK, next, service.registration().generations()));
+        service.register(0, new Registration(DN, BLOCK, next, service.registration(0).generations()));
         assertThat(read(0, 0, 1, readToken(0, 0, 1), 0, 1).status()).isEqualTo(ErrorCode.INVALID_TOKEN);
         assertThat(read(0, 0, 1, next.issue(DN, 0, 0, 1, BlockTokens.READ), 0, 1).payload()).containsExactly(4);
     }
 
     @Test
     void aRegistrationNotMatchingTheRegionsIsRejected() {
-        assertThatThrownBy(() -> service.register(new Registration(DN, BLOCK, tokens,
+        assertThatThrownBy(() -> service.register(0, new Registration(DN, BLOCK, tokens,
                 GenerationTable.inMemory(REGION, REGIONS + 1, BLOCK)))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Registration(DN, 2 * BLOCK, tokens, GenerationTable.inMemory(REGION, 2, BLOCK)))
                 .isInstanceOf(IllegalArgumentException.class);

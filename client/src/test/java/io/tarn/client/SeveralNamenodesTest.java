@@ -1,0 +1,172 @@
+package io.tarn.client;
+
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnError;
+import io.tarn.common.fs.FileIds;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.Partitions;
+import io.tarn.namenode.Namenode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A client against two real namenodes over loopback, as far as several namenodes are built
+ * (docs/partitioning.md): discovery from one address, routing by name and by id, merged listings,
+ * directories created through the coordinator on both, and clear refusals of what the coordinator
+ * does not do yet. Files here are empty: no datanode is involved.
+ */
+class SeveralNamenodesTest {
+    private final List<Namenode> namenodes = new ArrayList<>();
+    private String addresses;
+    private TarnClient client;
+
+    @BeforeEach
+    void start() throws IOException {
+        addresses = "127.0.0.1:" + freePort() + ",127.0.0.1:" + freePort();
+        for (int p = 0; p < 2; p++) {
+            namenodes.add(Namenode.start(TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, addresses)
+                    .set(TarnKeys.NAMENODE_PARTITION, p).set("tarn.transport", "tcp").build()));
+        }
+        // The client knows only the second namenode; it learns the first from it.
+        String second = addresses.substring(addresses.indexOf(',') + 1);
+        client = TarnClient.connect(TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, second)
+                .set("tarn.transport", "tcp").set(TarnKeys.RPC_TIMEOUT, 5_000L).build());
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        namenodes.forEach(Namenode::close);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private void touch(String path) throws IOException {
+        client.create(path, CreateOptions.OVERWRITE).close();
+    }
+
+    /** A name that hashes to partition {@code p} of 2. */
+    private static String nameOf(int p, String prefix) {
+        for (int i = 0; ; i++) {
+            if (Partitions.ofName(prefix + i, 2) == p) {
+                return prefix + i;
+            }
+        }
+    }
+
+    @Test
+    void filesOfOneDirectorySpreadOverBothAndListOnceInOrder() throws IOException {
+        List<String> names = new ArrayList<>();
+        for (int m = 0; m < 40; m++) {
+            String name = "shuffle_0_" + m + "_0.data";
+            names.add(name);
+            touch("/" + name);
+        }
+        for (String name : names) {
+            FileStatus s = client.getStatus("/" + name);
+            assertThat(FileIds.partition(s.fileId())).as(name).isEqualTo(Partitions.ofName(name, 2));
+        }
+        assertThat(namenodes.get(0).fileCount()).isPositive();
+        assertThat(namenodes.get(1).fileCount()).isPositive();
+        assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).isEqualTo(40);
+        List<String> listed = client.list("/").stream().map(FileStatus::name).toList();
+        assertThat(listed).containsExactlyElementsOf(names.stream().sorted().toList());
+
+        String one = names.get(0);
+        assertThat(client.list("/" + one)).extracting(FileStatus::name).containsExactly(one);
+        assertThatThrownBy(() -> client.list("/nothing-here")).isInstanceOf(java.io.FileNotFoundException.class);
+        for (String name : names) {
+            assertThat(client.delete("/" + name, false)).isTrue();
+        }
+        assertThat(client.list("/")).isEmpty();
+        assertThat(client.delete("/" + one, false)).isFalse();
+    }
+
+    @Test
+    void renamesWithinAPartitionWorkAndTheRestIsRefusedClearly() throws IOException {
+        String a = nameOf(1, "a");
+        String sameSide = nameOf(1, "b");
+        String otherSide = nameOf(0, "c");
+        touch("/" + a);
+        client.rename("/" + a, "/" + sameSide);
+        assertThat(client.exists("/" + a)).isFalse();
+        assertThat(client.exists("/" + sameSide)).isTrue();
+        assertThatThrownBy(() -> client.rename("/" + sameSide, "/" + otherSide))
+                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED))
+                .hasMessageContaining("several namenodes");
+        assertThat(client.exists("/" + sameSide)).as("nothing lost").isTrue();
+        client.mkdirs("/dir");
+        assertThatThrownBy(() -> client.rename("/dir", "/dir2"))
+                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED));
+        assertThatThrownBy(() -> client.delete("/dir", true))
+                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED));
+    }
+
+    @Test
+    void directoriesAreCreatedOnEveryNamenodeAndHoldFilesOfBoth() throws IOException {
+        FileStatus made = client.mkdirs("/jobs/shuffle", new io.tarn.common.fs.Ownership("ann", "staff", 0750));
+        for (Namenode nn : namenodes) {
+            FileStatus there = nn.service().namespace().getFile("/jobs/shuffle");
+            assertThat(there).as("the same directory on every namenode").isEqualTo(made);
+            assertThat(nn.service().namespace().getFile("/jobs").permission()).isEqualTo(0750 | 0300);
+        }
+        for (int m = 0; m < 20; m++) {
+            touch("/jobs/shuffle/shuffle_1_" + m + "_0.index");
+        }
+        assertThat(namenodes.get(0).fileCount()).isPositive();
+        assertThat(namenodes.get(1).fileCount()).isPositive();
+        assertThat(client.list("/jobs/shuffle")).hasSize(20);
+        assertThat(client.list("/jobs")).extracting(FileStatus::name).containsExactly("shuffle");
+        assertThat(client.list("/")).extracting(FileStatus::name).containsExactly("jobs");
+
+        touch("/made/on/the/way/f");
+        for (Namenode nn : namenodes) {
+            assertThat(nn.service().namespace().getFile("/made/on/the/way").isDirectory()).isTrue();
+        }
+        assertThatThrownBy(() -> client.mkdir("/missing/child", io.tarn.common.fs.Ownership.UNSPECIFIED))
+                .isInstanceOf(java.io.FileNotFoundException.class);
+        String fileName = nameOf(1, "taken");
+        touch("/jobs/" + fileName);
+        assertThatThrownBy(() -> client.mkdirs("/jobs/" + fileName))
+                .isInstanceOf(io.tarn.common.error.FileExistsException.class);
+        assertThat(client.getStatus("/jobs/" + fileName).isFile()).as("the file stays").isTrue();
+    }
+
+    @Test
+    void withANamenodeDownDirectoriesCannotChangeAndTheErrorSaysWhich() throws IOException {
+        String second = addresses.substring(addresses.indexOf(',') + 1);
+        assertThat(client.list("/")).as("the client knows both namenodes").isEmpty();
+        namenodes.get(1).close();
+        assertThatThrownBy(() -> client.mkdirs("/d")).isInstanceOf(IOException.class)
+                .hasMessageContaining("namenode 1").hasMessageContaining(second);
+    }
+
+    @Test
+    void aStoppedNamenodeFailsWhatItOwnsAndNamesItWhileTheOtherGoesOn() throws IOException {
+        String onZero = nameOf(0, "z");
+        String onOne = nameOf(1, "o");
+        touch("/" + onZero);
+        touch("/" + onOne);
+        String second = addresses.substring(addresses.indexOf(',') + 1);
+        namenodes.get(1).close();
+        assertThat(client.getStatus("/" + onZero).name()).isEqualTo(onZero);
+        assertThatThrownBy(() -> client.getStatus("/" + onOne)).isInstanceOf(IOException.class)
+                .hasMessageContaining(second.substring(second.indexOf(':') + 1));
+        touch("/" + nameOf(0, "again"));
+    }
+}

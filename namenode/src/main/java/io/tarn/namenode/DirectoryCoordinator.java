@@ -1,0 +1,170 @@
+package io.tarn.namenode;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.TarnPath;
+import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.namenode.namespace.DirectoryInode;
+import io.tarn.namenode.namespace.FileInode;
+import io.tarn.namenode.namespace.Inode;
+import io.tarn.namenode.namespace.Namespace;
+import io.tarn.rpc.RpcClient;
+import io.tarn.rpc.Transport;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Partition 0's sequencer of directory changes (docs/partitioning.md): runs them one at a time on
+ * its own thread, applies each on every namenode, and answers only when all have it, so a file
+ * created right after a mkdirs finds its parent on whichever namenode owns the file.
+ *
+ * <p>For each directory it creates, the coordinator first asks the partition that owns the name
+ * (the only one that can hold a file of that name, so the arbiter of the name) to link it, then
+ * every other namenode. Directory ids and resolved ownership are the coordinator's, so every tree
+ * is identical. Built so far: creating directories; the other directory changes answer
+ * NOT_SUPPORTED with several namenodes.
+ *
+ * <p>A namenode that does not answer fails the operation with an error naming it; the namenodes
+ * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
+ */
+public final class DirectoryCoordinator implements AutoCloseable {
+    private final Partitioning partitioning;
+    private final Namespace namespace;
+    private final Clock clock;
+    private final long timeoutMs;
+    private final RpcClient[] peers;
+    private final ExecutorService thread;
+
+    DirectoryCoordinator(Partitioning partitioning, Namespace namespace, Clock clock, Transport transport,
+                         long timeoutMs) {
+        this.partitioning = partitioning;
+        this.namespace = namespace;
+        this.clock = clock;
+        this.timeoutMs = timeoutMs;
+        this.peers = new RpcClient[partitioning.count()];
+        for (int p = 0; p < peers.length; p++) {
+            if (p != partitioning.partition()) {
+                peers[p] = transport.connect(partitioning.namenodes().get(p).toSocketAddress());
+            }
+        }
+        this.thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tarn-directory-coordinator");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Creates the directory at {@code path} on every namenode: with its missing parents when
+     * {@code parents}, else only when its parent exists. An existing directory is answered as it is.
+     */
+    public CompletableFuture<FileStatus> mkdirs(String path, Ownership requested, boolean parents) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return mkdirsNow(path, requested, parents);
+            } catch (TarnException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, thread);
+    }
+
+    private FileStatus mkdirsNow(String path, Ownership requested, boolean parents) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        String parent = "/";
+        for (int i = 0; i < comps.size(); i++) {
+            String name = comps.get(i);
+            String here = TarnPath.child(parent, name);
+            Inode existing = namespace.find(here);
+            if (existing instanceof FileInode) {
+                throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + TarnPath.normalize(path)
+                        + "': '" + here + "' exists and is a file");
+            }
+            if (existing == null) {
+                boolean last = i == comps.size() - 1;
+                if (!last && !parents) {
+                    throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create directory '"
+                            + TarnPath.normalize(path) + "': parent directory '" + here + "' does not exist");
+                }
+                DirectoryInode parentDir = namespace.directory(parent);
+                Ownership own = Namespace.directoryOwnership(requested, parentDir, last);
+                create(new DirMkdirRequest(parent, name, namespace.newDirectoryId(), own, clock.millis()));
+            }
+            parent = here;
+        }
+        return namespace.getFile(path);
+    }
+
+    /** Links one directory: at the name's arbiter first, then everywhere else. */
+    private void create(DirMkdirRequest r) throws TarnException {
+        int arbiter = partitioning.ownerOf(r.name());
+        apply(arbiter, r);
+        List<Integer> others = new ArrayList<>();
+        List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
+        for (int p = 0; p < peers.length; p++) {
+            if (p != arbiter && p != partitioning.partition()) {
+                others.add(p);
+                calls.add(send(p, r));
+            }
+        }
+        if (arbiter != partitioning.partition()) {
+            namespace.applyMkdir(r.parent(), r.name(), r.dirId(), r.ownership(), r.time());
+        }
+        for (int i = 0; i < calls.size(); i++) {
+            await(others.get(i), calls.get(i));
+        }
+    }
+
+    private void apply(int p, DirMkdirRequest r) throws TarnException {
+        if (p == partitioning.partition()) {
+            namespace.applyMkdir(r.parent(), r.name(), r.dirId(), r.ownership(), r.time());
+        } else {
+            await(p, send(p, r));
+        }
+    }
+
+    private CompletableFuture<FileStatus> send(int p, DirMkdirRequest r) {
+        return peers[p].call(Opcode.DIR_MKDIR, r::encode, NamenodeProtocol::decodeStatus);
+    }
+
+    /** Waits for a peer's answer; its own error as it is, anything else naming the peer. */
+    private void await(int p, CompletableFuture<FileStatus> call) throws TarnException {
+        try {
+            call.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TarnException(ErrorCode.INTERNAL, "interrupted while waiting for " + partitioning.describe(p));
+        } catch (TimeoutException e) {
+            throw new TarnException(ErrorCode.TIMEOUT, partitioning.describe(p) + " did not apply a directory change "
+                    + "within " + timeoutMs + " ms");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof TarnError t && t.code() != ErrorCode.CONNECTION_LOST && t.code() != ErrorCode.TIMEOUT) {
+                throw new TarnException(t.code(), cause.getMessage());
+            }
+            throw new TarnException(ErrorCode.CONNECTION_LOST, partitioning.describe(p)
+                    + " is unreachable, so directories cannot change: " + cause.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        for (RpcClient peer : peers) {
+            if (peer != null) {
+                peer.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.tarn.namenode;
+
+import io.tarn.common.config.HostPort;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.fs.Partitions;
+
+import java.util.List;
+
+/**
+ * Which partition of the namespace a namenode serves, among how many, and where the others are
+ * (docs/partitioning.md). Files belong to the partition their name hashes to; partition 0 also
+ * coordinates directory operations. A single namenode is partition 0 of 1.
+ *
+ * @param partition this namenode's index in {@code namenodes}
+ * @param namenodes every namenode of the cluster, in partition order
+ */
+public record Partitioning(int partition, List<HostPort> namenodes) {
+    public Partitioning {
+        namenodes = List.copyOf(namenodes);
+        if (partition < 0 || partition >= namenodes.size()) {
+            throw new IllegalArgumentException("partition " + partition + " of " + namenodes.size());
+        }
+    }
+
+    /** One namenode: partition 0 of 1 at {@code address}. */
+    public static Partitioning single(HostPort address) {
+        return new Partitioning(0, List.of(address));
+    }
+
+    /** {@code tarn.namenode.partition} of {@code tarn.namenode.address}. */
+    public static Partitioning of(TarnConfig config) {
+        return new Partitioning(config.get(TarnKeys.NAMENODE_PARTITION), config.namenodes());
+    }
+
+    public int count() {
+        return namenodes.size();
+    }
+
+    /** True for partition 0, which sequences directory operations. */
+    public boolean isCoordinator() {
+        return partition == 0;
+    }
+
+    /** The partition that owns files called {@code name}. */
+    public int ownerOf(String name) {
+        return Partitions.ofName(name, namenodes.size());
+    }
+
+    /** True when files called {@code name} belong here. */
+    public boolean owns(String name) {
+        return namenodes.size() == 1 || ownerOf(name) == partition;
+    }
+
+    /** host:port of a partition's namenode, for messages. */
+    public String describe(int p) {
+        return "namenode " + p + " (" + namenodes.get(p) + ")";
+    }
+}

@@ -1,0 +1,102 @@
+package io.tarn.datanode.dram;
+
+import io.tarn.common.config.HostPort;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.security.BlockTokens;
+import io.tarn.datanode.BlockService;
+import io.tarn.datanode.GenerationTable;
+import io.tarn.datanode.NamenodeLinks;
+import io.tarn.datanode.RegionShare;
+import io.tarn.datanode.Registration;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * What a DRAM datanode tells each namenode when it registers (who it is, where it serves, which
+ * share of its regions that namenode manages) and how it applies each answer to its
+ * {@link BlockService} and generation table.
+ *
+ * <p>Called by the {@link NamenodeLinks}' thread; both methods are synchronized anyway because they
+ * read and write state of every partition (rare calls, no contention).
+ */
+final class DramRegistrar implements NamenodeLinks.Registrar {
+    private final DramStorage storage;
+    private final BlockService service;
+    private final List<HostPort> namenodes;
+    private final String host;
+    private final int port;
+    private final int storageClass;
+    /** Per partition, set once its first registration succeeded: later ones report its regions intact. */
+    private final boolean[] everRegistered;
+
+    /**
+     * @param host         advertised host of the data port
+     * @param port         the data port
+     * @param storageClass {@code tarn.datanode.storage.class}
+     */
+    DramRegistrar(DramStorage storage, BlockService service, List<HostPort> namenodes, String host, int port,
+                  int storageClass) {
+        this.storage = storage;
+        this.service = service;
+        this.namenodes = namenodes;
+        this.host = host;
+        this.port = port;
+        this.storageClass = storageClass;
+        this.everRegistered = new boolean[namenodes.size()];
+    }
+
+    /** The registration for one namenode: its share of the regions, intact when it had them before. */
+    @Override
+    public synchronized RegisterRequest request(int partition) {
+        UUID id = storage.storageId();
+        RegionShare share = share(partition);
+        return new RegisterRequest(id.getMostSignificantBits(), id.getLeastSignificantBits(), host, port,
+                storageClass, storage.regions().regionSize(), share.count(), share.firstRegion(), share.stride(),
+                everRegistered[partition] || storage.intact());
+    }
+
+    /**
+     * Applies one namenode's registration: from now on its regions are checked against its id and
+     * key. When it forgot its blocks, only its regions' generations are forgotten.
+     */
+    @Override
+    public synchronized void registered(int partition, RegisterResponse response) throws IOException {
+        int blockSize = response.blockSize();
+        long regionSize = storage.regions().regionSize();
+        if (blockSize <= 0 || Integer.bitCount(blockSize) != 1 || regionSize % blockSize != 0) {
+            throw new IOException("block size " + blockSize + " does not divide the region size " + regionSize);
+        }
+        checkSameBlockSize(partition, blockSize);
+        GenerationTable generations = storage.generations(blockSize);
+        if (response.resetGenerations()) {
+            generations.reset(share(partition));
+        }
+        service.register(partition, new Registration(response.datanodeId(), blockSize,
+                new BlockTokens(response.tokenKey0(), response.tokenKey1()), generations));
+        everRegistered[partition] = true;
+    }
+
+    private RegionShare share(int partition) {
+        return RegionShare.of(partition, namenodes.size(), storage.regions().regionCount());
+    }
+
+    /**
+     * One generation table covers every region, laid out for one block size: a namenode carving
+     * another size than the others registered with is refused (before the table is touched) until
+     * the cluster agrees.
+     */
+    private void checkSameBlockSize(int partition, int blockSize) throws IOException {
+        for (int p = 0; p < namenodes.size(); p++) {
+            Registration other = service.registration(p);
+            if (p != partition && other != null && other.blockSize() != blockSize) {
+                throw new IOException("it carves blocks of " + blockSize + " bytes, but namenode " + p + " ("
+                        + namenodes.get(p) + ") uses " + other.blockSize() + "; every namenode must have the same "
+                        + TarnKeys.BLOCK_SIZE + " (restart this datanode after changing it)");
+            }
+        }
+    }
+}
