@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The Java API of Tarn: namespace operations and file streams against one cluster.
@@ -371,7 +372,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<Boolean> deleteAsync(String path, boolean recursive) {
-        return namenodes.byPath(path, nn -> nn.delete(path, recursive)).handle((v, e) -> {
+        return ownerOrCoordinator(path, nn -> nn.delete(path, recursive)).handle((v, e) -> {
             if (e == null) {
                 return true;
             }
@@ -381,6 +382,24 @@ public final class TarnClient implements AutoCloseable {
             }
             throw new CompletionException(cause);
         });
+    }
+
+    /**
+     * {@code call} at the namenode owning {@code path}; again at partition 0 when that namenode
+     * answers that the path is a directory, whose changes partition 0 coordinates.
+     */
+    private <T> CompletableFuture<T> ownerOrCoordinator(String path,
+                                                        Function<NamenodeClient, CompletableFuture<T>> call) {
+        return namenodes.byPath(path, call).handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = unwrap(e);
+            if (cause instanceof TarnError t && t.code() == ErrorCode.AT_COORDINATOR) {
+                return namenodes.coordinator(call);
+            }
+            return CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(f -> f);
     }
 
     public CompletableFuture<Void> renameAsync(String src, String dst) {

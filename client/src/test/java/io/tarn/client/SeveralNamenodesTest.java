@@ -113,8 +113,10 @@ class SeveralNamenodesTest {
         client.mkdirs("/dir");
         assertThatThrownBy(() -> client.rename("/dir", "/dir2"))
                 .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED));
-        assertThatThrownBy(() -> client.delete("/dir", true))
-                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED));
+        assertThatThrownBy(() -> client.delete("/dir", false))
+                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED))
+                .hasMessageContaining("rmdir");
+        assertThat(client.exists("/dir")).isTrue();
     }
 
     @Test
@@ -145,6 +147,18 @@ class SeveralNamenodesTest {
         assertThatThrownBy(() -> client.mkdirs("/jobs/" + fileName))
                 .isInstanceOf(io.tarn.common.error.FileExistsException.class);
         assertThat(client.getStatus("/jobs/" + fileName).isFile()).as("the file stays").isTrue();
+
+        assertThat(client.delete("/jobs", true)).isTrue();
+        assertThat(client.exists("/jobs/shuffle")).isFalse();
+        for (Namenode nn : namenodes) {
+            assertThat(nn.service().namespace().find("/jobs")).as("gone from every namenode").isNull();
+        }
+        assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).as("only /made/.../f is left")
+                .isEqualTo(1);
+        assertThat(client.delete("/jobs", true)).as("already gone").isFalse();
+        assertThat(client.delete("/", true)).isTrue();
+        assertThat(client.list("/")).isEmpty();
+        assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).isZero();
     }
 
     @Test

@@ -51,6 +51,15 @@ class SeveralNamenodesWithDataTest {
                 assertThat(client.delete("/spark/shuffle/shuffle_0_" + m + "_0.data", false)).isTrue();
             }
             assertThat(client.list("/spark/shuffle")).isEmpty();
+            try (TarnOutputStream out = client.create("/spark/shuffle/last.data")) {
+                out.write(StreamsTest.random(3 * block, 1));
+            }
+            assertThat(client.delete("/spark", true)).isTrue();
+            assertThat(client.list("/")).isEmpty();
+            for (int p = 0; p < namenodes; p++) {
+                assertThat(cluster.namenode(p).fileCount()).isZero();
+                assertThat(cluster.namenode(p).directoryCount()).as("only the root").isEqualTo(1);
+            }
         }
     }
 }

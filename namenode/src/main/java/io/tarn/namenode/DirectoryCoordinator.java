@@ -33,8 +33,10 @@ import java.util.concurrent.TimeoutException;
  * <p>For each directory it creates, the coordinator first asks the partition that owns the name
  * (the only one that can hold a file of that name, so the arbiter of the name) to link it, then
  * every other namenode. Directory ids and resolved ownership are the coordinator's, so every tree
- * is identical. Built so far: creating directories; the other directory changes answer
- * NOT_SUPPORTED with several namenodes.
+ * is identical. A recursive delete marks the directory deleted and sweeps it on every namenode
+ * (each its own files); creates racing it either land before and are swept, or find the parent
+ * gone. Built so far: creating directories and deleting them recursively; the other directory
+ * changes answer NOT_SUPPORTED with several namenodes.
  *
  * <p>A namenode that does not answer fails the operation with an error naming it; the namenodes
  * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
@@ -104,6 +106,43 @@ public final class DirectoryCoordinator implements AutoCloseable {
             parent = here;
         }
         return namespace.getFile(path);
+    }
+
+    /**
+     * Deletes the directory at {@code path} and everything below it on every namenode ("/" is
+     * emptied). Only recursively: a non-recursive delete must see the directory empty everywhere
+     * while no create slips in, which needs the seal of docs/partitioning.md (not built yet).
+     */
+    public CompletableFuture<Void> deleteTree(String path, boolean recursive) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                deleteTreeNow(path, recursive);
+                return null;
+            } catch (TarnException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, thread);
+    }
+
+    private void deleteTreeNow(String path, boolean recursive) throws TarnException {
+        namespace.directory(path); // FILE_NOT_FOUND or NOT_A_DIRECTORY before anything changes
+        if (!recursive) {
+            throw Namespace.severalNamenodes("deleting directory '" + TarnPath.normalize(path)
+                    + "' without its contents (rmdir)");
+        }
+        List<Integer> others = new ArrayList<>();
+        List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
+        for (int p = 0; p < peers.length; p++) {
+            if (p != partitioning.partition()) {
+                others.add(p);
+                calls.add(peers[p].call(Opcode.DIR_DELETE, b -> io.tarn.common.protocol.Wire.writeString(b, path),
+                        body -> null));
+            }
+        }
+        namespace.applyDeleteTree(path);
+        for (int i = 0; i < calls.size(); i++) {
+            await(others.get(i), calls.get(i));
+        }
     }
 
     /** Links one directory: at the name's arbiter first, then everywhere else. */

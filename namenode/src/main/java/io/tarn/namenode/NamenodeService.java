@@ -36,6 +36,7 @@ import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.blocks.StorageId;
 import io.tarn.namenode.lease.LeaseManager;
+import io.tarn.namenode.namespace.DirectoryInode;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.FileTable;
 import io.tarn.namenode.namespace.Namespace;
@@ -211,7 +212,16 @@ public final class NamenodeService implements RpcHandler {
                 }
                 case Opcode.DELETE -> {
                     DeleteRequest r = DeleteRequest.decode(body);
-                    namespace.delete(r.path(), r.recursive());
+                    if (coordinator != null && namespace.find(r.path()) instanceof DirectoryInode) {
+                        coordinator.deleteTree(r.path(), r.recursive()).whenComplete((v, e) -> answer(request, e,
+                                r.path()));
+                    } else {
+                        namespace.delete(r.path(), r.recursive());
+                        request.send(request.response());
+                    }
+                }
+                case Opcode.DIR_DELETE -> {
+                    namespace.applyDeleteTree(PathRequest.decode(body).path());
                     request.send(request.response());
                 }
                 case Opcode.RENAME -> {
@@ -284,17 +294,26 @@ public final class NamenodeService implements RpcHandler {
         coordinator.mkdirs(path, ownership, parents).whenComplete((status, e) -> {
             if (e == null) {
                 sendStatus(request, status);
-                return;
-            }
-            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                    ? e.getCause() : e;
-            if (cause instanceof TarnException t) {
-                request.fail(t.code(), t.getMessage());
             } else {
-                LOG.error("directory coordinator failed on {}", path, cause);
-                request.fail(ErrorCode.INTERNAL, "directory coordinator failed: " + cause);
+                answer(request, e, path);
             }
         });
+    }
+
+    /** Answers a request the coordinator ran: empty on success, else the failure's code. */
+    private static void answer(RpcRequest request, Throwable e, String path) {
+        if (e == null) {
+            request.send(request.response());
+            return;
+        }
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                ? e.getCause() : e;
+        if (cause instanceof TarnException t) {
+            request.fail(t.code(), t.getMessage());
+        } else {
+            LOG.error("directory coordinator failed on {}", path, cause);
+            request.fail(ErrorCode.INTERNAL, "directory coordinator failed: " + cause);
+        }
     }
 
     /** GET_PARTITIONS: every namenode of the cluster, and which one this is. */

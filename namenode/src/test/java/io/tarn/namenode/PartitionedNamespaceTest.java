@@ -54,7 +54,7 @@ class PartitionedNamespaceTest {
         assertThat(ns.mkdirs("/").isDirectory()).as("an existing directory is fine").isTrue();
         failsWith(ErrorCode.PARENT_NOT_FOUND, () -> ns.create("/a/" + nameOf(0, "f"), FileType.FILE, false, true, 0,
                 CLIENT));
-        failsWith(ErrorCode.NOT_SUPPORTED, () -> ns.delete("/", true));
+        failsWith(ErrorCode.AT_COORDINATOR, () -> ns.delete("/", true));
         String here = nameOf(0, "x");
         ns.create("/" + here, FileType.FILE, false, false, 0, CLIENT);
         failsWith(ErrorCode.NOT_SUPPORTED, () -> ns.rename("/" + here, "/" + nameOf(1, "y")));

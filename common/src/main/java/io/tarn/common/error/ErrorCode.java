@@ -20,6 +20,7 @@ public enum ErrorCode {
     INVALID_PATH(10, "invalid path"),
     WRONG_PARTITION(11, "sent to a namenode that does not own it"),
     NOT_SUPPORTED(12, "not supported"),
+    AT_COORDINATOR(13, "directory changes go to namenode 0"),
 
     FILE_NOT_FOUND(20, "no such file or directory"),
     FILE_EXISTS(21, "file exists"),

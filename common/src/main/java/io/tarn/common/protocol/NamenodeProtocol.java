@@ -27,6 +27,8 @@ import java.util.List;
  *              (read locations of blocks first.. up to count, fewer at the end of the file)
  * DIR_MKDIR    req: parent[str] name[str] dirId[i64] Ownership time[i64]     resp: FileStatus
  *              (coordinator to the other namenodes; ownership fully resolved)
+ * DIR_DELETE   req: path[str]                                             resp: (empty)
+ *              (coordinator to the other namenodes: delete the directory and everything below it)
  * GET_PARTITIONS req: (empty)                                             resp: PartitionMap
  * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
  * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus

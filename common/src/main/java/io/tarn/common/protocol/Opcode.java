@@ -25,6 +25,7 @@ public final class Opcode {
     public static final int GET_PARTITIONS = 14;
     // namenode to namenode: the directory coordinator (partition 0) replicating directory changes
     public static final int DIR_MKDIR = 30;
+    public static final int DIR_DELETE = 31;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -56,6 +57,7 @@ public final class Opcode {
             case GET_BLOCKS: return "GET_BLOCKS";
             case GET_PARTITIONS: return "GET_PARTITIONS";
             case DIR_MKDIR: return "DIR_MKDIR";
+            case DIR_DELETE: return "DIR_DELETE";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

@@ -33,6 +33,7 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.INVALID_PATH, 10);
         WIRE.put(ErrorCode.WRONG_PARTITION, 11);
         WIRE.put(ErrorCode.NOT_SUPPORTED, 12);
+        WIRE.put(ErrorCode.AT_COORDINATOR, 13);
         WIRE.put(ErrorCode.FILE_NOT_FOUND, 20);
         WIRE.put(ErrorCode.FILE_EXISTS, 21);
         WIRE.put(ErrorCode.NOT_A_DIRECTORY, 22);
@@ -86,7 +87,7 @@ class ErrorCodeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 13, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
+    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 14, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
     void unknownNumbersDecodeAsUnknown(int code) {
         assertThat(ErrorCode.of(code)).isSameAs(ErrorCode.UNKNOWN);
     }

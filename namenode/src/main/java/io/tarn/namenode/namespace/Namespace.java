@@ -237,7 +237,8 @@ public final class Namespace {
      */
     public void delete(String path, boolean recursive) throws TarnException {
         if (partitioning.count() > 1 && paths.lookup(path, TarnPath.components(path)) instanceof DirectoryInode) {
-            throw severalNamenodes("deleting directory '" + TarnPath.normalize(path) + "'");
+            throw new TarnException(ErrorCode.AT_COORDINATOR, "deleting directory '" + TarnPath.normalize(path)
+                    + "' goes through " + partitioning.describe(0));
         }
         deleter.delete(path, recursive);
     }
@@ -282,6 +283,22 @@ public final class Namespace {
         return Creator.forDirectory(requested, parent, last);
     }
 
+    /**
+     * DIR_DELETE: deletes the directory at {@code path} and everything of this partition below it,
+     * as the coordinator decided ("/" is emptied). A directory already gone is fine (a retried call).
+     */
+    public void applyDeleteTree(String path) throws TarnException {
+        Inode node = find(path);
+        if (node == null) {
+            return;
+        }
+        if (!(node instanceof DirectoryInode)) {
+            throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "'" + TarnPath.normalize(path) + "' is a file here, "
+                    + "but a directory at the coordinator");
+        }
+        deleter.delete(path, true);
+    }
+
     /** DIR_MKDIR: links a directory exactly as the coordinator created it (see {@link Creator#linkReplica}). */
     public FileStatus applyMkdir(String parentPath, String name, long id, Ownership ownership, long time)
             throws TarnException {
@@ -320,7 +337,7 @@ public final class Namespace {
         }
     }
 
-    static TarnException severalNamenodes(String what) {
+    public static TarnException severalNamenodes(String what) {
         return new TarnException(ErrorCode.NOT_SUPPORTED, what + " is not supported yet with several namenodes: "
                 + "directory operations and moves between namenodes need the directory coordinator "
                 + "(docs/partitioning.md); a single namenode supports it");
