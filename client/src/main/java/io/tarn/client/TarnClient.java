@@ -403,7 +403,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<Void> renameAsync(String src, String dst) {
-        return namenodes.byPath(src, nn -> nn.rename(src, dst));
+        return ownerOrCoordinator(src, nn -> nn.rename(src, dst));
     }
 
     /** Asynchronous {@link #getBlocks}: as many round trips as pages of block references, one after another. */

@@ -111,8 +111,6 @@ class SeveralNamenodesTest {
                 .hasMessageContaining("several namenodes");
         assertThat(client.exists("/" + sameSide)).as("nothing lost").isTrue();
         client.mkdirs("/dir");
-        assertThatThrownBy(() -> client.rename("/dir", "/dir2"))
-                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED));
         assertThatThrownBy(() -> client.delete("/dir", false))
                 .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED))
                 .hasMessageContaining("rmdir");
@@ -159,6 +157,38 @@ class SeveralNamenodesTest {
         assertThat(client.delete("/", true)).isTrue();
         assertThat(client.list("/")).isEmpty();
         assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).isZero();
+    }
+
+    @Test
+    void directoryRenamesMoveTheTreeOnEveryNamenodeAndItsFilesStay() throws IOException {
+        client.mkdirs("/job/_temporary/attempt_0");
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            names.add("part-" + i);
+            touch("/job/_temporary/attempt_0/part-" + i);
+        }
+        client.mkdirs("/job/output");
+        // A committer's move: the attempt directory into the output directory.
+        client.rename("/job/_temporary/attempt_0", "/job/output");
+        for (Namenode nn : namenodes) {
+            assertThat(nn.service().namespace().find("/job/output/attempt_0")).isNotNull();
+            assertThat(nn.service().namespace().find("/job/_temporary/attempt_0")).isNull();
+        }
+        assertThat(client.list("/job/output/attempt_0")).extracting(FileStatus::name)
+                .containsExactlyElementsOf(names.stream().sorted().toList());
+        client.rename("/job/output/attempt_0", "/job/final");
+        assertThat(client.getStatus("/job/final/part-3").isFile()).isTrue();
+
+        assertThatThrownBy(() -> client.rename("/job", "/job/final/inside"))
+                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RENAME_INVALID));
+        String fileName = nameOf(1, "occupied");
+        touch("/job/" + fileName);
+        assertThatThrownBy(() -> client.rename("/job/final", "/job/" + fileName))
+                .isInstanceOf(io.tarn.common.error.FileExistsException.class);
+        for (Namenode nn : namenodes) {
+            assertThat(nn.service().namespace().find("/job/final")).as("nothing moved").isNotNull();
+        }
+        assertThatThrownBy(() -> client.rename("/nope", "/x")).isInstanceOf(java.io.FileNotFoundException.class);
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.namespace.DirectoryInode;
 import io.tarn.namenode.namespace.FileInode;
 import io.tarn.namenode.namespace.Inode;
@@ -35,8 +36,10 @@ import java.util.concurrent.TimeoutException;
  * every other namenode. Directory ids and resolved ownership are the coordinator's, so every tree
  * is identical. A recursive delete marks the directory deleted and sweeps it on every namenode
  * (each its own files); creates racing it either land before and are swept, or find the parent
- * gone. Built so far: creating directories and deleting them recursively; the other directory
- * changes answer NOT_SUPPORTED with several namenodes.
+ * gone. A directory rename is decided here (HDFS's rules), applied first at the partition owning
+ * the new name (which refuses it when a file holds that name), then everywhere; files below it do
+ * not move. Built so far: creating, renaming and recursively deleting directories; the other
+ * directory changes answer NOT_SUPPORTED with several namenodes.
  *
  * <p>A namenode that does not answer fails the operation with an error naming it; the namenodes
  * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
@@ -135,13 +138,87 @@ public final class DirectoryCoordinator implements AutoCloseable {
         for (int p = 0; p < peers.length; p++) {
             if (p != partitioning.partition()) {
                 others.add(p);
-                calls.add(peers[p].call(Opcode.DIR_DELETE, b -> io.tarn.common.protocol.Wire.writeString(b, path),
+                calls.add(peers[p].call(Opcode.DIR_DELETE, b -> Wire.writeString(b, path),
                         body -> null));
             }
         }
         namespace.applyDeleteTree(path);
         for (int i = 0; i < calls.size(); i++) {
             await(others.get(i), calls.get(i));
+        }
+    }
+
+    /** Renames directory {@code src} on every namenode, with HDFS's rules (see {@code Renamer}). */
+    public CompletableFuture<Void> renameDirectory(String src, String dst) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                renameNow(src, dst);
+                return null;
+            } catch (TarnException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, thread);
+    }
+
+    private void renameNow(String src, String dst) throws TarnException {
+        namespace.directory(src);
+        String target = namespace.renameTarget(src, dst);
+        List<String> t = TarnPath.components(target);
+        if (t.isEmpty()) {
+            throw new TarnException(ErrorCode.RENAME_INVALID, "cannot rename '" + TarnPath.normalize(src)
+                    + "' onto the root directory");
+        }
+        int arbiter = partitioning.ownerOf(t.get(t.size() - 1));
+        if (arbiter == partitioning.partition()) {
+            namespace.applyRename(src, target); // the arbiter first: here
+        } else {
+            // Every rule is checked here first (this tree holds every directory), so the arbiter can
+            // refuse only for a file of that name, which only it knows.
+            checkLocally(src, target);
+            await(arbiter, sendRename(arbiter, src, target));
+        }
+        List<Integer> others = new ArrayList<>();
+        List<CompletableFuture<Object>> calls = new ArrayList<>();
+        for (int p = 0; p < peers.length; p++) {
+            if (p != arbiter && p != partitioning.partition()) {
+                others.add(p);
+                calls.add(sendRename(p, src, target));
+            }
+        }
+        if (arbiter != partitioning.partition()) {
+            namespace.applyRename(src, target);
+        }
+        for (int i = 0; i < calls.size(); i++) {
+            await(others.get(i), calls.get(i));
+        }
+    }
+
+    private CompletableFuture<Object> sendRename(int p, String src, String target) {
+        return peers[p].call(Opcode.DIR_RENAME, b -> {
+            Wire.writeString(b, src);
+            Wire.writeString(b, target);
+        }, body -> null);
+    }
+
+    /** The rename's rules against this namenode's tree, without changing it. */
+    private void checkLocally(String src, String target) throws TarnException {
+        if (namespace.find(target) != null) {
+            throw new TarnException(ErrorCode.FILE_EXISTS, "cannot rename '" + TarnPath.normalize(src) + "' to '"
+                    + target + "': it exists");
+        }
+        String s = TarnPath.normalize(src);
+        if (target.equals(s) || target.startsWith(s.endsWith("/") ? s : s + "/")) {
+            throw new TarnException(ErrorCode.RENAME_INVALID, "cannot move directory '" + s + "' into itself ('"
+                    + target + "')");
+        }
+        Inode parent = namespace.find(TarnPath.parent(target));
+        if (parent == null) {
+            throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot rename '" + s + "' to '" + target
+                    + "': its parent does not exist");
+        }
+        if (!(parent instanceof DirectoryInode)) {
+            throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot rename '" + s + "' to '" + target
+                    + "': its parent is a file");
         }
     }
 
@@ -178,7 +255,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
     }
 
     /** Waits for a peer's answer; its own error as it is, anything else naming the peer. */
-    private void await(int p, CompletableFuture<FileStatus> call) throws TarnException {
+    private void await(int p, CompletableFuture<?> call) throws TarnException {
         try {
             call.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

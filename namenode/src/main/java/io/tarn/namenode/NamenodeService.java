@@ -226,7 +226,17 @@ public final class NamenodeService implements RpcHandler {
                 }
                 case Opcode.RENAME -> {
                     RenameRequest r = RenameRequest.decode(body);
-                    namespace.rename(r.src(), r.dst());
+                    if (coordinator != null && namespace.find(r.src()) instanceof DirectoryInode) {
+                        coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, e) -> answer(request, e,
+                                r.src()));
+                    } else {
+                        namespace.rename(r.src(), r.dst());
+                        request.send(request.response());
+                    }
+                }
+                case Opcode.DIR_RENAME -> {
+                    RenameRequest r = RenameRequest.decode(body);
+                    namespace.applyRename(r.src(), r.dst());
                     request.send(request.response());
                 }
                 case Opcode.RENEW_LEASE -> {

@@ -29,6 +29,8 @@ import java.util.List;
  *              (coordinator to the other namenodes; ownership fully resolved)
  * DIR_DELETE   req: path[str]                                             resp: (empty)
  *              (coordinator to the other namenodes: delete the directory and everything below it)
+ * DIR_RENAME   req: src[str] dst[str]                                     resp: (empty)
+ *              (coordinator to the other namenodes: move directory src to exactly dst, which is free)
  * GET_PARTITIONS req: (empty)                                             resp: PartitionMap
  * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
  * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus

@@ -26,6 +26,7 @@ public final class Opcode {
     // namenode to namenode: the directory coordinator (partition 0) replicating directory changes
     public static final int DIR_MKDIR = 30;
     public static final int DIR_DELETE = 31;
+    public static final int DIR_RENAME = 32;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -58,6 +59,7 @@ public final class Opcode {
             case GET_PARTITIONS: return "GET_PARTITIONS";
             case DIR_MKDIR: return "DIR_MKDIR";
             case DIR_DELETE: return "DIR_DELETE";
+            case DIR_RENAME: return "DIR_RENAME";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

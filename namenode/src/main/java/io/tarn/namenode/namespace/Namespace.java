@@ -299,6 +299,23 @@ public final class Namespace {
         deleter.delete(path, true);
     }
 
+    /**
+     * Where a rename of {@code src} to {@code dst} puts it, by HDFS's rule: into {@code dst} when it is
+     * an existing directory, else {@code dst} itself (normalized).
+     */
+    public String renameTarget(String src, String dst) throws TarnException {
+        List<String> s = TarnPath.components(src);
+        List<String> d = TarnPath.components(dst);
+        Inode target = paths.find(d, d.size());
+        String dstPath = TarnPath.normalize(dst);
+        return target instanceof DirectoryInode && !s.isEmpty() ? TarnPath.child(dstPath, s.get(s.size() - 1)) : dstPath;
+    }
+
+    /** DIR_RENAME: moves a directory exactly as the coordinator decided ({@code dst} is the final path). */
+    public void applyRename(String src, String dst) throws TarnException {
+        renamer.rename(src, dst);
+    }
+
     /** DIR_MKDIR: links a directory exactly as the coordinator created it (see {@link Creator#linkReplica}). */
     public FileStatus applyMkdir(String parentPath, String name, long id, Ownership ownership, long time)
             throws TarnException {
@@ -326,7 +343,8 @@ public final class Namespace {
         List<String> s = TarnPath.components(src);
         Inode node = paths.lookup(src, s);
         if (node instanceof DirectoryInode) {
-            throw severalNamenodes("renaming directory '" + TarnPath.normalize(src) + "'");
+            throw new TarnException(ErrorCode.AT_COORDINATOR, "renaming directory '" + TarnPath.normalize(src)
+                    + "' goes through " + partitioning.describe(0));
         }
         List<String> d = TarnPath.components(dst);
         Inode target = paths.find(d, d.size());
