@@ -238,6 +238,21 @@ public final class TarnClient implements AutoCloseable {
         return await(namenodes.coordinator(NamenodeClient::clusterStatus));
     }
 
+    /**
+     * Each namenode's own view, keyed by its address in partition order (docs/partitioning.md): the
+     * files it owns, the directories (every namenode holds them all), the operations it served, its
+     * uptime, and the datanodes with the share of their regions it manages. The future of a namenode
+     * that does not answer fails with its error and leaves the others alone; the call itself fails
+     * only when the configured namenode cannot tell the partition map.
+     */
+    public java.util.Map<String, CompletableFuture<ClusterStatus>> clusterStatusOfEach() throws IOException {
+        java.util.Map<String, CompletableFuture<ClusterStatus>> each = new java.util.LinkedHashMap<>();
+        for (NamenodeClient nn : await(namenodes.all())) {
+            each.put(nn.remote(), nn.clusterStatus());
+        }
+        return each;
+    }
+
     // ------------------------------------------------------------------ namespace, asynchronous
 
     public CompletableFuture<FileStatus> getStatusAsync(String path) {
@@ -249,7 +264,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     private CompletableFuture<FileStatus> setAttributes(SetAttributesRequest r) {
-        return namenodes.byPath(r.path(), nn -> nn.setAttributes(r));
+        return ownerOrCoordinator(r.path(), nn -> nn.setAttributes(r));
     }
 
     public CompletableFuture<TarnOutputStream> createAsync(String path, CreateOptions options) {

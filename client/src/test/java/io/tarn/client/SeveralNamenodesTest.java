@@ -189,6 +189,16 @@ class SeveralNamenodesTest {
             assertThat(nn.service().namespace().find("/job/final")).as("nothing moved").isNotNull();
         }
         assertThatThrownBy(() -> client.rename("/nope", "/x")).isInstanceOf(java.io.FileNotFoundException.class);
+
+        FileStatus changed = client.setPermission("/job/final", 0700);
+        client.setOwner("/job/final", "bob", "ops");
+        for (Namenode nn : namenodes) {
+            assertThat(nn.service().namespace().getFile("/job/final").ownership())
+                    .isEqualTo(new io.tarn.common.fs.Ownership("bob", "ops", 0700));
+        }
+        assertThat(changed.permission()).isEqualTo(0700);
+        assertThat(client.setTimes("/job/final/part-3", 5, 6).modificationTime()).as("files: at their namenode")
+                .isEqualTo(5);
     }
 
     @Test

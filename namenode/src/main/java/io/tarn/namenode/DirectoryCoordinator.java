@@ -8,6 +8,7 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.namespace.DirectoryInode;
@@ -38,8 +39,9 @@ import java.util.concurrent.TimeoutException;
  * (each its own files); creates racing it either land before and are swept, or find the parent
  * gone. A directory rename is decided here (HDFS's rules), applied first at the partition owning
  * the new name (which refuses it when a file holds that name), then everywhere; files below it do
- * not move. Built so far: creating, renaming and recursively deleting directories; the other
- * directory changes answer NOT_SUPPORTED with several namenodes.
+ * not move. Attribute changes of a directory are applied everywhere. Built so far: creating,
+ * renaming, recursively deleting directories and changing their attributes; deleting an empty
+ * directory alone (rmdir) answers NOT_SUPPORTED with several namenodes.
  *
  * <p>A namenode that does not answer fails the operation with an error naming it; the namenodes
  * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
@@ -146,6 +148,30 @@ public final class DirectoryCoordinator implements AutoCloseable {
         for (int i = 0; i < calls.size(); i++) {
             await(others.get(i), calls.get(i));
         }
+    }
+
+    /** Changes a directory's attributes on every namenode, so any of them answers the same. */
+    public CompletableFuture<FileStatus> setDirectoryAttributes(SetAttributesRequest r) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                namespace.directory(r.path());
+                List<Integer> others = new ArrayList<>();
+                List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
+                for (int p = 0; p < peers.length; p++) {
+                    if (p != partitioning.partition()) {
+                        others.add(p);
+                        calls.add(peers[p].call(Opcode.DIR_SET_ATTR, r::encode, NamenodeProtocol::decodeStatus));
+                    }
+                }
+                FileStatus status = namespace.applySetAttributes(r);
+                for (int i = 0; i < calls.size(); i++) {
+                    await(others.get(i), calls.get(i));
+                }
+                return status;
+            } catch (TarnException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, thread);
     }
 
     /** Renames directory {@code src} on every namenode, with HDFS's rules (see {@code Renamer}). */

@@ -170,7 +170,22 @@ public final class NamenodeService implements RpcHandler {
                     AppendRequest r = AppendRequest.decode(body);
                     sendStatus(request, fileService.reopen(namespace.file(r.path()), r.clientId()));
                 }
-                case Opcode.SET_ATTR -> sendStatus(request, namespace.setAttributes(SetAttributesRequest.decode(body)));
+                case Opcode.SET_ATTR -> {
+                    SetAttributesRequest r = SetAttributesRequest.decode(body);
+                    if (coordinator != null && namespace.find(r.path()) instanceof DirectoryInode) {
+                        coordinator.setDirectoryAttributes(r).whenComplete((status, e) -> {
+                            if (e == null) {
+                                sendStatus(request, status);
+                            } else {
+                                answer(request, e, r.path());
+                            }
+                        });
+                    } else {
+                        sendStatus(request, namespace.setAttributes(r));
+                    }
+                }
+                case Opcode.DIR_SET_ATTR -> sendStatus(request,
+                        namespace.applySetAttributes(SetAttributesRequest.decode(body)));
                 case Opcode.GET_BLOCK -> {
                     GetBlockRequest r = GetBlockRequest.decode(body);
                     ByteBuf out = request.response();

@@ -31,6 +31,8 @@ import java.util.List;
  *              (coordinator to the other namenodes: delete the directory and everything below it)
  * DIR_RENAME   req: src[str] dst[str]                                     resp: (empty)
  *              (coordinator to the other namenodes: move directory src to exactly dst, which is free)
+ * DIR_SET_ATTR req: as SET_ATTR                                           resp: FileStatus
+ *              (coordinator to the other namenodes: the same change to a directory's attributes)
  * GET_PARTITIONS req: (empty)                                             resp: PartitionMap
  * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
  * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus

@@ -27,6 +27,7 @@ public final class Opcode {
     public static final int DIR_MKDIR = 30;
     public static final int DIR_DELETE = 31;
     public static final int DIR_RENAME = 32;
+    public static final int DIR_SET_ATTR = 33;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -60,6 +61,7 @@ public final class Opcode {
             case DIR_MKDIR: return "DIR_MKDIR";
             case DIR_DELETE: return "DIR_DELETE";
             case DIR_RENAME: return "DIR_RENAME";
+            case DIR_SET_ATTR: return "DIR_SET_ATTR";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

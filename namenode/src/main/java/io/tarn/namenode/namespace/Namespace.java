@@ -199,6 +199,24 @@ public final class Namespace {
      * marker, or a negative time.
      */
     public FileStatus setAttributes(SetAttributesRequest r) throws TarnException {
+        checkAttributes(r);
+        String path = r.path();
+        Inode node = paths.lookup(path, TarnPath.components(path));
+        if (node instanceof DirectoryInode && partitioning.count() > 1) {
+            throw new TarnException(ErrorCode.AT_COORDINATOR, "changing the attributes of directory '"
+                    + TarnPath.normalize(path) + "' goes through " + partitioning.describe(0));
+        }
+        return change(node, r);
+    }
+
+    /** DIR_SET_ATTR, and the coordinator's own part of it: a directory's attributes, as on every namenode. */
+    public FileStatus applySetAttributes(SetAttributesRequest r) throws TarnException {
+        checkAttributes(r);
+        return change(paths.lookup(r.path(), TarnPath.components(r.path())), r);
+    }
+
+    /** INVALID_ARGUMENT for an empty owner or group, the default permission marker, or a negative time. */
+    private static void checkAttributes(SetAttributesRequest r) throws TarnException {
         String path = r.path();
         Ownership o = r.ownership();
         if (r.sets(NamenodeProtocol.SET_OWNER) && o.owner().isEmpty()
@@ -212,10 +230,10 @@ public final class Namespace {
                 || r.sets(NamenodeProtocol.SET_ATIME) && r.accessTime() < 0) {
             throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot set a time before 1970 on '" + path + "'");
         }
-        Inode node = paths.lookup(path, TarnPath.components(path));
-        if (node instanceof DirectoryInode && partitioning.count() > 1) {
-            throw severalNamenodes("changing the attributes of directory '" + TarnPath.normalize(path) + "'");
-        }
+    }
+
+    private static FileStatus change(Inode node, SetAttributesRequest r) {
+        Ownership o = r.ownership();
         synchronized (node) {
             Ownership cur = node.ownership();
             node.setOwnership(new Ownership(r.sets(NamenodeProtocol.SET_OWNER) ? o.owner() : cur.owner(),
