@@ -273,8 +273,8 @@ public final class TarnClient implements AutoCloseable {
         int storageClass = options.storageClass() >= 0 ? options.storageClass()
                 : config.get(TarnKeys.CLIENT_STORAGE_CLASS);
         Ownership ownership = withUser(options.ownership());
-        CompletableFuture<FileStatus> created = namenodes.byPath(path, nn -> nn.create(path, FileType.FILE, flags,
-                storageClass, clientId, clientHost, ownership));
+        CompletableFuture<FileStatus> created = retrying(() -> namenodes.byPath(path, nn -> nn.create(path,
+                FileType.FILE, flags, storageClass, clientId, clientHost, ownership)));
         if (options.createParents()) {
             // With several namenodes, the file's namenode cannot create directories: on PARENT_NOT_FOUND
             // the parents are made through partition 0, and the create is tried once more.
@@ -296,8 +296,8 @@ public final class TarnClient implements AutoCloseable {
                 }
                 Ownership dirs = new Ownership(ownership.owner(), ownership.group(), Ownership.DEFAULT_PERMISSION);
                 return namenodes.coordinator(nn -> nn.mkdirs(parent, dirs))
-                        .thenCompose(d -> namenodes.byPath(path, nn -> nn.create(path, FileType.FILE, flags,
-                                storageClass, clientId, clientHost, ownership)));
+                        .thenCompose(d -> retrying(() -> namenodes.byPath(path, nn -> nn.create(path,
+                                FileType.FILE, flags, storageClass, clientId, clientHost, ownership))));
             }).thenCompose(f -> f);
         }
         return created.thenApply(status -> new TarnOutputStream(this, path, status));
@@ -400,6 +400,31 @@ public final class TarnClient implements AutoCloseable {
     }
 
     /**
+     * Runs {@code call} again, after pauses growing from 1 to 64 ms, while it answers RETRY (with
+     * several namenodes: its directory is sealed by an rmdir that may yet give up), until
+     * {@code tarn.rpc.timeout} has passed.
+     */
+    private <T> CompletableFuture<T> retrying(java.util.function.Supplier<CompletableFuture<T>> call) {
+        return retrying(call, 1, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_TIMEOUT)));
+    }
+
+    private <T> CompletableFuture<T> retrying(java.util.function.Supplier<CompletableFuture<T>> call, long pauseMs,
+                                              long deadline) {
+        return call.get().handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = unwrap(e);
+            if (cause instanceof TarnError t && t.code() == ErrorCode.RETRY && System.nanoTime() < deadline) {
+                java.util.concurrent.Executor later = CompletableFuture.delayedExecutor(pauseMs, TimeUnit.MILLISECONDS);
+                return CompletableFuture.runAsync(() -> { }, later)
+                        .thenCompose(x -> retrying(call, Math.min(64, pauseMs * 2), deadline));
+            }
+            return CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(f -> f);
+    }
+
+    /**
      * {@code call} at the namenode owning {@code path}; again at partition 0 when that namenode
      * answers that the path is a directory, whose changes partition 0 coordinates.
      */
@@ -418,7 +443,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<Void> renameAsync(String src, String dst) {
-        return ownerOrCoordinator(src, nn -> nn.rename(src, dst));
+        return retrying(() -> ownerOrCoordinator(src, nn -> nn.rename(src, dst)));
     }
 
     /** Asynchronous {@link #getBlocks}: as many round trips as pages of block references, one after another. */

@@ -111,10 +111,10 @@ class SeveralNamenodesTest {
                 .hasMessageContaining("several namenodes");
         assertThat(client.exists("/" + sameSide)).as("nothing lost").isTrue();
         client.mkdirs("/dir");
-        assertThatThrownBy(() -> client.delete("/dir", false))
-                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED))
-                .hasMessageContaining("rmdir");
-        assertThat(client.exists("/dir")).isTrue();
+        assertThat(client.delete("/dir", false)).as("rmdir of an empty directory").isTrue();
+        for (Namenode nn : namenodes) {
+            assertThat(nn.service().namespace().find("/dir")).isNull();
+        }
     }
 
     @Test
@@ -199,6 +199,64 @@ class SeveralNamenodesTest {
         assertThat(changed.permission()).isEqualTo(0700);
         assertThat(client.setTimes("/job/final/part-3", 5, 6).modificationTime()).as("files: at their namenode")
                 .isEqualTo(5);
+    }
+
+    @Test
+    void rmdirSeesEntriesOnEveryNamenodeAndChangesNothingWhenNotEmpty() throws IOException {
+        client.mkdirs("/r/sub");
+        String onOne = nameOf(1, "f");
+        touch("/r/sub/" + onOne);
+        assertThatThrownBy(() -> client.delete("/r/sub", false))
+                .isInstanceOf(io.tarn.common.error.DirectoryNotEmptyException.class)
+                .hasMessageContaining("namenode 1");
+        assertThatThrownBy(() -> client.delete("/r", false))
+                .isInstanceOf(io.tarn.common.error.DirectoryNotEmptyException.class);
+        // Unsealed everywhere: creates go on in both.
+        touch("/r/sub/" + nameOf(0, "g"));
+        touch("/r/sub/" + nameOf(1, "h"));
+        assertThat(client.list("/r/sub")).hasSize(3);
+        assertThatThrownBy(() -> client.delete("/", false))
+                .isInstanceOf(io.tarn.common.error.DirectoryNotEmptyException.class);
+        assertThat(client.delete("/r", true)).isTrue();
+        assertThat(client.delete("/", false)).as("an empty root: nothing to do").isTrue();
+    }
+
+    @Test
+    void createsRacingAnRmdirEitherWinOrFindTheDirectoryGoneNeverInsideADeletedOne() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            String dir = "/race" + round;
+            client.mkdirs(dir);
+            String name = nameOf(round % 2, "file");
+            java.util.concurrent.CompletableFuture<TarnOutputStream> create =
+                    client.createAsync(dir + "/" + name, new CreateOptions(false, false, -1));
+            java.util.concurrent.CompletableFuture<Boolean> rmdir = client.deleteAsync(dir, false);
+            Throwable createFailure = null;
+            try {
+                create.join().close();
+            } catch (java.util.concurrent.CompletionException e) {
+                createFailure = e.getCause();
+            }
+            Throwable rmdirFailure = null;
+            try {
+                rmdir.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                rmdirFailure = e.getCause();
+            }
+            if (createFailure == null) {
+                assertThat(rmdirFailure).as("round %d: the create won, so the rmdir fails", round)
+                        .isInstanceOf(io.tarn.common.error.DirectoryNotEmptyException.class);
+                assertThat(client.exists(dir + "/" + name)).isTrue();
+            } else {
+                assertThat(createFailure).as("round %d", round).isInstanceOf(java.io.FileNotFoundException.class);
+                assertThat(rmdirFailure).isNull();
+                assertThat(client.exists(dir)).isFalse();
+            }
+            for (Namenode nn : namenodes) {
+                io.tarn.namenode.namespace.Inode there = nn.service().namespace().find(dir);
+                assertThat(there == null).as("round %d: the same answer on every namenode", round)
+                        .isEqualTo(createFailure != null);
+            }
+        }
     }
 
     @Test

@@ -39,14 +39,16 @@ import java.util.concurrent.TimeoutException;
  * (each its own files); creates racing it either land before and are swept, or find the parent
  * gone. A directory rename is decided here (HDFS's rules), applied first at the partition owning
  * the new name (which refuses it when a file holds that name), then everywhere; files below it do
- * not move. Attribute changes of a directory are applied everywhere. Built so far: creating,
- * renaming, recursively deleting directories and changing their attributes; deleting an empty
- * directory alone (rmdir) answers NOT_SUPPORTED with several namenodes.
+ * not move. Attribute changes of a directory are applied everywhere. An rmdir seals the directory
+ * everywhere (inserts answer RETRY meanwhile), and deletes it only when every namenode found it
+ * empty; otherwise it unseals it.
  *
  * <p>A namenode that does not answer fails the operation with an error naming it; the namenodes
  * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
  */
 public final class DirectoryCoordinator implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DirectoryCoordinator.class);
+
     private final Partitioning partitioning;
     private final Namespace namespace;
     private final Clock clock;
@@ -114,9 +116,9 @@ public final class DirectoryCoordinator implements AutoCloseable {
     }
 
     /**
-     * Deletes the directory at {@code path} and everything below it on every namenode ("/" is
-     * emptied). Only recursively: a non-recursive delete must see the directory empty everywhere
-     * while no create slips in, which needs the seal of docs/partitioning.md (not built yet).
+     * Deletes the directory at {@code path} on every namenode: with everything below it when
+     * {@code recursive} ("/" is emptied), else only when it is empty everywhere, checked under a seal
+     * so that no create slips in between (DIRECTORY_NOT_EMPTY otherwise).
      */
     public CompletableFuture<Void> deleteTree(String path, boolean recursive) {
         return CompletableFuture.supplyAsync(() -> {
@@ -131,22 +133,81 @@ public final class DirectoryCoordinator implements AutoCloseable {
 
     private void deleteTreeNow(String path, boolean recursive) throws TarnException {
         namespace.directory(path); // FILE_NOT_FOUND or NOT_A_DIRECTORY before anything changes
+        boolean root = TarnPath.components(path).isEmpty();
         if (!recursive) {
-            throw Namespace.severalNamenodes("deleting directory '" + TarnPath.normalize(path)
-                    + "' without its contents (rmdir)");
+            sealEverywhere(path);
+            if (root) {
+                broadcast(Opcode.DIR_UNSEAL, path); // "/" stays; it was empty everywhere
+                namespace.unseal(path);
+                return;
+            }
         }
         List<Integer> others = new ArrayList<>();
-        List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
+        List<CompletableFuture<Object>> calls = new ArrayList<>();
         for (int p = 0; p < peers.length; p++) {
             if (p != partitioning.partition()) {
                 others.add(p);
-                calls.add(peers[p].call(Opcode.DIR_DELETE, b -> Wire.writeString(b, path),
-                        body -> null));
+                calls.add(peers[p].call(Opcode.DIR_DELETE, b -> Wire.writeString(b, path), body -> null));
             }
         }
         namespace.applyDeleteTree(path);
         for (int i = 0; i < calls.size(); i++) {
             await(others.get(i), calls.get(i));
+        }
+    }
+
+    /**
+     * rmdir's first phase: seals the directory on every namenode; when any holds entries in it (or
+     * cannot be reached), unseals it everywhere and fails with that namenode's answer.
+     */
+    private void sealEverywhere(String path) throws TarnException {
+        List<Integer> others = new ArrayList<>();
+        List<CompletableFuture<Object>> calls = new ArrayList<>();
+        for (int p = 0; p < peers.length; p++) {
+            if (p != partitioning.partition()) {
+                others.add(p);
+                calls.add(peers[p].call(Opcode.DIR_SEAL, b -> Wire.writeString(b, path), body -> null));
+            }
+        }
+        TarnException refusal = null;
+        try {
+            namespace.seal(path);
+        } catch (TarnException e) {
+            refusal = e;
+        }
+        for (int i = 0; i < calls.size(); i++) {
+            try {
+                await(others.get(i), calls.get(i));
+            } catch (TarnException e) {
+                if (refusal == null) {
+                    refusal = e;
+                }
+            }
+        }
+        if (refusal != null) {
+            broadcast(Opcode.DIR_UNSEAL, path);
+            namespace.unseal(path);
+            throw refusal;
+        }
+    }
+
+    /** Sends a path-only operation to every other namenode and waits; failures are only logged. */
+    private void broadcast(int opcode, String path) {
+        List<CompletableFuture<Object>> calls = new ArrayList<>();
+        for (int p = 0; p < peers.length; p++) {
+            if (p != partitioning.partition()) {
+                calls.add(peers[p].call(opcode, b -> Wire.writeString(b, path), body -> null));
+            }
+        }
+        for (CompletableFuture<Object> c : calls) {
+            try {
+                c.get(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("{} of '{}' not acknowledged: {}", Opcode.name(opcode), path, e.toString());
+            }
         }
     }
 

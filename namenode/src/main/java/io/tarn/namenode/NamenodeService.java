@@ -235,6 +235,14 @@ public final class NamenodeService implements RpcHandler {
                         request.send(request.response());
                     }
                 }
+                case Opcode.DIR_SEAL -> {
+                    namespace.seal(PathRequest.decode(body).path());
+                    request.send(request.response());
+                }
+                case Opcode.DIR_UNSEAL -> {
+                    namespace.unseal(PathRequest.decode(body).path());
+                    request.send(request.response());
+                }
                 case Opcode.DIR_DELETE -> {
                     namespace.applyDeleteTree(PathRequest.decode(body).path());
                     request.send(request.response());

@@ -21,6 +21,7 @@ public enum ErrorCode {
     WRONG_PARTITION(11, "sent to a namenode that does not own it"),
     NOT_SUPPORTED(12, "not supported"),
     AT_COORDINATOR(13, "directory changes go to namenode 0"),
+    RETRY(14, "busy for a moment; try again"),
 
     FILE_NOT_FOUND(20, "no such file or directory"),
     FILE_EXISTS(21, "file exists"),

@@ -33,6 +33,9 @@ import java.util.List;
  *              (coordinator to the other namenodes: move directory src to exactly dst, which is free)
  * DIR_SET_ATTR req: as SET_ATTR                                           resp: FileStatus
  *              (coordinator to the other namenodes: the same change to a directory's attributes)
+ * DIR_SEAL     req: path[str]                                             resp: (empty)
+ *              (rmdir's first phase: no entry may be added; DIRECTORY_NOT_EMPTY, unsealed, if it has any)
+ * DIR_UNSEAL   req: path[str]                                             resp: (empty)
  * GET_PARTITIONS req: (empty)                                             resp: PartitionMap
  * SYNC         req: fileId[i64] clientId[i64] durableSize[i64]            resp: FileStatus
  * CLOSE        req: fileId[i64] clientId[i64] size[i64]                   resp: FileStatus

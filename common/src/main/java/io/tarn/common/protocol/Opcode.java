@@ -28,6 +28,8 @@ public final class Opcode {
     public static final int DIR_DELETE = 31;
     public static final int DIR_RENAME = 32;
     public static final int DIR_SET_ATTR = 33;
+    public static final int DIR_SEAL = 34;
+    public static final int DIR_UNSEAL = 35;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -62,6 +64,8 @@ public final class Opcode {
             case DIR_DELETE: return "DIR_DELETE";
             case DIR_RENAME: return "DIR_RENAME";
             case DIR_SET_ATTR: return "DIR_SET_ATTR";
+            case DIR_SEAL: return "DIR_SEAL";
+            case DIR_UNSEAL: return "DIR_UNSEAL";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

@@ -34,6 +34,7 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.WRONG_PARTITION, 11);
         WIRE.put(ErrorCode.NOT_SUPPORTED, 12);
         WIRE.put(ErrorCode.AT_COORDINATOR, 13);
+        WIRE.put(ErrorCode.RETRY, 14);
         WIRE.put(ErrorCode.FILE_NOT_FOUND, 20);
         WIRE.put(ErrorCode.FILE_EXISTS, 21);
         WIRE.put(ErrorCode.NOT_A_DIRECTORY, 22);
@@ -87,7 +88,7 @@ class ErrorCodeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 14, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
+    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 15, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
     void unknownNumbersDecodeAsUnknown(int code) {
         assertThat(ErrorCode.of(code)).isSameAs(ErrorCode.UNKNOWN);
     }

@@ -78,10 +78,10 @@ final class Creator {
             return existing.status();
         }
         counts.directoryAdded();
-        if (!parent.commitInsert(name, dir)) {
+        int state = parent.commitInsert(name, dir);
+        if (state != DirectoryInode.ALIVE) {
             deleter.abandon(dir);
-            throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create directory '" + path
-                    + "': its parent directory was deleted meanwhile");
+            throw DirectoryInode.refused(state, "cannot create directory '" + path + "'");
         }
         parent.touch(time);
         return dir.status();
@@ -174,10 +174,10 @@ final class Creator {
                 discard(file, clientId);
                 continue;
             }
-            if (!parent.commitInsert(name, file)) {
+            int state = parent.commitInsert(name, file);
+            if (state != DirectoryInode.ALIVE) {
                 deleter.retire(file);
-                throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create '" + path
-                        + "': its parent directory was deleted meanwhile");
+                throw DirectoryInode.refused(state, "cannot create '" + path + "'");
             }
             parent.touch(clock.millis());
             return file.status();
@@ -287,10 +287,10 @@ final class Creator {
                 continue;
             }
             counts.directoryAdded();
-            if (!parent.commitInsert(name, dir)) {
+            int state = parent.commitInsert(name, dir);
+            if (state != DirectoryInode.ALIVE) {
                 deleter.abandon(dir);
-                throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create directory '"
-                        + PathWalker.prefix(comps, depth) + "': its parent directory was deleted meanwhile");
+                throw DirectoryInode.refused(state, "cannot create directory '" + PathWalker.prefix(comps, depth) + "'");
             }
             parent.touch(clock.millis());
             return dir;

@@ -99,8 +99,13 @@ final class Deleter {
     private boolean removeEmptyDirectory(DirectoryInode parent, String name, DirectoryInode dir, String path)
             throws TarnException {
         while (!dir.transition(DirectoryInode.ALIVE, DirectoryInode.BUSY)) {
-            if (dir.awaitStable() == DirectoryInode.DELETED) {
+            int state = dir.awaitStable();
+            if (state == DirectoryInode.DELETED) {
                 throw PathWalker.notFound(path, null);
+            }
+            if (state == DirectoryInode.SEALED) {
+                throw new TarnException(ErrorCode.RETRY, "cannot delete '" + TarnPath.normalize(path)
+                        + "' now: it is being deleted");
             }
         }
         // BUSY pins the directory's name and parent: a rename of it waits for us.
@@ -158,10 +163,14 @@ final class Deleter {
         }
     }
 
-    /** ALIVE → DELETED (waiting out BUSY); false when someone else deleted it. Counts the directory. */
+    /**
+     * ALIVE or SEALED (an rmdir's commit) → DELETED, waiting out BUSY; false when someone else deleted
+     * it. Counts the directory.
+     */
     private boolean markDeleted(DirectoryInode dir) {
         while (true) {
-            if (dir.transition(DirectoryInode.ALIVE, DirectoryInode.DELETED)) {
+            if (dir.transition(DirectoryInode.ALIVE, DirectoryInode.DELETED)
+                    || dir.transition(DirectoryInode.SEALED, DirectoryInode.DELETED)) {
                 counts.directoryRemoved();
                 return true;
             }

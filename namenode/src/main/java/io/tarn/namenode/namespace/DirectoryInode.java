@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #ALIVE} → {@link #BUSY}: a non-recursive delete checking emptiness, or a rename moving
  *       this directory. Held for O(1) work; then back to ALIVE, or on to DELETED.</li>
  *   <li>{@link #ALIVE} → {@link #DELETED}: a recursive delete (its sweep follows).</li>
+ *   <li>{@link #ALIVE} → {@link #SEALED}: the first phase of an rmdir with several namenodes; then
+ *       back to ALIVE (another namenode holds entries in it) or on to DELETED. Held across a round
+ *       trip, so inserters do not wait for it: they take their entry back out and answer RETRY.</li>
  * </ul>
  * An inserter puts its child into {@link #children()} first and reads the state after
  * ({@link #awaitStable()}); a deleter sets BUSY/DELETED first and reads the children after. Both are
@@ -26,6 +29,8 @@ public final class DirectoryInode extends Inode {
     public static final int ALIVE = 0;
     public static final int BUSY = 1;
     public static final int DELETED = 2;
+    /** rmdir with several namenodes, between its two phases: inserts are refused with RETRY. */
+    public static final int SEALED = 3;
 
     private final ConcurrentHashMap<String, Inode> children = new ConcurrentHashMap<>();
     private final AtomicInteger state = new AtomicInteger(ALIVE);
@@ -56,19 +61,30 @@ public final class DirectoryInode extends Inode {
 
     /**
      * Second half of every insertion (create, mkdirs, the link step of a rename): keeps a child just
-     * put into {@link #children()} when this directory is alive; takes it back out and returns false
-     * when this directory was deleted meanwhile.
+     * put into {@link #children()} when this directory is alive and returns ALIVE; otherwise takes
+     * it back out and returns DELETED or SEALED, for the caller to undo the rest and fail with
+     * {@link #refused}.
      */
-    boolean commitInsert(String name, Inode child) {
-        if (awaitStable() == ALIVE) {
-            return true;
+    int commitInsert(String name, Inode child) {
+        int s = awaitStable();
+        if (s != ALIVE) {
+            children.remove(name, child);
         }
-        children.remove(name, child);
-        return false;
+        return s;
+    }
+
+    /** The error for an insertion that {@link #commitInsert} refused in state {@code state}. */
+    static io.tarn.common.error.TarnException refused(int state, String what) {
+        if (state == SEALED) {
+            return new io.tarn.common.error.TarnException(io.tarn.common.error.ErrorCode.RETRY, what
+                    + ": its directory is being deleted; try again");
+        }
+        return new io.tarn.common.error.TarnException(io.tarn.common.error.ErrorCode.PARENT_NOT_FOUND, what
+                + ": its parent directory was deleted meanwhile");
     }
 
     /**
-     * Waits out a transient {@link #BUSY} and returns ALIVE or DELETED. BUSY is held only for a
+     * Waits out a transient {@link #BUSY} and returns ALIVE, DELETED or SEALED. BUSY is held only for a
      * few map operations by a thread that waits on nothing held by the caller, so the wait is short.
      */
     int awaitStable() {

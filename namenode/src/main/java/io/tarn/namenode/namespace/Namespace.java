@@ -334,6 +334,40 @@ public final class Namespace {
         renamer.rename(src, dst);
     }
 
+    /**
+     * DIR_SEAL, rmdir's first phase: from now on no entry may be added to the directory (inserts
+     * answer RETRY); DIRECTORY_NOT_EMPTY, leaving it unsealed, when this namenode holds entries in
+     * it. The sealer marks first and looks at the children after, inserters the other way round (as
+     * with BUSY), so an entry is either seen here or taken back out by its inserter.
+     */
+    public void seal(String path) throws TarnException {
+        DirectoryInode dir = directory(path);
+        while (!dir.transition(DirectoryInode.ALIVE, DirectoryInode.SEALED)) {
+            int state = dir.awaitStable();
+            if (state == DirectoryInode.DELETED) {
+                throw PathWalker.notFound(path, null);
+            }
+            if (state == DirectoryInode.SEALED) {
+                break; // a retried seal
+            }
+        }
+        if (!dir.children().isEmpty()) {
+            dir.transition(DirectoryInode.SEALED, DirectoryInode.ALIVE);
+            throw new TarnException(ErrorCode.DIRECTORY_NOT_EMPTY, "cannot delete directory '"
+                    + TarnPath.normalize(path) + "': it is not empty (" + dir.childCount() + " entries on "
+                    + partitioning.describe(partitioning.partition()) + "); delete recursively to remove it with "
+                    + "its contents");
+        }
+    }
+
+    /** DIR_UNSEAL: an rmdir gave up; the directory takes entries again. Fine when it is not sealed. */
+    public void unseal(String path) throws TarnException {
+        Inode node = find(path);
+        if (node instanceof DirectoryInode dir) {
+            dir.transition(DirectoryInode.SEALED, DirectoryInode.ALIVE);
+        }
+    }
+
     /** DIR_MKDIR: links a directory exactly as the coordinator created it (see {@link Creator#linkReplica}). */
     public FileStatus applyMkdir(String parentPath, String name, long id, Ownership ownership, long time)
             throws TarnException {

@@ -146,9 +146,13 @@ final class Renamer {
                                       DirectoryInode targetDir, String targetName, String srcPath,
                                       String targetPath) throws TarnException {
         while (!dir.transition(DirectoryInode.ALIVE, DirectoryInode.BUSY)) {
-            if (dir.awaitStable() == DirectoryInode.DELETED) {
+            int state = dir.awaitStable();
+            if (state == DirectoryInode.DELETED) {
                 throw new TarnException(ErrorCode.FILE_NOT_FOUND, "cannot rename '" + srcPath
                         + "': it was deleted meanwhile");
+            }
+            if (state == DirectoryInode.SEALED) {
+                throw new TarnException(ErrorCode.RETRY, "cannot rename '" + srcPath + "' now: it is being deleted");
             }
         }
         try {
@@ -166,9 +170,9 @@ final class Renamer {
             throw new TarnException(ErrorCode.FILE_EXISTS, "cannot rename '" + srcPath + "' to '" + targetPath
                     + "': the destination was created meanwhile");
         }
-        if (!targetDir.commitInsert(targetName, node)) {
-            throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot rename '" + srcPath + "' to '" + targetPath
-                    + "': the destination directory was deleted meanwhile");
+        int state = targetDir.commitInsert(targetName, node);
+        if (state != DirectoryInode.ALIVE) {
+            throw DirectoryInode.refused(state, "cannot rename '" + srcPath + "' to '" + targetPath + "'");
         }
     }
 }
