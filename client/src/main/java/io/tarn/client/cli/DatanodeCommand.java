@@ -12,6 +12,8 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code tarn datanode}: runs a DRAM datanode in the foreground until SIGTERM.
@@ -22,7 +24,9 @@ import java.time.Duration;
  */
 @Command(name = "datanode", mixinStandardHelpOptions = true,
         description = {"Run a DRAM datanode in the foreground, logging to standard output, until SIGTERM or Ctrl-C.",
-                "It registers with the namenode at tarn.namenode.address and serves blocks on tarn.datanode.bind."})
+                "It registers with every namenode of tarn.namenode.address (namenode p of N manages the "
+                        + "regions r with r mod N = p, so it needs at least N regions) and serves blocks on "
+                        + "tarn.datanode.bind."})
 final class DatanodeCommand extends DaemonCommand {
     private static final Logger LOG = LoggerFactory.getLogger(DatanodeCommand.class);
 
@@ -56,13 +60,22 @@ final class DatanodeCommand extends DaemonCommand {
     @Override
     protected AutoCloseable start(TarnConfig config) throws IOException, InterruptedException {
         DramDatanode datanode = DramDatanode.start(config);
-        LOG.info("datanode serving at {}, namenode {}", datanode.address(), config.get(TarnKeys.NAMENODE_ADDRESS));
+        LOG.info("datanode serving at {}, namenodes {}", datanode.address(), config.get(TarnKeys.NAMENODE_ADDRESS));
         if (datanode.awaitRegistered(Duration.ofSeconds(10))) {
-            LOG.info("datanode registered as id {}", datanode.datanodeId());
+            LOG.info("datanode registered with {} namenode(s), ids {}", datanode.namenodeCount(), ids(datanode));
         } else {
-            LOG.warn("datanode not registered with {} after 10 s; still trying",
+            LOG.warn("datanode not registered with every namenode of {} after 10 s; still trying",
                     config.get(TarnKeys.NAMENODE_ADDRESS));
         }
         return datanode;
+    }
+
+    /** The id each namenode gave this datanode, in partition order. */
+    private static List<Integer> ids(DramDatanode datanode) {
+        List<Integer> ids = new ArrayList<>();
+        for (int p = 0; p < datanode.namenodeCount(); p++) {
+            ids.add(datanode.datanodeId(p));
+        }
+        return ids;
     }
 }

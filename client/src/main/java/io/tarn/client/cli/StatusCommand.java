@@ -1,42 +1,47 @@
 package io.tarn.client.cli;
 
-import io.tarn.client.TarnClient;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
-import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
-import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
 /**
- * {@code tarn status} (the Java part): asks the namenode for its cluster status and prints it. With
- * {@code --wait} it polls until the namenode answers with enough live datanodes, which is how
- * {@code tarn start} knows the cluster is up; {@code --watch-pid} makes it give up as soon as one of
- * the daemons it waits for has exited instead of waiting for the timeout.
+ * {@code tarn status} (the Java part): asks every namenode for its own status and prints one line
+ * per namenode, then the datanodes ({@link StatusPrinter}). With {@code --wait} it polls until every
+ * namenode answers and sees enough live datanodes, which is how {@code tarn start} knows the cluster
+ * is up; {@code --watch-pid} makes it give up as soon as one of the daemons it waits for has exited
+ * instead of waiting for the timeout.
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"Print the namenode's view of the cluster: uptime, files, directories, operations and "
-                + "each datanode with capacity, free space and liveness. Exit code 1 when the namenode does not answer.",
+        description = {"Print each namenode's status, one line per namenode: partition, address, uptime, files, "
+                + "directories, operations and operations per second (OPS/S, over --interval); with several "
+                + "namenodes a total line (files and operations add up; every namenode holds every directory). "
+                + "Then the datanodes as the first namenode that answers sees them, with capacity, free space "
+                + "and liveness (and each namenode's share of a datanode's capacity, with several namenodes).",
+                "The namenodes are those of the partition map of the first namenode of tarn.namenode.address "
+                + "that answers. A namenode that does not answer shows as down with its address and reason; "
+                + "the exit code is then 1.",
                 "bin/tarn status first lists the local daemons started by 'tarn start' with their pids."})
 final class StatusCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--wait", description = "Poll until the namenode answers and at least --datanodes datanodes "
-            + "are alive, or fail after --timeout.")
+    @Option(names = "--wait", description = "Poll until every namenode answers and sees at least --datanodes "
+            + "datanodes alive, or fail after --timeout; then print the status (OPS/S averaged since start).")
     private boolean await;
 
     @Option(names = "--datanodes", paramLabel = "N", defaultValue = "0",
-            description = "With --wait: live datanodes to wait for (default: ${DEFAULT-VALUE}).")
+            description = "With --wait: live datanodes every namenode must see (default: ${DEFAULT-VALUE}).")
     private int datanodes;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
@@ -47,6 +52,11 @@ final class StatusCommand implements Callable<Integer> {
             description = "With --wait: fail at once when this process has exited (repeatable).")
     private List<Long> watchPids = new ArrayList<>();
 
+    @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "1",
+            description = "Take two samples this far apart and show each namenode's operations per second between "
+                    + "them; 0 takes one sample and shows operations divided by uptime (default: ${DEFAULT-VALUE}).")
+    private double intervalSeconds;
+
     @Option(names = {"-q", "--quiet"}, description = "Print nothing; report through the exit code only.")
     private boolean quiet;
 
@@ -54,24 +64,47 @@ final class StatusCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         TarnCli cli = TarnCli.of(spec);
         TarnConfig config = cli.config();
-        String address = config.get(TarnKeys.NAMENODE_ADDRESS);
-        ClusterStatus status = await ? waitForCluster(config, cli.err()) : query(config);
-        if (status == null) {
+        if (intervalSeconds < 0 || timeoutSeconds < 0) {
+            throw new ParameterException(spec.commandLine(),
+                    "--interval and --timeout must not be negative");
+        }
+        if (await) {
+            ClusterSnapshot up = waitForCluster(config, cli.err());
+            if (up == null) {
+                return TarnCli.EXIT_FAILURE;
+            }
+            if (!quiet) {
+                StatusPrinter.print(cli.out(), null, up, 0);
+            }
+            return 0;
+        }
+        return show(config, cli);
+    }
+
+    /** One status, from one sample or two {@code --interval} apart; exit 1 when any namenode is down. */
+    private int show(TarnConfig config, TarnCli cli) throws InterruptedException {
+        try (StatusProbe probe = new StatusProbe(config)) {
+            ClusterSnapshot before = null;
+            ClusterSnapshot now = probe.sample();
+            if (!quiet && intervalSeconds > 0 && now.viewer().isPresent()) {
+                Thread.sleep((long) (intervalSeconds * 1000));
+                before = now;
+                now = probe.sample();
+            }
+            if (quiet) {
+                return now.allUp() ? 0 : TarnCli.EXIT_FAILURE;
+            }
+            StatusPrinter.print(cli.out(), before, now, intervalSeconds);
+            if (now.allUp()) {
+                return 0;
+            }
+            report(cli.err(), "no answer from " + now.down().stream().map(NamenodeView::name)
+                    .collect(Collectors.joining(", ")));
             return TarnCli.EXIT_FAILURE;
         }
-        if (!quiet) {
-            print(cli.out(), address, status);
-        }
-        return 0;
     }
 
-    private static ClusterStatus query(TarnConfig config) throws IOException {
-        try (TarnClient client = TarnClient.connect(config)) {
-            return client.clusterStatus();
-        }
-    }
-
-    private ClusterStatus waitForCluster(TarnConfig config, PrintStream err) throws InterruptedException {
+    private ClusterSnapshot waitForCluster(TarnConfig config, PrintStream err) throws InterruptedException {
         long deadline = System.nanoTime() + (long) (timeoutSeconds * 1e9);
         String last = "no answer yet";
         // A short RPC timeout so that one unanswered poll does not eat the whole budget.
@@ -81,18 +114,16 @@ final class StatusCommand implements Callable<Integer> {
             Optional<Long> dead = watchPids.stream().filter(p -> !ProcessHandle.of(p).map(ProcessHandle::isAlive)
                     .orElse(false)).findFirst();
             if (dead.isPresent()) {
-                report(err, "process " + dead.get() + " exited (last namenode answer: " + last + ")");
+                report(err, "process " + dead.get() + " exited (last answer: " + last + ")");
                 return null;
             }
-            try {
-                ClusterStatus status = query(polling);
-                long alive = status.datanodes().stream().filter(DatanodeStatus::alive).count();
-                if (alive >= datanodes) {
-                    return status;
+            try (StatusProbe probe = new StatusProbe(polling)) {
+                ClusterSnapshot snapshot = probe.sample();
+                String missing = snapshot.notReady(datanodes);
+                if (missing == null) {
+                    return snapshot;
                 }
-                last = alive + " of " + datanodes + " datanodes alive";
-            } catch (IOException | RuntimeException e) {
-                last = ErrorReporter.describe(e);
+                last = missing;
             }
             if (System.nanoTime() > deadline) {
                 report(err, "cluster at " + config.get(TarnKeys.NAMENODE_ADDRESS) + " not ready after "
@@ -108,27 +139,5 @@ final class StatusCommand implements Callable<Integer> {
             err.println("tarn status: " + message);
             err.flush();
         }
-    }
-
-    static void print(PrintStream out, String address, ClusterStatus s) {
-        long alive = s.datanodes().stream().filter(DatanodeStatus::alive).count();
-        out.printf("namenode %s: up %s, %d files, %d directories, %d operations, block size %s%n", address,
-                Formats.duration(s.uptimeMs()), s.files(), s.directories(), s.operations(),
-                Formats.bytes(s.blockSize()));
-        out.printf("datanodes: %d (%d alive)%n", s.datanodes().size(), alive);
-        if (!s.datanodes().isEmpty()) {
-            out.printf("  %-4s %-24s %-6s %-7s %10s %10s %6s  %s%n", "ID", "ADDRESS", "CLASS", "STATE", "CAPACITY",
-                    "FREE", "USED", "LAST HEARD");
-        }
-        for (DatanodeStatus d : s.datanodes()) {
-            long capacity = d.capacityBlocks() * s.blockSize();
-            long free = d.freeBlocks() * s.blockSize();
-            double used = d.capacityBlocks() == 0 ? 0 : 100.0 * (d.capacityBlocks() - d.freeBlocks()) / d.capacityBlocks();
-            out.printf("  %-4d %-24s %-6s %-7s %10s %10s %5.1f%%  %s ago%n", d.id(), d.host() + ":" + d.port(),
-                    d.storageClass() == 0 ? "dram" : d.storageClass() == 1 ? "flash" : "c" + d.storageClass(),
-                    d.stateName(), Formats.human(capacity), Formats.human(free), used,
-                    Formats.duration(d.silenceMs()));
-        }
-        out.flush();
     }
 }
