@@ -260,11 +260,12 @@ public final class TarnClient implements AutoCloseable {
         if (nns != null && nns.length == 1) {
             return nns[0].getFile(path); // the hot path of a single namenode: nothing to compute or allocate
         }
-        return namenodes.byPath(path, nn -> nn.getFile(path));
+        // A file being renamed to another namenode's name answers RETRY for a moment.
+        return retrying(() -> namenodes.byPath(path, nn -> nn.getFile(path)));
     }
 
     private CompletableFuture<FileStatus> setAttributes(SetAttributesRequest r) {
-        return ownerOrCoordinator(r.path(), nn -> nn.setAttributes(r));
+        return retrying(() -> ownerOrCoordinator(r.path(), nn -> nn.setAttributes(r)));
     }
 
     public CompletableFuture<TarnOutputStream> createAsync(String path, CreateOptions options) {
@@ -304,7 +305,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<TarnOutputStream> appendAsync(String path) {
-        return namenodes.byPath(path, nn -> nn.append(path, clientId, clientHost))
+        return retrying(() -> namenodes.byPath(path, nn -> nn.append(path, clientId, clientHost)))
                 .thenApply(status -> new TarnOutputStream(this, path, status));
     }
 
@@ -387,7 +388,7 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<Boolean> deleteAsync(String path, boolean recursive) {
-        return ownerOrCoordinator(path, nn -> nn.delete(path, recursive)).handle((v, e) -> {
+        return retrying(() -> ownerOrCoordinator(path, nn -> nn.delete(path, recursive))).handle((v, e) -> {
             if (e == null) {
                 return true;
             }
@@ -401,8 +402,8 @@ public final class TarnClient implements AutoCloseable {
 
     /**
      * Runs {@code call} again, after pauses growing from 1 to 64 ms, while it answers RETRY (with
-     * several namenodes: its directory is sealed by an rmdir that may yet give up), until
-     * {@code tarn.rpc.timeout} has passed.
+     * several namenodes: its directory is sealed by an rmdir that may yet give up, or the file is
+     * being renamed to a name another namenode owns), until {@code tarn.rpc.timeout} has passed.
      */
     private <T> CompletableFuture<T> retrying(java.util.function.Supplier<CompletableFuture<T>> call) {
         return retrying(call, 1, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_TIMEOUT)));

@@ -98,18 +98,35 @@ class SeveralNamenodesTest {
     }
 
     @Test
-    void renamesWithinAPartitionWorkAndTheRestIsRefusedClearly() throws IOException {
+    void filesRenameWithinAPartitionAndMoveToTheNamenodeOfTheirNewName() throws IOException {
         String a = nameOf(1, "a");
         String sameSide = nameOf(1, "b");
         String otherSide = nameOf(0, "c");
         touch("/" + a);
+        client.setPermission("/" + a, 0640);
         client.rename("/" + a, "/" + sameSide);
         assertThat(client.exists("/" + a)).isFalse();
         assertThat(client.exists("/" + sameSide)).isTrue();
+        FileStatus before = client.getStatus("/" + sameSide);
+        client.rename("/" + sameSide, "/" + otherSide);
+        assertThat(client.exists("/" + sameSide)).isFalse();
+        FileStatus moved = client.getStatus("/" + otherSide);
+        assertThat(FileIds.partition(moved.fileId())).as("it lives at the new name's namenode").isZero();
+        assertThat(moved.permission()).isEqualTo(0640);
+        assertThat(moved.modificationTime()).isEqualTo(before.modificationTime());
+        assertThat(moved.owner()).isEqualTo(before.owner());
+        assertThat(namenodes.get(1).fileCount()).isZero();
+        assertThat(namenodes.get(0).fileCount()).isEqualTo(1);
+        assertThat(client.list("/")).extracting(FileStatus::name).containsExactly(otherSide);
+        touch("/" + sameSide);
         assertThatThrownBy(() -> client.rename("/" + sameSide, "/" + otherSide))
-                .isInstanceOfSatisfying(TarnError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_SUPPORTED))
-                .hasMessageContaining("several namenodes");
+                .isInstanceOf(io.tarn.common.error.FileExistsException.class).hasMessageContaining("/" + otherSide);
         assertThat(client.exists("/" + sameSide)).as("nothing lost").isTrue();
+        assertThatThrownBy(() -> client.rename("/" + sameSide, "/no/such/" + otherSide))
+                .isInstanceOf(java.io.FileNotFoundException.class).hasMessageContaining("/no/such");
+        assertThat(client.list("/")).extracting(FileStatus::name).containsExactlyInAnyOrder(sameSide, otherSide);
+        assertThat(client.delete("/" + sameSide, false)).isTrue();
+        assertThat(client.delete("/" + otherSide, false)).isTrue();
         client.mkdirs("/dir");
         assertThat(client.delete("/dir", false)).as("rmdir of an empty directory").isTrue();
         for (Namenode nn : namenodes) {

@@ -62,12 +62,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
         this.namespace = namespace;
         this.clock = clock;
         this.timeoutMs = timeoutMs;
-        this.peers = new RpcClient[partitioning.count()];
-        for (int p = 0; p < peers.length; p++) {
-            if (p != partitioning.partition()) {
-                peers[p] = transport.connect(partitioning.namenodes().get(p).toSocketAddress());
-            }
-        }
+        this.peers = partitioning.connectOthers(transport);
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tarn-directory-coordinator");
             t.setDaemon(true);

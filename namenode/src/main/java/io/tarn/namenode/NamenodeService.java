@@ -14,12 +14,15 @@ import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
+import io.tarn.common.protocol.NamenodeProtocol.AdoptUndoRequest;
 import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
 import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
+import io.tarn.common.protocol.NamenodeProtocol.FreeBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
@@ -37,6 +40,7 @@ import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.blocks.StorageId;
 import io.tarn.namenode.lease.LeaseManager;
 import io.tarn.namenode.namespace.DirectoryInode;
+import io.tarn.namenode.namespace.FileMove;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.FileTable;
 import io.tarn.namenode.namespace.Namespace;
@@ -76,6 +80,7 @@ public final class NamenodeService implements RpcHandler {
     private final LongAdder operations = new LongAdder();
     private final Partitioning partitioning;
     private volatile DirectoryCoordinator coordinator;
+    private volatile FileMover mover;
 
     /** A single namenode (partition 0 of 1); see the full constructor. */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
@@ -120,6 +125,10 @@ public final class NamenodeService implements RpcHandler {
 
     public DatanodeRegistry datanodes() {
         return datanodes;
+    }
+
+    public BlockAllocator allocator() {
+        return allocator;
     }
 
     public LeaseManager leases() {
@@ -253,9 +262,27 @@ public final class NamenodeService implements RpcHandler {
                         coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, e) -> answer(request, e,
                                 r.src()));
                     } else {
-                        namespace.rename(r.src(), r.dst());
-                        request.send(request.response());
+                        FileMove move = namespace.rename(r.src(), r.dst());
+                        if (move == null) {
+                            request.send(request.response());
+                        } else {
+                            moveFile(move).whenComplete((v, e) -> answer(request, e, r.src()));
+                        }
                     }
+                }
+                case Opcode.FILE_ADOPT -> {
+                    AdoptRequest r = AdoptRequest.decode(body);
+                    sendStatus(request, namespace.adopt(r, fileService.adoptedBlocks(r.blocks(),
+                            partitioning.partition())));
+                }
+                case Opcode.FILE_ADOPT_UNDO -> {
+                    AdoptUndoRequest r = AdoptUndoRequest.decode(body);
+                    namespace.undoAdopt(r.parent(), r.name(), r.fromId());
+                    request.send(request.response());
+                }
+                case Opcode.FREE_BLOCKS -> {
+                    fileService.freeReturned(FreeBlocksRequest.decode(body).blocks());
+                    request.send(request.response());
                 }
                 case Opcode.DIR_RENAME -> {
                     RenameRequest r = RenameRequest.decode(body);
@@ -302,12 +329,17 @@ public final class NamenodeService implements RpcHandler {
     }
 
     /**
-     * Starts partition 0's directory coordinator (several namenodes only), which reaches the other
-     * namenodes over {@code transport}.
+     * With several namenodes, starts what reaches the others over {@code transport}: partition 0's
+     * directory coordinator, and on every namenode the mover of files renamed to a name another
+     * namenode owns (which also gives freed foreign blocks back to their home).
      */
     void startCoordinator(Transport transport, long timeoutMs) {
-        if (partitioning.count() > 1 && partitioning.isCoordinator()) {
-            coordinator = new DirectoryCoordinator(partitioning, namespace, clock, transport, timeoutMs);
+        if (partitioning.count() > 1) {
+            mover = new FileMover(partitioning, namespace, fileService, transport);
+            allocator.returnForeignBlocksTo(mover::returnHome);
+            if (partitioning.isCoordinator()) {
+                coordinator = new DirectoryCoordinator(partitioning, namespace, clock, transport, timeoutMs);
+            }
         }
     }
 
@@ -315,6 +347,21 @@ public final class NamenodeService implements RpcHandler {
         if (coordinator != null) {
             coordinator.close();
         }
+        if (mover != null) {
+            mover.close();
+        }
+    }
+
+    /** Carries out a file rename that moves the file to another namenode. */
+    private java.util.concurrent.CompletableFuture<Void> moveFile(FileMove move) {
+        FileMover m = mover;
+        if (m == null) {
+            namespace.abortMove(move);
+            return java.util.concurrent.CompletableFuture.failedFuture(new TarnException(ErrorCode.NOT_SUPPORTED,
+                    "cannot rename '" + move.srcPath() + "' to '" + move.targetPath() + "': this namenode was started "
+                            + "without a transport to the other namenodes"));
+        }
+        return m.move(move);
     }
 
     /** A directory creation with several namenodes: partition 0 runs it everywhere, the others refuse. */
@@ -344,8 +391,8 @@ public final class NamenodeService implements RpcHandler {
         if (cause instanceof TarnException t) {
             request.fail(t.code(), t.getMessage());
         } else {
-            LOG.error("directory coordinator failed on {}", path, cause);
-            request.fail(ErrorCode.INTERNAL, "directory coordinator failed: " + cause);
+            LOG.error("operation on {} with the other namenodes failed", path, cause);
+            request.fail(ErrorCode.INTERNAL, "operation on " + path + " with the other namenodes failed: " + cause);
         }
     }
 

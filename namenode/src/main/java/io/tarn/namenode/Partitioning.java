@@ -56,4 +56,18 @@ public record Partitioning(int partition, List<HostPort> namenodes) {
     public String describe(int p) {
         return "namenode " + p + " (" + namenodes.get(p) + ")";
     }
+
+    /**
+     * A client per other namenode, indexed by partition (null at this one's index); each connects on
+     * its first call.
+     */
+    io.tarn.rpc.RpcClient[] connectOthers(io.tarn.rpc.Transport transport) {
+        io.tarn.rpc.RpcClient[] peers = new io.tarn.rpc.RpcClient[count()];
+        for (int p = 0; p < peers.length; p++) {
+            if (p != partition) {
+                peers[p] = transport.connect(namenodes.get(p).toSocketAddress());
+            }
+        }
+        return peers;
+    }
 }

@@ -48,7 +48,7 @@ class PartitionedNamespaceTest {
     }
 
     @Test
-    void aPartitionMakesNoDirectoryByItselfAndRefusesWhatTheCoordinatorDoesNotDoYet() throws Exception {
+    void aPartitionMakesNoDirectoryByItselfAndSendsDirectoryChangesToTheCoordinator() throws Exception {
         Namespace ns = partition(0).namespace();
         assertThat(failsWith(ErrorCode.PARENT_NOT_FOUND, () -> ns.mkdirs("/d"))).contains("through namenode 0");
         assertThat(ns.mkdirs("/").isDirectory()).as("an existing directory is fine").isTrue();
@@ -57,7 +57,8 @@ class PartitionedNamespaceTest {
         failsWith(ErrorCode.AT_COORDINATOR, () -> ns.delete("/", true));
         String here = nameOf(0, "x");
         ns.create("/" + here, FileType.FILE, false, false, 0, CLIENT);
-        failsWith(ErrorCode.NOT_SUPPORTED, () -> ns.rename("/" + here, "/" + nameOf(1, "y")));
+        assertThat(failsWith(ErrorCode.LEASE_CONFLICT, () -> ns.rename("/" + here, "/" + nameOf(1, "y"))))
+                .as("an open file does not move to another namenode").contains("open for writing", "close it first");
         String alsoHere = nameOf(0, "z");
         ns.rename("/" + here, "/" + alsoHere);
         assertThat(ns.getFile("/" + alsoHere).isFile()).isTrue();

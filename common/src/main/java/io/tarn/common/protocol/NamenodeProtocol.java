@@ -519,6 +519,132 @@ public final class NamenodeProtocol {
         }
     }
 
+    /**
+     * A block of a file moving to another namenode (FILE_ADOPT), or one given back to the namenode
+     * that allocated it (FREE_BLOCKS). Its <em>home</em> is the partition whose regions hold it: only
+     * that namenode allocates and frees it, and only its tokens open it, so the block travels with
+     * tokens its home issued ({@code readToken}, and {@code writeToken} for appending into it).
+     * {@code homeDatanodeId} and {@code homeIncarnation} are the home's view of the datanode, and
+     * {@code homeEpoch} tells which run of the home namenode allocated the block (a restarted
+     * namenode forgot its blocks and must not free a new allocation of the same place);
+     * {@code host}:{@code port} find the same datanode at the receiver.
+     */
+    public record MovedBlock(String host, int port, int homePartition, long homeEpoch, int homeDatanodeId,
+                             int homeIncarnation, int regionId, int regionBlock, int generation, long readToken,
+                             long writeToken) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, host);
+            buf.writeShort(port);
+            buf.writeShort(homePartition);
+            buf.writeLong(homeEpoch);
+            buf.writeInt(homeDatanodeId);
+            buf.writeInt(homeIncarnation);
+            buf.writeInt(regionId);
+            buf.writeInt(regionBlock);
+            buf.writeInt(generation);
+            buf.writeLong(readToken);
+            buf.writeLong(writeToken);
+        }
+
+        public static MovedBlock decode(ByteBuf buf) {
+            return new MovedBlock(Wire.readString(buf), Wire.readUnsignedShort(buf), Wire.readUnsignedShort(buf),
+                    Wire.readLong(buf), Wire.readInt(buf), Wire.readInt(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE, "region"),
+                    Wire.readInt(buf, 0, Integer.MAX_VALUE, "block"), Wire.readInt(buf), Wire.readLong(buf),
+                    Wire.readLong(buf));
+        }
+
+        static void encodeAll(ByteBuf buf, List<MovedBlock> blocks) {
+            buf.writeInt(blocks.size());
+            for (MovedBlock b : blocks) {
+                b.encode(buf);
+            }
+        }
+
+        static List<MovedBlock> decodeAll(ByteBuf buf) {
+            int n = Wire.readInt(buf, 0, buf.readableBytes() / MIN_MOVED_BLOCK_BYTES, "block count");
+            List<MovedBlock> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                out.add(decode(buf));
+            }
+            return out;
+        }
+
+        /** Encoded size of a block with an empty host name. */
+        private static final int MIN_MOVED_BLOCK_BYTES = 2 + 2 + 2 + 8 + 4 * 5 + 8 * 2;
+    }
+
+    /** Most blocks a file may have to move to another namenode in one FILE_ADOPT (under 6 MiB). */
+    public static final int MAX_MOVED_BLOCKS = 65_536;
+
+    /**
+     * FILE_ADOPT, from the namenode owning a file's current name to the one owning its new name: link
+     * a closed file as {@code name} in directory {@code parent}, with these attributes and blocks,
+     * under an id of the receiver's. {@code fromId} is the file's id at the sender, remembered so that
+     * FILE_ADOPT_UNDO takes back exactly this adoption. Answered with the new file's status.
+     */
+    public record AdoptRequest(String parent, String name, long fromId, long size, int blockSize, int storageClass,
+                               long creationTime, long modificationTime, long accessTime, Ownership ownership,
+                               List<MovedBlock> blocks) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, parent);
+            Wire.writeString(buf, name);
+            buf.writeLong(fromId);
+            buf.writeLong(size);
+            buf.writeInt(blockSize);
+            buf.writeInt(storageClass);
+            buf.writeLong(creationTime);
+            buf.writeLong(modificationTime);
+            buf.writeLong(accessTime);
+            writeOwnership(buf, ownership);
+            MovedBlock.encodeAll(buf, blocks);
+        }
+
+        public static AdoptRequest decode(ByteBuf buf) {
+            AdoptRequest r = new AdoptRequest(Wire.readString(buf), Wire.readString(buf), Wire.readLong(buf),
+                    Wire.readLong(buf), Wire.readInt(buf, 1, Integer.MAX_VALUE, "block size"), Wire.readInt(buf),
+                    Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf), readOwnership(buf),
+                    MovedBlock.decodeAll(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /**
+     * FILE_ADOPT_UNDO: the sender of a FILE_ADOPT that got no answer takes it back: the file
+     * {@code name} in {@code parent} adopted from {@code fromId} is unlinked without freeing its
+     * blocks (they stay the sender's). Nothing happens when there is no such file.
+     */
+    public record AdoptUndoRequest(String parent, String name, long fromId) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, parent);
+            Wire.writeString(buf, name);
+            buf.writeLong(fromId);
+        }
+
+        public static AdoptUndoRequest decode(ByteBuf buf) {
+            AdoptUndoRequest r = new AdoptUndoRequest(Wire.readString(buf), Wire.readString(buf), Wire.readLong(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /**
+     * FREE_BLOCKS: blocks of files that moved away and were deleted (or shrunk) at their new
+     * namenode, given back to their home. A block already freed, or reallocated since (another
+     * generation), is ignored, so a repeated request frees nothing twice.
+     */
+    public record FreeBlocksRequest(List<MovedBlock> blocks) {
+        public void encode(ByteBuf buf) {
+            MovedBlock.encodeAll(buf, blocks);
+        }
+
+        public static FreeBlocksRequest decode(ByteBuf buf) {
+            FreeBlocksRequest r = new FreeBlocksRequest(MovedBlock.decodeAll(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
     /** RENEW_LEASE request. */
     public record RenewLeaseRequest(long clientId) {
         public void encode(ByteBuf buf) {

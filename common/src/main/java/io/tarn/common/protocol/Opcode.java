@@ -30,6 +30,10 @@ public final class Opcode {
     public static final int DIR_SET_ATTR = 33;
     public static final int DIR_SEAL = 34;
     public static final int DIR_UNSEAL = 35;
+    // namenode to namenode: a file renamed to a name another namenode owns moves there
+    public static final int FILE_ADOPT = 36;
+    public static final int FILE_ADOPT_UNDO = 37;
+    public static final int FREE_BLOCKS = 38;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -66,6 +70,9 @@ public final class Opcode {
             case DIR_SET_ATTR: return "DIR_SET_ATTR";
             case DIR_SEAL: return "DIR_SEAL";
             case DIR_UNSEAL: return "DIR_UNSEAL";
+            case FILE_ADOPT: return "FILE_ADOPT";
+            case FILE_ADOPT_UNDO: return "FILE_ADOPT_UNDO";
+            case FREE_BLOCKS: return "FREE_BLOCKS";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

@@ -5,14 +5,37 @@ package io.tarn.namenode.blocks;
  *
  * <p>{@code generation} distinguishes successive allocations of the same place (the datanode
  * refuses older ones); {@code incarnation} is the datanode's incarnation when the block was
- * allocated: once the datanode comes back without its data, the block is lost and freeing it again
- * is ignored. Immutable.
+ * allocated (or, for a foreign block, adopted): once the datanode comes back without its data, the
+ * block is lost and freeing it again is ignored. Immutable.
  *
- * @param datanode    the datanode holding the block
- * @param incarnation the datanode's incarnation at allocation
- * @param regionId    the datanode's own id of the region (one of the {@link RegionSet} this namenode manages)
+ * @param datanode    the datanode holding the block, as this namenode knows it
+ * @param incarnation the datanode's incarnation at allocation or adoption
+ * @param regionId    the datanode's own id of the region
  * @param regionBlock block index within the region
  * @param generation  allocation generation of this place
+ * @param home        null for a block of this namenode's regions; for a block that came with a file
+ *                    renamed from another namenode, that namenode's part (it alone frees the block)
  */
-public record Block(DatanodeInfo datanode, int incarnation, int regionId, int regionBlock, int generation) {
+public record Block(DatanodeInfo datanode, int incarnation, int regionId, int regionBlock, int generation,
+                    Foreign home) {
+
+    /** A block of this namenode's own regions. */
+    public Block(DatanodeInfo datanode, int incarnation, int regionId, int regionBlock, int generation) {
+        this(datanode, incarnation, regionId, regionBlock, generation, null);
+    }
+
+    /** True for a block another namenode allocated (see {@link Foreign}). */
+    public boolean foreign() {
+        return home != null;
+    }
+
+    /**
+     * What a block allocated by another namenode (its home) carries here: the home's partition and
+     * epoch (which run of it allocated the block), its id and incarnation of the datanode (for
+     * freeing the block there), and the tokens it issued for
+     * the block, which this namenode hands out unchanged since only the home's key opens its regions.
+     */
+    public record Foreign(int partition, long epoch, int datanodeId, int incarnation, long readToken,
+                          long writeToken) {
+    }
 }

@@ -3,7 +3,10 @@ package io.tarn.namenode.blocks;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.BiConsumer;
 
 /**
  * Chooses a datanode for each new block and returns freed blocks.
@@ -20,7 +23,12 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  */
 public final class BlockAllocator {
     private final DatanodeRegistry registry;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BlockAllocator.class);
+
     private final AtomicIntegerArray roundRobin = new AtomicIntegerArray(DatanodeRegistry.MAX_STORAGE_CLASSES);
+    /** Gives foreign blocks back to their home namenode: (home partition, blocks). */
+    private volatile BiConsumer<Integer, List<Block>> returnHome = (home, blocks) ->
+            LOG.warn("{} block(s) of namenode {} freed, but nothing can give them back to it", blocks.size(), home);
 
     public BlockAllocator(DatanodeRegistry registry) {
         this.registry = registry;
@@ -102,8 +110,52 @@ public final class BlockAllocator {
                 + alive + " of " + total + " datanodes alive); delete files or add datanodes";
     }
 
-    /** Returns a block to its datanode's free list (ignored when the datanode lost it since). */
+    /**
+     * Where freed foreign blocks (see {@link Block#foreign()}) go: to the namenode that allocated them,
+     * which alone may hand them out again. Set once by the namenode that talks to its peers.
+     */
+    public void returnForeignBlocksTo(BiConsumer<Integer, List<Block>> sink) {
+        this.returnHome = sink;
+    }
+
+    /**
+     * Returns a block to its datanode's free list (ignored when the datanode lost it since); a foreign
+     * block goes back to its home namenode.
+     */
     public void free(Block block) {
-        block.datanode().release(block);
+        if (block.foreign()) {
+            returnHome.accept(block.home().partition(), List.of(block));
+        } else {
+            block.datanode().release(block);
+        }
+    }
+
+    /** {@link #free(Block)} for each, with one message per home namenode for the foreign ones. */
+    public void free(Block[] blocks) {
+        List<Block> foreign = null;
+        for (Block b : blocks) {
+            if (b.foreign()) {
+                if (foreign == null) {
+                    foreign = new ArrayList<>();
+                }
+                foreign.add(b);
+            } else {
+                b.datanode().release(b);
+            }
+        }
+        if (foreign == null) {
+            return;
+        }
+        // Usually all from one home; group by it otherwise.
+        while (!foreign.isEmpty()) {
+            int home = foreign.get(0).home().partition();
+            List<Block> batch = new ArrayList<>();
+            List<Block> rest = new ArrayList<>();
+            for (Block b : foreign) {
+                (b.home().partition() == home ? batch : rest).add(b);
+            }
+            returnHome.accept(home, batch);
+            foreign = rest;
+        }
     }
 }

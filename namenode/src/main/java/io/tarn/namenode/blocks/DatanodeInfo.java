@@ -257,4 +257,30 @@ public final class DatanodeInfo {
         freeCount = freeCount + 1;
         return true;
     }
+
+    /**
+     * Returns a block that another namenode gave back (FREE_BLOCKS, for a file that moved there): like
+     * {@link #release}, but a block that is not allocated, or allocated again since (another
+     * generation), or of an older incarnation is ignored instead of being an error, since such a
+     * request may repeat or cross a restart.
+     *
+     * @return true when the block went back to the free list
+     */
+    public synchronized boolean releaseReturned(int blockIncarnation, int regionId, int regionBlock, int generation) {
+        if (blockIncarnation != incarnation || regionBlock < 0 || regionBlock >= blocksPerRegion) {
+            return false;
+        }
+        int local = regions.local(regionId);
+        if (local < 0) {
+            return false;
+        }
+        int no = local * blocksPerRegion + regionBlock;
+        if (!allocated.get(no) || generations[no] != generation) {
+            return false;
+        }
+        allocated.clear(no);
+        freeStack[freeCount] = no;
+        freeCount = freeCount + 1;
+        return true;
+    }
 }

@@ -212,6 +212,16 @@ public final class DatanodeRegistry {
         return byId.get(id);
     }
 
+    /** The datanode registered from {@code host}:{@code port}, or null. */
+    public DatanodeInfo byAddress(String host, int port) {
+        for (DatanodeInfo dn : byId.values()) {
+            if (dn.port() == port && dn.host().equals(host)) {
+                return dn;
+            }
+        }
+        return null;
+    }
+
     /** All datanodes, ordered by id. */
     public List<DatanodeInfo> all() {
         List<DatanodeInfo> out = new ArrayList<>(byId.values());

@@ -7,6 +7,7 @@ import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
+import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.lease.LeaseManager;
@@ -85,6 +86,61 @@ final class Creator {
         }
         parent.touch(time);
         return dir.status();
+    }
+
+    /**
+     * FILE_ADOPT: links a closed file that another namenode is moving here as {@code path}, with the
+     * attributes and blocks it had there and an id of this namenode. FILE_EXISTS when the name is
+     * taken; PARENT_NOT_FOUND or RETRY when the directory is deleted or being deleted. The file is
+     * marked moving until it is linked for good, so that a recursive delete racing the adoption
+     * never frees blocks that the sender still holds.
+     */
+    FileStatus adopt(DirectoryInode parent, AdoptRequest r, Block[] blocks, String path) throws TarnException {
+        if (parent.children().get(r.name()) != null) {
+            throw new TarnException(ErrorCode.FILE_EXISTS, "'" + path + "' exists");
+        }
+        long id = files.reserve();
+        FileInode file = new FileInode(id, r.name(), parent, r.creationTime(), r.modificationTime(), r.accessTime(),
+                r.ownership(), r.blockSize(), r.storageClass(), r.size(), blocks, r.fromId());
+        synchronized (file) {
+            file.beginMove();
+        }
+        files.publish(file);
+        counts.fileAdded();
+        if (parent.children().putIfAbsent(r.name(), file) != null) {
+            dropAdopted(file);
+            throw new TarnException(ErrorCode.FILE_EXISTS, "'" + path + "' exists (it was created meanwhile)");
+        }
+        int state = parent.commitInsert(r.name(), file);
+        if (state != DirectoryInode.ALIVE) {
+            dropAdopted(file);
+            throw DirectoryInode.refused(state, "cannot move a file to '" + path + "'");
+        }
+        boolean sweptAfterLinking;
+        synchronized (file) {
+            sweptAfterLinking = file.unlinkedWhileMoving();
+            file.endMove();
+        }
+        if (sweptAfterLinking) {
+            deleter.retire(file); // a recursive delete came right after: the rename went first, then it
+        }
+        parent.touch(clock.millis());
+        return file.status();
+    }
+
+    /**
+     * Takes back an adopted file that is unlinked (or was never linked): its blocks stay the
+     * sender's, so nothing is freed.
+     */
+    void dropAdopted(FileInode file) {
+        boolean retired;
+        synchronized (file) {
+            retired = file.retireMoved();
+        }
+        if (retired) {
+            files.release(file.id());
+            counts.fileRemoved();
+        }
     }
 
     /** The ownership a directory created by {@code requested} under {@code parent} gets; see the class comment. */
@@ -192,6 +248,10 @@ final class Creator {
         synchronized (old) {
             if (old.retired()) {
                 return false;
+            }
+            if (old.moving()) {
+                discardAfter(file, clientId);
+                throw FileInode.movingRetry("overwrite", path);
             }
             oldHolder = old.leaseHolder();
             boolean conflict = old.underConstruction() && oldHolder != clientId && leases.isLive(oldHolder);

@@ -63,7 +63,7 @@ final class Deleter {
             }
             boolean done;
             if (node instanceof FileInode f) {
-                done = unlinkFile(parent, name, f);
+                done = unlinkFile(parent, name, f, path);
             } else if (recursive) {
                 done = deleteRecursively(parent, name, (DirectoryInode) node, path);
             } else {
@@ -193,7 +193,11 @@ final class Deleter {
             for (Map.Entry<String, Inode> e : dir.children().entrySet()) {
                 Inode child = e.getValue();
                 if (child instanceof FileInode f) {
-                    unlinkFile(dir, e.getKey(), f);
+                    try {
+                        unlinkFile(dir, e.getKey(), f, null);
+                    } catch (TarnException impossible) {
+                        throw new IllegalStateException(impossible); // only deletes by name refuse
+                    }
                 } else {
                     DirectoryInode sub = (DirectoryInode) child;
                     if (markDeleted(sub)) {
@@ -205,12 +209,30 @@ final class Deleter {
         }
     }
 
-    /** Unlinks a file under its monitor and frees it; false when it was no longer linked there. */
-    private boolean unlinkFile(DirectoryInode dir, String name, FileInode f) {
+    /**
+     * Unlinks a file under its monitor and frees it; false when it was no longer linked there. A
+     * file moving to another namenode is not deleted by name ({@code path}): RETRY, so the delete
+     * applies to wherever the file ends up. A recursive delete ({@code path} null) takes it out of
+     * the directory and leaves the rest to the move: if the move fails, the file is freed then; if it
+     * succeeds, the file escaped the delete (the rename came first).
+     */
+    private boolean unlinkFile(DirectoryInode dir, String name, FileInode f, String path) throws TarnException {
         Block[] freed;
         long holder;
         synchronized (f) {
-            if (f.retired() || !dir.children().remove(name, f)) {
+            if (f.retired()) {
+                return false;
+            }
+            if (f.moving()) {
+                if (path != null) {
+                    throw FileInode.movingRetry("delete", TarnPath.normalize(path));
+                }
+                if (dir.children().remove(name, f)) {
+                    f.unlinkWhileMoving();
+                }
+                return true;
+            }
+            if (!dir.children().remove(name, f)) {
                 return false;
             }
             holder = f.leaseHolder();
@@ -239,9 +261,7 @@ final class Deleter {
         if (freed == null) {
             return;
         }
-        for (Block b : freed) {
-            allocator.free(b);
-        }
+        allocator.free(freed);
         if (leaseHolder != FileInode.NO_CLIENT) {
             leases.release(leaseHolder, f.id());
         }

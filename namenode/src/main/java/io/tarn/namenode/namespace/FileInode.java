@@ -14,6 +14,11 @@ import java.util.Arrays;
  * field, and size and flags are volatile. Every change (allocating a block, close, lease recovery,
  * unlinking from the namespace) happens under this file's own monitor, so writers of different
  * files never contend.
+ *
+ * <p>With several namenodes a closed file renamed to a name another namenode owns moves there
+ * (docs/partitioning.md): while it is <em>moving</em> it stays readable by id, but lookups by path
+ * and every change answer RETRY; once the other namenode has it, it is retired here without
+ * freeing its blocks, which the new file holds.
  */
 public final class FileInode extends Inode {
     /** Client id meaning "nobody". */
@@ -28,6 +33,11 @@ public final class FileInode extends Inode {
     private volatile long size;
     private volatile boolean underConstruction = true;
     private volatile boolean retired;
+    private volatile boolean moving;
+    /** For a file that moved in from another namenode: its id there (for FILE_ADOPT_UNDO); else 0. */
+    private final long adoptedFrom;
+    // Guarded by this: a recursive delete unlinked the file while it was moving.
+    private boolean unlinkedWhileMoving;
     // Guarded by this.
     private long leaseHolder;
     private long lastWriter;
@@ -40,6 +50,21 @@ public final class FileInode extends Inode {
         this.storageClass = storageClass;
         this.leaseHolder = clientId;
         this.lastWriter = clientId;
+        this.adoptedFrom = 0;
+    }
+
+    /** A closed file that moved in from another namenode, where its id was {@code adoptedFrom}. */
+    FileInode(long id, String name, DirectoryInode parent, long creationTime, long modificationTime, long accessTime,
+              Ownership ownership, int blockSize, int storageClass, long size, Block[] blocks, long adoptedFrom) {
+        super(id, name, parent, creationTime, modificationTime, accessTime, ownership);
+        this.blockSize = blockSize;
+        this.storageClass = storageClass;
+        this.leaseHolder = NO_CLIENT;
+        this.lastWriter = NO_CLIENT;
+        this.size = size;
+        this.blocks = blocks.length == 0 ? NO_BLOCKS : blocks.clone();
+        this.underConstruction = false;
+        this.adoptedFrom = adoptedFrom;
     }
 
     public int blockSize() {
@@ -66,6 +91,63 @@ public final class FileInode extends Inode {
     /** True once the file was unlinked from the namespace and its blocks freed. */
     public boolean retired() {
         return retired;
+    }
+
+    /** True while the file is moving to another namenode (see the class comment). */
+    public boolean moving() {
+        return moving;
+    }
+
+    long adoptedFrom() {
+        return adoptedFrom;
+    }
+
+    /**
+     * Starts moving the file to another namenode: only a closed, live file that is not moving
+     * already. Caller holds the monitor.
+     */
+    boolean beginMove() {
+        if (retired || underConstruction || moving) {
+            return false;
+        }
+        moving = true;
+        return true;
+    }
+
+    /** A recursive delete took the moving file out of its directory. Caller holds the monitor. */
+    void unlinkWhileMoving() {
+        unlinkedWhileMoving = true;
+    }
+
+    boolean unlinkedWhileMoving() {
+        return unlinkedWhileMoving;
+    }
+
+    /** The move failed: the file stays here. Caller holds the monitor. */
+    void endMove() {
+        moving = false;
+    }
+
+    /**
+     * The file now lives elsewhere with these very blocks (it moved, or an adoption was taken back):
+     * retired here, with nothing to free. Caller holds the monitor.
+     *
+     * @return false when it was retired already
+     */
+    boolean retireMoved() {
+        if (retired) {
+            return false;
+        }
+        retired = true;
+        moving = false;
+        blocks = NO_BLOCKS;
+        return true;
+    }
+
+    /** RETRY for an operation on a moving file: the client tries again in a moment. */
+    static io.tarn.common.error.TarnException movingRetry(String what, String path) {
+        return new io.tarn.common.error.TarnException(io.tarn.common.error.ErrorCode.RETRY, "cannot " + what + " '"
+                + path + "' now: it is being renamed to a name another namenode owns");
     }
 
     synchronized long leaseHolder() {

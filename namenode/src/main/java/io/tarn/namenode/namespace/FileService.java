@@ -6,6 +6,7 @@ import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.MovedBlock;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
@@ -147,6 +148,9 @@ public final class FileService {
             if (f.retired()) {
                 throw new TarnException(ErrorCode.FILE_NOT_FOUND, "'" + f.path() + "' was deleted");
             }
+            if (f.moving()) {
+                throw FileInode.movingRetry("append to", f.path());
+            }
             if (f.underConstruction()) {
                 long holder = f.leaseHolder();
                 throw new TarnException(ErrorCode.LEASE_CONFLICT, "cannot append to '" + f.path() + "': it is "
@@ -180,9 +184,7 @@ public final class FileService {
             surplus = f.finish(size, clock.millis(), FileInode.NO_CLIENT);
         }
         leases.release(clientId, fileId);
-        for (Block b : surplus) {
-            allocator.free(b);
-        }
+        allocator.free(surplus);
         return f.status();
     }
 
@@ -203,9 +205,7 @@ public final class FileService {
             }
             surplus = f.finish(f.size(), clock.millis(), clientId);
         }
-        for (Block b : surplus) {
-            allocator.free(b);
-        }
+        allocator.free(surplus);
         LOG.info("Lease of client {} expired after {} ms of silence: closed '{}' at {} bytes",
                 Long.toHexString(clientId), silenceMs, f.path(), f.size());
     }
@@ -214,9 +214,113 @@ public final class FileService {
         FileInode f = files.get(fileId);
         if (f == null) {
             throw new TarnException(ErrorCode.FILE_NOT_FOUND, "no file with id " + FileIds.format(fileId)
-                    + " (it was deleted, or the id is stale)");
+                    + " (it was deleted, renamed to a name another namenode owns, or the id is stale)");
         }
         return f;
+    }
+
+    // ------------------------------------------------------------------ files moving between namenodes
+
+    /**
+     * The blocks of moving file {@code f} as they travel to another namenode: each with its home
+     * (this namenode, partition {@code self}, for its own blocks) and the home's read and write
+     * tokens. DATA_LOST when one of them is lost (the file then stays here).
+     */
+    public List<MovedBlock> movedBlocks(FileInode f, int self) throws TarnException {
+        Block[] blocks = f.blocks();
+        if (blocks.length > NamenodeProtocol.MAX_MOVED_BLOCKS) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "'" + f.path() + "' has " + blocks.length
+                    + " blocks; a file moves to another namenode with at most " + NamenodeProtocol.MAX_MOVED_BLOCKS
+                    + " (rename it within its namenode, or copy it)");
+        }
+        List<MovedBlock> out = new ArrayList<>(blocks.length);
+        for (int i = 0; i < blocks.length; i++) {
+            Block b = blocks[i];
+            DatanodeInfo dn = b.datanode();
+            if (!dn.holds(b)) {
+                throw new TarnException(ErrorCode.DATA_LOST, "cannot move '" + f.path() + "' to another namenode: "
+                        + "block " + i + " is lost (" + dn.describe() + " restarted without its data)");
+            }
+            if (b.foreign()) {
+                Block.Foreign h = b.home();
+                out.add(new MovedBlock(dn.host(), dn.port(), h.partition(), h.epoch(), h.datanodeId(),
+                        h.incarnation(), b.regionId(), b.regionBlock(), b.generation(), h.readToken(), h.writeToken()));
+            } else {
+                out.add(new MovedBlock(dn.host(), dn.port(), self, epoch(), dn.id(), b.incarnation(), b.regionId(),
+                        b.regionBlock(), b.generation(),
+                        tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(), BlockTokens.READ),
+                        tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(), BlockTokens.WRITE)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The blocks of a file moving here (FILE_ADOPT) as this namenode holds them: its own (home
+     * {@code self}) as they were allocated, the others as foreign blocks on this namenode's record
+     * of the same datanode. UNKNOWN_DATANODE when a datanode has not registered here (yet).
+     */
+    public Block[] adoptedBlocks(List<MovedBlock> moved, int self) throws TarnException {
+        Block[] out = new Block[moved.size()];
+        for (int i = 0; i < out.length; i++) {
+            MovedBlock m = moved.get(i);
+            if (m.homePartition() == self) {
+                DatanodeInfo dn = datanodes.byAddress(m.host(), m.port());
+                if (dn == null) {
+                    throw unknownDatanode(m);
+                }
+                // Allocated by an earlier run of this namenode: the place may be in use again, so the
+                // block counts as lost (an incarnation that never matches), never as ours to free.
+                int incarnation = m.homeEpoch() == epoch() && dn.id() == m.homeDatanodeId() ? m.homeIncarnation() : -1;
+                out[i] = new Block(dn, incarnation, m.regionId(), m.regionBlock(), m.generation());
+            } else {
+                DatanodeInfo dn = datanodes.byAddress(m.host(), m.port());
+                if (dn == null) {
+                    throw unknownDatanode(m);
+                }
+                out[i] = new Block(dn, dn.incarnation(), m.regionId(), m.regionBlock(), m.generation(),
+                        new Block.Foreign(m.homePartition(), m.homeEpoch(), m.homeDatanodeId(), m.homeIncarnation(),
+                                m.readToken(), m.writeToken()));
+            }
+        }
+        return out;
+    }
+
+    private static TarnException unknownDatanode(MovedBlock m) {
+        return new TarnException(ErrorCode.UNKNOWN_DATANODE, "datanode " + m.host() + ":" + m.port()
+                + " has not registered with this namenode (yet), so it cannot take a file with blocks there");
+    }
+
+    /**
+     * Which run of this namenode allocated a block: its token key, random at every start. A block
+     * of another run is never freed here (that run's allocations are forgotten and the place may be
+     * in use again).
+     */
+    private long epoch() {
+        return tokens.key0();
+    }
+
+    /** FREE_BLOCKS: this namenode's blocks given back by one a file had moved to. */
+    public int freeReturned(List<MovedBlock> blocks) {
+        int freed = 0;
+        for (MovedBlock m : blocks) {
+            if (m.homeEpoch() != epoch()) {
+                continue;
+            }
+            DatanodeInfo dn = datanodes.get(m.homeDatanodeId());
+            if (dn != null && dn.releaseReturned(m.homeIncarnation(), m.regionId(), m.regionBlock(), m.generation())) {
+                freed++;
+            }
+        }
+        return freed;
+    }
+
+    /** How a foreign block travels back to its home for freeing (tokens are not needed there). */
+    public static MovedBlock returned(Block b) {
+        Block.Foreign h = b.home();
+        DatanodeInfo dn = b.datanode();
+        return new MovedBlock(dn.host(), dn.port(), h.partition(), h.epoch(), h.datanodeId(), h.incarnation(),
+                b.regionId(), b.regionBlock(), b.generation(), 0, 0);
     }
 
     /** Caller holds the file's monitor. */
@@ -256,9 +360,18 @@ public final class FileService {
             case SILENT -> throw new TarnException(ErrorCode.DATANODE_DEAD, "block " + index + " of '" + f.path()
                     + "' is on " + dn.describe() + ", which is dead (silent for " + datanodes.silenceMs(dn) + " ms)");
         }
-        int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
-        long token = tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(), mode);
-        return new BlockRef(dn.id(), dn.host(), dn.port(), dn.storageClass(), b.regionId(), b.regionBlock(),
+        int datanodeId;
+        long token;
+        if (b.foreign()) {
+            // Only the home namenode's key opens its regions: hand out the tokens it issued.
+            datanodeId = b.home().datanodeId();
+            token = write ? b.home().writeToken() : b.home().readToken();
+        } else {
+            datanodeId = dn.id();
+            token = tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(),
+                    write ? BlockTokens.WRITE : BlockTokens.READ);
+        }
+        return new BlockRef(datanodeId, dn.host(), dn.port(), dn.storageClass(), b.regionId(), b.regionBlock(),
                 f.blockSize(), b.generation(), token, write);
     }
 }

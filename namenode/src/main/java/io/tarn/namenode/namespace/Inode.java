@@ -21,12 +21,18 @@ public abstract sealed class Inode permits DirectoryInode, FileInode {
 
     /** {@code ownership} must be resolved: owner and group named, permission not the default marker. */
     Inode(long id, String name, DirectoryInode parent, long now, Ownership ownership) {
+        this(id, name, parent, now, now, now, ownership);
+    }
+
+    /** An entry with the times it had elsewhere (a file moving in from another namenode). */
+    Inode(long id, String name, DirectoryInode parent, long creationTime, long modificationTime, long accessTime,
+          Ownership ownership) {
         this.id = id;
         this.name = name;
         this.parent = parent;
-        this.creationTime = now;
-        this.modificationTime = now;
-        this.accessTime = now;
+        this.creationTime = creationTime;
+        this.modificationTime = modificationTime;
+        this.accessTime = accessTime;
         this.ownership = ownership;
     }
 

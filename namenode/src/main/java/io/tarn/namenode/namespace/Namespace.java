@@ -8,6 +8,7 @@ import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.namenode.Clock;
@@ -60,6 +61,7 @@ public final class Namespace {
     private final Deleter deleter;
     private final Renamer renamer;
     private final Partitioning partitioning;
+    private final Clock clock;
 
     /** A single namenode's namespace (partition 0 of 1). */
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases) {
@@ -77,6 +79,7 @@ public final class Namespace {
                      Partitioning partitioning) {
         this.files = files;
         this.partitioning = partitioning;
+        this.clock = clock;
         Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
                 Ownership.DIRECTORY_DEFAULT);
         this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
@@ -105,7 +108,11 @@ public final class Namespace {
 
     /** The status of a file or directory. */
     public FileStatus getFile(String path) throws TarnException {
-        return paths.lookup(path, TarnPath.components(path)).status();
+        Inode node = paths.lookup(path, TarnPath.components(path));
+        if (node instanceof FileInode f && f.moving()) {
+            throw FileInode.movingRetry("look up", TarnPath.normalize(path));
+        }
+        return node.status();
     }
 
     /**
@@ -232,9 +239,12 @@ public final class Namespace {
         }
     }
 
-    private static FileStatus change(Inode node, SetAttributesRequest r) {
+    private static FileStatus change(Inode node, SetAttributesRequest r) throws TarnException {
         Ownership o = r.ownership();
         synchronized (node) {
+            if (node instanceof FileInode f && f.moving()) {
+                throw FileInode.movingRetry("change", TarnPath.normalize(r.path()));
+            }
             Ownership cur = node.ownership();
             node.setOwnership(new Ownership(r.sets(NamenodeProtocol.SET_OWNER) ? o.owner() : cur.owner(),
                     r.sets(NamenodeProtocol.SET_GROUP) ? o.group() : cur.group(),
@@ -266,12 +276,130 @@ public final class Namespace {
      * {@code dst} itself, whose parent must exist. Fails with FILE_EXISTS when the target exists,
      * RENAME_INVALID for the root or a directory moved into its own subtree; renaming a file onto
      * itself succeeds and changes nothing. The full rule table is in {@link Renamer}.
+     *
+     * <p>With several namenodes, a directory answers AT_COORDINATOR, and a file whose new name
+     * another namenode owns starts to move there: the returned move is for the caller to carry out
+     * (FILE_ADOPT at {@link FileMove#to()}) and end with {@link #commitMove} or {@link #abortMove}.
+     *
+     * @return null when the rename is done; the move to carry out otherwise
      */
-    public void rename(String src, String dst) throws TarnException {
+    public FileMove rename(String src, String dst) throws TarnException {
         if (partitioning.count() > 1) {
-            checkRenameStaysHere(src, dst);
+            FileMove move = planMove(src, dst);
+            if (move != null) {
+                return move;
+            }
         }
         renamer.rename(src, dst);
+        return null;
+    }
+
+    /**
+     * The move to another partition that renaming {@code src} to {@code dst} is, or null when the
+     * rename stays here (the new name is this partition's, or {@link Renamer} refuses it). Rules
+     * that need the target itself (FILE_EXISTS) are checked by the partition that owns it.
+     */
+    private FileMove planMove(String src, String dst) throws TarnException {
+        List<String> s = TarnPath.components(src);
+        if (s.isEmpty()) {
+            return null; // the root: RENAME_INVALID
+        }
+        Inode node = paths.lookup(src, s);
+        if (node instanceof DirectoryInode) {
+            throw new TarnException(ErrorCode.AT_COORDINATOR, "renaming directory '" + TarnPath.normalize(src)
+                    + "' goes through " + partitioning.describe(0));
+        }
+        List<String> d = TarnPath.components(dst);
+        if (d.isEmpty() || paths.find(d, d.size()) instanceof DirectoryInode) {
+            return null; // into a directory under the same name: this partition's
+        }
+        String name = d.get(d.size() - 1);
+        if (partitioning.owns(name)) {
+            return null;
+        }
+        // Every namenode holds every directory, so the new parent is checked here.
+        String dstPath = TarnPath.normalize(dst);
+        String parentPath = TarnPath.parent(dstPath);
+        Inode parent = paths.find(d, d.size() - 1);
+        if (parent == null) {
+            throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot rename '" + TarnPath.normalize(src) + "' to '"
+                    + dstPath + "': parent directory '" + parentPath + "' does not exist");
+        }
+        if (parent instanceof FileInode) {
+            throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot rename '" + TarnPath.normalize(src) + "' to '"
+                    + dstPath + "': '" + parentPath + "' is a file");
+        }
+        return renamer.beginMove(src, parentPath, name, partitioning.ownerOf(name));
+    }
+
+    /**
+     * The partition owning the new name adopted the file: it is unlinked here and retired without
+     * freeing its blocks (the adopted file holds them). Its id stops working here.
+     */
+    public void commitMove(FileMove move) {
+        FileInode f = move.file();
+        boolean retired;
+        synchronized (f) {
+            if (!f.unlinkedWhileMoving()) {
+                move.srcParent().children().remove(move.srcName(), f);
+            }
+            retired = f.retireMoved();
+        }
+        if (retired) {
+            files.release(f.id());
+            counts.fileRemoved();
+        }
+        move.srcParent().touch(clock.millis());
+    }
+
+    /**
+     * The move failed: the file stays as it was, or, when a recursive delete took it out of its
+     * directory meanwhile, it is deleted now.
+     */
+    public void abortMove(FileMove move) {
+        FileInode f = move.file();
+        boolean swept;
+        synchronized (f) {
+            swept = f.unlinkedWhileMoving();
+            f.endMove();
+        }
+        if (swept) {
+            deleter.retire(f);
+        }
+    }
+
+    /**
+     * FILE_ADOPT: links a closed file moving here from another partition as {@code name} in
+     * {@code parent}, with {@code blocks} (see {@link Creator#adopt}).
+     */
+    public FileStatus adopt(AdoptRequest r, io.tarn.namenode.blocks.Block[] blocks) throws TarnException {
+        String parentPath = TarnPath.normalize(r.parent());
+        String path = TarnPath.child(parentPath, r.name());
+        checkOwned(path);
+        Inode parent = find(parentPath);
+        if (parent == null) {
+            throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "parent directory '" + parentPath
+                    + "' does not exist");
+        }
+        if (!(parent instanceof DirectoryInode dir)) {
+            throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "'" + parentPath + "' is a file");
+        }
+        return creator.adopt(dir, r, blocks, path);
+    }
+
+    /** FILE_ADOPT_UNDO: unlinks the file adopted from {@code fromId} as {@code name} in {@code parent}, if any. */
+    public void undoAdopt(String parent, String name, long fromId) throws TarnException {
+        Inode dir = find(parent);
+        if (dir instanceof DirectoryInode d && d.children().get(name) instanceof FileInode f
+                && f.adoptedFrom() == fromId) {
+            synchronized (f) {
+                if (f.retired() || !d.children().remove(name, f)) {
+                    return;
+                }
+            }
+            creator.dropAdopted(f);
+            d.touch(clock.millis());
+        }
     }
 
     // ------------------------------------------------------------------ partitions
@@ -385,31 +513,5 @@ public final class Namespace {
         throw new TarnException(ErrorCode.WRONG_PARTITION, "'" + TarnPath.normalize(path) + "' belongs to "
                 + partitioning.describe(owner) + ", not to " + partitioning.describe(partitioning.partition())
                 + ": the client's partition map is out of date");
-    }
-
-    /**
-     * With several partitions, only renames of a file whose new name stays in this partition are
-     * built so far; directory renames and moves to another partition need the coordinator.
-     */
-    private void checkRenameStaysHere(String src, String dst) throws TarnException {
-        List<String> s = TarnPath.components(src);
-        Inode node = paths.lookup(src, s);
-        if (node instanceof DirectoryInode) {
-            throw new TarnException(ErrorCode.AT_COORDINATOR, "renaming directory '" + TarnPath.normalize(src)
-                    + "' goes through " + partitioning.describe(0));
-        }
-        List<String> d = TarnPath.components(dst);
-        Inode target = paths.find(d, d.size());
-        String finalName = target instanceof DirectoryInode || d.isEmpty() ? s.get(s.size() - 1) : d.get(d.size() - 1);
-        if (!partitioning.owns(finalName)) {
-            throw severalNamenodes("renaming '" + TarnPath.normalize(src) + "' to a name owned by "
-                    + partitioning.describe(partitioning.ownerOf(finalName)));
-        }
-    }
-
-    public static TarnException severalNamenodes(String what) {
-        return new TarnException(ErrorCode.NOT_SUPPORTED, what + " is not supported yet with several namenodes: "
-                + "directory operations and moves between namenodes need the directory coordinator "
-                + "(docs/partitioning.md); a single namenode supports it");
     }
 }

@@ -115,6 +115,45 @@ final class Renamer {
         }
     }
 
+    /**
+     * Starts moving file {@code src} to {@code targetName} in {@code targetParent}, a name partition
+     * {@code to} owns: checks under the structure lock that the source is a closed file and marks
+     * it moving. The target is checked by the namenode that adopts the file.
+     */
+    FileMove beginMove(String src, String targetParent, String targetName, int to) throws TarnException {
+        List<String> sc = TarnPath.components(src);
+        String srcPath = TarnPath.normalize(src);
+        String targetPath = TarnPath.child(targetParent, targetName);
+        structureLock.lock();
+        try {
+            Inode source = paths.find(sc, sc.size());
+            if (source == null) {
+                throw new TarnException(ErrorCode.FILE_NOT_FOUND, "cannot rename '" + srcPath
+                        + "': it does not exist");
+            }
+            if (!(source instanceof FileInode f)) {
+                throw new TarnException(ErrorCode.RETRY, "cannot rename '" + srcPath + "' now: it just became a "
+                        + "directory");
+            }
+            synchronized (f) {
+                if (f.underConstruction() && !f.retired()) {
+                    throw new TarnException(ErrorCode.LEASE_CONFLICT, "cannot rename '" + srcPath + "' to '" + targetPath
+                            + "' while it is open for writing: with several namenodes a file moves to the namenode "
+                            + "of its new name, which it can do only once closed; close it first");
+                }
+                if (!f.beginMove()) {
+                    throw f.retired()
+                            ? new TarnException(ErrorCode.FILE_NOT_FOUND, "cannot rename '" + srcPath
+                                    + "': it was deleted meanwhile")
+                            : FileInode.movingRetry("rename", srcPath);
+                }
+            }
+            return new FileMove(f, f.parent(), f.name(), srcPath, targetParent, targetName, to);
+        } finally {
+            structureLock.unlock();
+        }
+    }
+
     private static boolean isSelfOrAncestor(DirectoryInode dir, DirectoryInode of) {
         for (DirectoryInode d = of; d != null; d = d.parent()) {
             if (d == dir) {
@@ -134,6 +173,9 @@ final class Renamer {
             if (f.retired() || srcParent.children().get(srcName) != f) {
                 throw new TarnException(ErrorCode.FILE_NOT_FOUND, "cannot rename '" + srcPath
                         + "': it was deleted meanwhile");
+            }
+            if (f.moving()) {
+                throw FileInode.movingRetry("rename", srcPath);
             }
             link(f, targetDir, targetName, srcPath, targetPath);
             f.moveTo(targetDir, targetName);

@@ -1,0 +1,258 @@
+package io.tarn.client;
+
+import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.FileExistsException;
+import io.tarn.common.error.LeaseException;
+import io.tarn.common.fs.FileIds;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.Partitions;
+import io.tarn.namenode.blocks.DatanodeInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Files renamed to names another namenode owns, over real sockets with data on real DRAM
+ * datanodes: the file moves to the namenode of its new name with its data, its blocks stay where
+ * they are and are freed at the namenode that allocated them, and concurrent renames never show a
+ * file twice or lose it (docs/partitioning.md).
+ */
+class CrossNamenodeRenameTest {
+    private static final int BLOCK = 64 << 10;
+
+    private static MiniCluster cluster(int namenodes) throws IOException {
+        return MiniCluster.builder().namenodes(namenodes).datanodes(2).set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
+    }
+
+    /** A name with {@code prefix} that hashes to partition {@code p} of {@code n}, the {@code k}-th such. */
+    private static String nameOf(int p, int n, String prefix, int k) {
+        int found = 0;
+        for (int i = 0; ; i++) {
+            if (Partitions.ofName(prefix + i, n) == p && found++ == k) {
+                return prefix + i;
+            }
+        }
+    }
+
+    private static void write(TarnClient client, String path, byte[] data) throws IOException {
+        try (TarnOutputStream out = client.create(path)) {
+            out.write(data);
+        }
+    }
+
+    private static byte[] read(TarnClient client, String path) throws IOException {
+        try (InputStream in = client.open(path)) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** Free blocks at each namenode, over every datanode's share it manages. */
+    private static long[] freeBlocks(MiniCluster cluster) {
+        long[] free = new long[cluster.namenodeCount()];
+        for (int p = 0; p < free.length; p++) {
+            for (DatanodeInfo dn : cluster.namenode(p).service().datanodes().all()) {
+                free[p] += dn.freeBlocks();
+            }
+        }
+        return free;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4})
+    void aFileMovesWithItsDataAndItsBlocksGoHomeWhenItIsDeleted(int n) throws Exception {
+        try (MiniCluster cluster = cluster(n); TarnClient client = cluster.newClient()) {
+            client.mkdirs("/job/_temporary");
+            client.mkdirs("/job/out");
+            long[] freeAtStart = freeBlocks(cluster);
+            String a = "/job/_temporary/" + nameOf(0, n, "attempt-", 0);
+            String b = "/job/out/" + nameOf(n - 1, n, "part-", 0);
+            String c = "/job/out/" + nameOf(0, n, "final-", 0);
+            byte[] data = StreamsTest.random(3 * BLOCK + 123, 1);
+            write(client, a, data);
+            FileStatus before = client.getStatus(a);
+
+            client.rename(a, b);
+            assertThat(client.exists(a)).isFalse();
+            FileStatus moved = client.getStatus(b);
+            assertThat(FileIds.partition(moved.fileId())).isEqualTo(n - 1);
+            assertThat(moved.size()).isEqualTo(data.length);
+            assertThat(moved.modificationTime()).isEqualTo(before.modificationTime());
+            assertThat(read(client, b)).isEqualTo(data);
+            assertThat(client.list("/job/out")).extracting(FileStatus::name).containsExactly(b.substring(9));
+            assertThat(client.list("/job/_temporary")).isEmpty();
+            assertThat(cluster.namenode(0).fileCount()).isZero();
+            assertThat(cluster.namenode(n - 1).fileCount()).isEqualTo(1);
+
+            // Appending writes into the last (foreign) block, then new blocks of the new namenode.
+            byte[] more = StreamsTest.random(BLOCK + 7, 2);
+            try (TarnOutputStream out = client.append(b)) {
+                out.write(more);
+            }
+            byte[] all = Arrays.copyOf(data, data.length + more.length);
+            System.arraycopy(more, 0, all, data.length, more.length);
+            assertThat(read(client, b)).isEqualTo(all);
+
+            client.rename(b, c);
+            assertThat(FileIds.partition(client.getStatus(c).fileId())).isZero();
+            assertThat(read(client, c)).isEqualTo(all);
+
+            assertThat(client.delete(c, false)).isTrue();
+            assertThat(client.exists(c)).isFalse();
+            // Blocks freed at one namenode for another travel asynchronously: wait for them.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!Arrays.equals(freeBlocks(cluster), freeAtStart) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(freeBlocks(cluster)).as("every block back at the namenode that allocated it")
+                    .containsExactly(freeAtStart);
+            for (int p = 0; p < n; p++) {
+                assertThat(cluster.namenode(p).fileCount()).isZero();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2})
+    void refusedMovesLeaveTheFileWhereItWas(int n) throws Exception {
+        try (MiniCluster cluster = cluster(n); TarnClient client = cluster.newClient()) {
+            client.mkdirs("/d");
+            String src = "/d/" + nameOf(0, n, "s", 0);
+            String taken = "/d/" + nameOf(1, n, "t", 0);
+            byte[] data = StreamsTest.random(BLOCK + 1, 3);
+            write(client, src, data);
+            write(client, taken, new byte[10]);
+            assertThatThrownBy(() -> client.rename(src, taken)).isInstanceOf(FileExistsException.class)
+                    .hasMessageContaining(taken);
+            assertThatThrownBy(() -> client.rename(src, "/nowhere/" + nameOf(1, n, "t", 1)))
+                    .isInstanceOf(java.io.FileNotFoundException.class).hasMessageContaining("/nowhere");
+            assertThat(read(client, src)).isEqualTo(data);
+            assertThat(read(client, taken)).hasSize(10);
+
+            String open = "/d/" + nameOf(0, n, "open", 0);
+            try (TarnOutputStream out = client.create(open)) {
+                out.write(data);
+                assertThatThrownBy(() -> client.rename(open, "/d/" + nameOf(1, n, "t", 2)))
+                        .isInstanceOf(LeaseException.class).hasMessageContaining("open for writing");
+            }
+            client.rename(open, "/d/" + nameOf(1, n, "t", 2));
+            assertThat(read(client, "/d/" + nameOf(1, n, "t", 2))).isEqualTo(data);
+
+            // The namenode of the new name is down: the rename fails naming it, the file stays.
+            String second = cluster.namenode(1).address().toString();
+            cluster.namenode(1).close();
+            assertThatThrownBy(() -> client.rename(src, "/d/" + nameOf(1, n, "t", 3)))
+                    .isInstanceOf(IOException.class).hasMessageContaining("namenode 1")
+                    .hasMessageContaining(second.substring(second.lastIndexOf(':') + 1));
+            assertThat(read(client, src)).isEqualTo(data);
+        }
+    }
+
+    /**
+     * Several clients rename files back and forth between names of every namenode, two of them
+     * always racing for the same file, while another lists the directory. Each rename either
+     * happens or fails because the other client moved the file first; at the end every file exists
+     * exactly once, under the name the successful renames say, with its data.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {4})
+    void concurrentRenamesNeverDuplicateOrLoseAFile(int n) throws Exception {
+        try (MiniCluster cluster = cluster(n); TarnClient a = cluster.newClient(); TarnClient b = cluster.newClient();
+             TarnClient lister = cluster.newClient()) {
+            a.mkdirs("/race");
+            int files = 8;
+            int rounds = 25;
+            Map<Integer, byte[]> data = new HashMap<>();
+            for (int f = 0; f < files; f++) {
+                data.put(f, StreamsTest.random(100 + f * 1000, f));
+                write(a, "/race/f" + f + "-0", data.get(f));
+            }
+            // round[f]: the last round file f completed (it is then called /race/f<f>-<round>).
+            AtomicIntegerArray round = new AtomicIntegerArray(files);
+            ExecutorService pool = Executors.newFixedThreadPool(3);
+            AtomicInteger moves = new AtomicInteger();
+            List<String> listingProblems = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch done = new CountDownLatch(2);
+            List<Future<?>> work = new ArrayList<>();
+            for (TarnClient client : List.of(a, b)) {
+                int side = client == a ? 1 : 2;
+                work.add(pool.submit(() -> {
+                    try {
+                        Random random = new Random(side);
+                        for (int r = 1; r <= rounds; r++) {
+                            for (int f = 0; f < files; f++) {
+                                // Both clients try to move file f from its round r-1 name; one wins.
+                                String from = "/race/f" + f + "-" + (r - 1);
+                                String via = "/race/f" + f + "-" + r + "-by" + side + "-" + random.nextInt(1000);
+                                try {
+                                    client.rename(from, via);
+                                    moves.incrementAndGet();
+                                    client.rename(via, "/race/f" + f + "-" + r);
+                                    round.set(f, r);
+                                } catch (java.io.FileNotFoundException lost) {
+                                    // The other client moved it first: wait until it has finished round r.
+                                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                                    while (round.get(f) < r) {
+                                        assertThat(System.nanoTime()).as("file %d round %d never finished", f, r)
+                                                .isLessThan(deadline);
+                                        Thread.sleep(1);
+                                    }
+                                }
+                            }
+                        }
+                    } finally {
+                        done.countDown();
+                    }
+                    return null;
+                }));
+            }
+            work.add(pool.submit(() -> {
+                while (done.getCount() > 0) {
+                    List<String> names = lister.list("/race").stream().map(FileStatus::name).toList();
+                    if (names.size() != names.stream().distinct().count()) {
+                        listingProblems.add("a name listed twice: " + names);
+                    }
+                }
+                return null;
+            }));
+            for (Future<?> w : work) {
+                w.get(120, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertThat(listingProblems).isEmpty();
+            assertThat(moves.get()).as("one winner per file and round").isEqualTo(files * rounds);
+            List<String> names = a.list("/race").stream().map(FileStatus::name).sorted().toList();
+            List<String> expected = new ArrayList<>();
+            for (int f = 0; f < files; f++) {
+                expected.add("f" + f + "-" + rounds);
+            }
+            assertThat(names).containsExactlyInAnyOrderElementsOf(expected);
+            for (int f = 0; f < files; f++) {
+                assertThat(read(b, "/race/f" + f + "-" + rounds)).as("file %d", f).isEqualTo(data.get(f));
+            }
+            long total = 0;
+            for (int p = 0; p < n; p++) {
+                total += cluster.namenode(p).fileCount();
+            }
+            assertThat(total).as("no copy left behind on any namenode").isEqualTo(files);
+        }
+    }
+}
