@@ -298,4 +298,46 @@ class SeveralNamenodesTest {
                 .hasMessageContaining(second.substring(second.indexOf(':') + 1));
         touch("/" + nameOf(0, "again"));
     }
+
+    private Namenode restart(int p) throws IOException {
+        namenodes.get(p).close();
+        Namenode again = Namenode.start(TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, addresses)
+                .set(TarnKeys.NAMENODE_PARTITION, p).set("tarn.transport", "tcp").build());
+        namenodes.set(p, again);
+        return again;
+    }
+
+    @Test
+    void aRestartedNamenodeCopiesTheDirectoryTreeBeforeItServes() throws IOException {
+        client.mkdirs("/a/b");
+        client.mkdirs("/c");
+        client.setPermission("/c", 0700);
+        touch("/a/b/" + nameOf(0, "zero"));
+        touch("/a/b/" + nameOf(1, "one"));
+        io.tarn.namenode.namespace.Inode b0 = namenodes.get(0).service().namespace().find("/a/b");
+
+        Namenode one = restart(1);
+        io.tarn.namenode.namespace.Inode b1 = one.service().namespace().find("/a/b");
+        assertThat(b1).as("the tree is back on the restarted namenode").isNotNull();
+        assertThat(b1.id()).isEqualTo(b0.id());
+        assertThat(one.service().namespace().getFile("/c").permission()).isEqualTo(0700);
+        assertThat(one.fileCount()).as("its files are gone: namenodes keep no disk state").isZero();
+        assertThat(client.exists("/a/b/" + nameOf(1, "one"))).isFalse();
+        assertThat(client.exists("/a/b/" + nameOf(0, "zero"))).as("the other namenode's files stay").isTrue();
+        touch("/a/b/" + nameOf(1, "again"));
+        client.mkdirs("/d/e");
+        assertThat(one.service().namespace().find("/d/e")).isNotNull();
+
+        // The coordinator itself restarts: it copies the tree from namenode 1 and hands out directory
+        // ids after the copied ones.
+        Namenode zero = restart(0);
+        io.tarn.namenode.namespace.Inode e = zero.service().namespace().find("/d/e");
+        assertThat(e).isNotNull();
+        client.mkdirs("/f");
+        long f = zero.service().namespace().find("/f").id();
+        assertThat(FileIds.sequence(f)).isGreaterThan(FileIds.sequence(e.id()));
+        assertThat(one.service().namespace().find("/f").id()).isEqualTo(f);
+        assertThat(client.list("/")).extracting(FileStatus::name).containsExactly("a", "c", "d", "f");
+        assertThat(client.list("/a/b")).extracting(FileStatus::name).containsExactly(nameOf(1, "again"));
+    }
 }

@@ -73,8 +73,10 @@ public final class Namenode implements AutoCloseable {
         NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
                 datanodeTimeout, BlockTokens.random(), Partitioning.of(config));
         InetSocketAddress bindAddress = bindAddress(config);
+        service.startingUp();
         RpcServer server = transport.bind(bindAddress, service);
         service.startCoordinator(transport, config.get(TarnKeys.RPC_TIMEOUT));
+        service.copyDirectories(transport, config.get(TarnKeys.RPC_TIMEOUT));
         ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tarn-namenode-maintenance-" + server.localAddress().getPort());
             t.setDaemon(true);

@@ -81,6 +81,10 @@ public final class NamenodeService implements RpcHandler {
     private final Partitioning partitioning;
     private volatile DirectoryCoordinator coordinator;
     private volatile FileMover mover;
+    /** Several namenodes: true from start until the directory tree is copied from another one. */
+    private volatile boolean starting;
+    /** Directory changes from the coordinator that arrived while starting, applied once the tree is in. */
+    private final List<RpcRequest> parked = new ArrayList<>();
 
     /** A single namenode (partition 0 of 1); see the full constructor. */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
@@ -151,6 +155,9 @@ public final class NamenodeService implements RpcHandler {
     @Override
     public void handle(RpcRequest request) {
         operations.increment();
+        if (starting && heldWhileStarting(request)) {
+            return;
+        }
         ByteBuf body = request.body();
         try {
             switch (request.opcode()) {
@@ -280,6 +287,11 @@ public final class NamenodeService implements RpcHandler {
                     namespace.undoAdopt(r.parent(), r.name(), r.fromId());
                     request.send(request.response());
                 }
+                case Opcode.DIR_SNAPSHOT -> {
+                    ByteBuf out = request.response();
+                    namespace.snapshot().encode(out);
+                    request.send(out);
+                }
                 case Opcode.FREE_BLOCKS -> {
                     fileService.freeReturned(FreeBlocksRequest.decode(body).blocks());
                     request.send(request.response());
@@ -319,6 +331,112 @@ public final class NamenodeService implements RpcHandler {
             }
         } catch (TarnException e) {
             request.fail(e.code(), e.getMessage());
+        }
+    }
+
+    /**
+     * While the tree is being copied: datanodes and status are served, directory changes from the
+     * coordinator wait (they apply on top of the copy), everything else answers RETRY.
+     *
+     * @return true when the request was parked or answered here
+     */
+    private boolean heldWhileStarting(RpcRequest request) {
+        switch (request.opcode()) {
+            case Opcode.PING, Opcode.GET_PARTITIONS, Opcode.CLUSTER_STATUS, Opcode.REGISTER_DATANODE,
+                 Opcode.HEARTBEAT, Opcode.DEREGISTER_DATANODE -> {
+                return false;
+            }
+            case Opcode.DIR_MKDIR, Opcode.DIR_DELETE, Opcode.DIR_RENAME, Opcode.DIR_SET_ATTR, Opcode.DIR_SEAL,
+                 Opcode.DIR_UNSEAL -> {
+                synchronized (parked) {
+                    if (starting) {
+                        parked.add(request);
+                        return true;
+                    }
+                }
+                return false;
+            }
+            default -> {
+                request.fail(ErrorCode.RETRY, partitioning.describe(partitioning.partition())
+                        + " is starting: it is copying the directory tree from another namenode");
+                return true;
+            }
+        }
+    }
+
+    /** Several namenodes: from now until {@link #copyDirectories}, serve only what needs no directory. */
+    void startingUp() {
+        starting = partitioning.count() > 1;
+    }
+
+    /**
+     * Copies the directory tree from a running namenode (the coordinator first), so that a restarted
+     * namenode knows every directory before it serves; with none running (the whole cluster is
+     * starting) the tree stays empty, as everyone's is. Then applies the directory changes that
+     * arrived meanwhile and starts serving. Namenodes keep no disk state, so files this namenode
+     * owned before a restart are gone.
+     */
+    void copyDirectories(Transport transport, long timeoutMs) {
+        if (!starting) {
+            return;
+        }
+        io.tarn.rpc.RpcClient[] peers = partitioning.connectOthers(transport);
+        try {
+            List<Integer> order = new ArrayList<>();
+            for (int p = 0; p < peers.length; p++) {
+                if (peers[p] != null) {
+                    order.add(p);
+                }
+            }
+            boolean copied = false;
+            for (int p : order) {
+                try {
+                    NamenodeProtocol.DirectorySnapshot snapshot = peers[p].call(Opcode.DIR_SNAPSHOT, b -> { },
+                            NamenodeProtocol.DirectorySnapshot::decode).get(timeoutMs,
+                            java.util.concurrent.TimeUnit.MILLISECONDS);
+                    namespace.install(snapshot);
+                    LOG.info("Copied {} directories from {}", snapshot.directories().size(), partitioning.describe(p));
+                    copied = true;
+                    break;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    LOG.debug("No directory tree from {}: {}", partitioning.describe(p), cause.toString());
+                } catch (TarnException e) {
+                    LOG.error("Could not install the directory tree of {}: {}", partitioning.describe(p),
+                            e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            if (!copied) {
+                LOG.info("No other namenode serves a directory tree yet: starting with an empty one");
+            }
+        } finally {
+            for (io.tarn.rpc.RpcClient peer : peers) {
+                if (peer != null) {
+                    peer.close();
+                }
+            }
+            serve();
+        }
+    }
+
+    /** Ends {@link #startingUp}: applies the parked directory changes in order, then serves everything. */
+    private void serve() {
+        List<RpcRequest> replay;
+        synchronized (parked) {
+            starting = false;
+            replay = new ArrayList<>(parked);
+            parked.clear();
+        }
+        for (RpcRequest r : replay) {
+            try {
+                handle(r);
+            } catch (RuntimeException e) {
+                LOG.warn("{} parked while starting failed", Opcode.name(r.opcode()), e);
+                r.fail(ErrorCode.INTERNAL, Opcode.name(r.opcode()) + " failed on the server: " + e);
+            }
         }
     }
 

@@ -39,6 +39,11 @@ public final class FileIds {
         return DIRECTORY_BIT | (sequence & (DIRECTORY_BIT - 1));
     }
 
+    /** The sequence number of a directory id. */
+    public static long sequence(long directoryId) {
+        return directoryId & (DIRECTORY_BIT - 1);
+    }
+
     public static boolean isDirectory(long id) {
         return (id & DIRECTORY_BIT) != 0;
     }

@@ -645,6 +645,46 @@ public final class NamenodeProtocol {
         }
     }
 
+    /**
+     * DIR_SNAPSHOT response: every directory of a namenode's tree, each after its parent, the root
+     * first. {@code parent} is the index of the parent's entry (-1 for the root).
+     */
+    public record DirectorySnapshot(List<Directory> directories) {
+        /** One directory of a snapshot. */
+        public record Directory(int parent, String name, long id, Ownership ownership, long creationTime,
+                                long modificationTime, long accessTime) {
+        }
+
+        public void encode(ByteBuf buf) {
+            buf.writeInt(directories.size());
+            for (Directory d : directories) {
+                buf.writeInt(d.parent());
+                Wire.writeString(buf, d.name());
+                buf.writeLong(d.id());
+                writeOwnership(buf, d.ownership());
+                buf.writeLong(d.creationTime());
+                buf.writeLong(d.modificationTime());
+                buf.writeLong(d.accessTime());
+            }
+        }
+
+        public static DirectorySnapshot decode(ByteBuf buf) {
+            int n = Wire.readInt(buf, 1, buf.readableBytes(), "directory count");
+            List<Directory> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int parent = Wire.readInt(buf, -1, i - 1, "parent index");
+                if ((parent < 0) != (i == 0)) {
+                    throw new MalformedMessageException("directory " + i + " of a snapshot has parent " + parent
+                            + "; only the first, the root, has none");
+                }
+                out.add(new Directory(parent, Wire.readString(buf), Wire.readLong(buf), readOwnership(buf),
+                        Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf)));
+            }
+            Wire.end(buf);
+            return new DirectorySnapshot(out);
+        }
+    }
+
     /** RENEW_LEASE request. */
     public record RenewLeaseRequest(long clientId) {
         public void encode(ByteBuf buf) {

@@ -34,6 +34,8 @@ public final class Opcode {
     public static final int FILE_ADOPT = 36;
     public static final int FILE_ADOPT_UNDO = 37;
     public static final int FREE_BLOCKS = 38;
+    // namenode to namenode: a starting namenode copies the directory tree of a running one
+    public static final int DIR_SNAPSHOT = 39;
     // namenode: datanodes and administration
     public static final int REGISTER_DATANODE = 20;
     public static final int HEARTBEAT = 21;
@@ -73,6 +75,7 @@ public final class Opcode {
             case FILE_ADOPT: return "FILE_ADOPT";
             case FILE_ADOPT_UNDO: return "FILE_ADOPT_UNDO";
             case FREE_BLOCKS: return "FREE_BLOCKS";
+            case DIR_SNAPSHOT: return "DIR_SNAPSHOT";
             case REGISTER_DATANODE: return "REGISTER_DATANODE";
             case HEARTBEAT: return "HEARTBEAT";
             case CLUSTER_STATUS: return "CLUSTER_STATUS";

@@ -8,6 +8,7 @@ import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DirectorySnapshot;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.lease.LeaseManager;
@@ -53,6 +54,31 @@ final class Creator {
         this.leases = leases;
         this.deleter = deleter;
         this.counts = counts;
+    }
+
+    /**
+     * Links a copy of another namenode's directory (a snapshot being installed) with its id,
+     * ownership and times; an existing one of the same id is kept. INTERNAL when another entry holds
+     * the name.
+     */
+    DirectoryInode linkCopy(DirectoryInode parent, DirectorySnapshot.Directory d) throws TarnException {
+        DirectoryInode dir = new DirectoryInode(d.id(), d.name(), parent, d.creationTime(), d.modificationTime(),
+                d.accessTime(), d.ownership());
+        Inode existing = parent.children().putIfAbsent(d.name(), dir);
+        if (existing == null) {
+            counts.directoryAdded();
+            return dir;
+        }
+        if (existing instanceof DirectoryInode same && same.id() == d.id()) {
+            return same;
+        }
+        throw new TarnException(ErrorCode.INTERNAL, "cannot copy directory '" + TarnPath.child(parent.path(), d.name())
+                + "' (id " + FileIds.format(d.id()) + "): " + FileIds.format(existing.id()) + " holds the name here");
+    }
+
+    /** Directory ids handed out from now on are above {@code sequence} (after installing a snapshot). */
+    void directoryIdsAbove(long sequence) {
+        nextDirectory.accumulateAndGet(sequence + 1, Math::max);
     }
 
     /** A fresh directory id (the coordinator hands ids out, so every namenode's tree has the same ones). */

@@ -39,6 +39,12 @@ public final class DirectoryInode extends Inode {
         super(id, name, parent, now, ownership);
     }
 
+    /** A copy of another namenode's directory, with its times. */
+    DirectoryInode(long id, String name, DirectoryInode parent, long creationTime, long modificationTime,
+                   long accessTime, Ownership ownership) {
+        super(id, name, parent, creationTime, modificationTime, accessTime, ownership);
+    }
+
     ConcurrentHashMap<String, Inode> children() {
         return children;
     }

@@ -9,6 +9,7 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DirectorySnapshot;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.namenode.Clock;
@@ -62,6 +63,8 @@ public final class Namespace {
     private final Renamer renamer;
     private final Partitioning partitioning;
     private final Clock clock;
+    /** Held by renames and recursive deletes only (and a snapshot of the tree). */
+    private final ReentrantLock structureLock = new ReentrantLock();
 
     /** A single namenode's namespace (partition 0 of 1). */
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases) {
@@ -83,8 +86,6 @@ public final class Namespace {
         Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
                 Ownership.DIRECTORY_DEFAULT);
         this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
-        // The single structure lock: held by renames and recursive deletes only.
-        ReentrantLock structureLock = new ReentrantLock();
         this.deleter = new Deleter(clock, paths, structureLock, files, allocator, leases, counts);
         this.creator = new Creator(clock, blockSize, paths, files, leases, deleter, counts,
                 partitioning.count() == 1);
@@ -457,8 +458,15 @@ public final class Namespace {
         return target instanceof DirectoryInode && !s.isEmpty() ? TarnPath.child(dstPath, s.get(s.size() - 1)) : dstPath;
     }
 
-    /** DIR_RENAME: moves a directory exactly as the coordinator decided ({@code dst} is the final path). */
+    /**
+     * DIR_RENAME: moves a directory exactly as the coordinator decided ({@code dst} is the final
+     * path). Done already (the source gone, a directory at the target) is fine: a namenode that
+     * copied a tree with the rename in it and then gets the rename itself.
+     */
     public void applyRename(String src, String dst) throws TarnException {
+        if (find(src) == null && find(dst) instanceof DirectoryInode) {
+            return;
+        }
         renamer.rename(src, dst);
     }
 
@@ -494,6 +502,64 @@ public final class Namespace {
         if (node instanceof DirectoryInode dir) {
             dir.transition(DirectoryInode.SEALED, DirectoryInode.ALIVE);
         }
+    }
+
+    /**
+     * DIR_SNAPSHOT: every directory, parents first, taken under the structure lock so that no rename
+     * or recursive delete is half seen (a concurrent mkdir may or may not be in it; it is replayed).
+     */
+    public DirectorySnapshot snapshot() {
+        List<DirectorySnapshot.Directory> out = new ArrayList<>();
+        structureLock.lock();
+        try {
+            java.util.ArrayDeque<DirectoryInode> queue = new java.util.ArrayDeque<>();
+            java.util.ArrayDeque<Integer> indexes = new java.util.ArrayDeque<>();
+            queue.add(paths.root());
+            indexes.add(-1);
+            while (!queue.isEmpty()) {
+                DirectoryInode d = queue.poll();
+                int parent = indexes.poll();
+                if (d.state() == DirectoryInode.DELETED) {
+                    continue;
+                }
+                int index = out.size();
+                out.add(new DirectorySnapshot.Directory(parent, d.name(), d.id(), d.ownership(), d.creationTime(),
+                        d.modificationTime(), d.accessTime()));
+                for (Inode child : d.children().values()) {
+                    if (child instanceof DirectoryInode sub) {
+                        queue.add(sub);
+                        indexes.add(index);
+                    }
+                }
+            }
+        } finally {
+            structureLock.unlock();
+        }
+        return new DirectorySnapshot(out);
+    }
+
+    /**
+     * Installs a snapshot another namenode took (this one is starting and holds no directory yet):
+     * the root's attributes and every directory, with their ids. Directory ids handed out here
+     * from now on come after the snapshot's.
+     */
+    public void install(DirectorySnapshot snapshot) throws TarnException {
+        List<DirectorySnapshot.Directory> dirs = snapshot.directories();
+        DirectoryInode[] made = new DirectoryInode[dirs.size()];
+        DirectoryInode root = paths.root();
+        DirectorySnapshot.Directory top = dirs.get(0);
+        root.setOwnership(top.ownership());
+        root.setModificationTime(top.modificationTime());
+        root.setAccessTime(top.accessTime());
+        made[0] = root;
+        long highest = 0;
+        for (int i = 1; i < made.length; i++) {
+            DirectorySnapshot.Directory d = dirs.get(i);
+            DirectoryInode parent = made[d.parent()];
+            made[i] = creator.linkCopy(parent, d);
+            highest = Math.max(highest, FileIds.sequence(d.id()));
+        }
+        creator.directoryIdsAbove(highest);
     }
 
     /** DIR_MKDIR: links a directory exactly as the coordinator created it (see {@link Creator#linkReplica}). */
