@@ -111,6 +111,18 @@ class IoBenchTest extends WithCluster {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"getFile", "getFileAsync"})
+    void lookupsCycleThroughSeveralFilesWithFiles(String type) throws Exception {
+        String path = "/bench/many-" + type;
+        assertSane(single("-t", type, "-f", path, "--files", "5", "-k", "16", "-b", "4"), type, OPS, 0);
+        for (int i = 0; i < 5; i++) {
+            assertThat(client.getStatus(path + "-" + i).isFile()).isTrue();
+        }
+        assertThat(client.exists(path)).as("-f itself is not used with several files").isFalse();
+        assertThat(bench("-t", type, "--files", "0").exit()).isEqualTo(2);
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"createFile", "createFileAsync"})
     void createTypesCleanUpUnlessKept(String type) throws Exception {
         String dir = "/bench/" + type;

@@ -65,6 +65,11 @@ public final class IoBench implements Callable<Integer> {
     @Option(names = "--keep", description = "createFile*: keep the created files instead of deleting them.")
     private boolean keep;
 
+    @Option(names = "--files", paramLabel = "K", defaultValue = "1",
+            description = "getFile*: look up K files in turn, -f-0 .. -f-(K-1) (created empty when missing), so that "
+                    + "with several namenodes the lookups spread over all of them (default: ${DEFAULT-VALUE}: -f itself).")
+    private int files;
+
     @Override
     public Integer call() throws Exception {
         BenchParams params = params();
@@ -93,12 +98,12 @@ public final class IoBench implements Callable<Integer> {
         if (size <= 0 || size > Integer.MAX_VALUE - 8) {
             throw new CommandLine.ParameterException(spec.commandLine(), "-s must be between 1 and 2g, got " + size);
         }
-        if (ops < 1 || inflight < 1 || warmup < 0 || experiments < 1) {
+        if (ops < 1 || inflight < 1 || warmup < 0 || experiments < 1 || files < 1 || files > 1_000_000) {
             throw new CommandLine.ParameterException(spec.commandLine(),
-                    "-k, -b and -e must be at least 1 and -w at least 0");
+                    "-k, -b and -e must be at least 1, -w at least 0, and --files between 1 and 1000000");
         }
         return new BenchParams(path != null ? path : type.defaultPath(), (int) size, ops, inflight, warmup,
-                experiments, keep);
+                experiments, keep, files);
     }
 
     private Meter measure(Workload workload, long n, String label, PrintStream err)

@@ -9,7 +9,8 @@ import java.io.IOException;
 /**
  * The read-only metadata types, one namenode call per operation:
  * <ul>
- *   <li>{@code getFile}/{@code getFileAsync}: the status of {@code -f}, created empty when missing;</li>
+ *   <li>{@code getFile}/{@code getFileAsync}: the status of {@code -f}, created empty when missing; with
+ *       {@code --files K}, of {@code -f-0} .. {@code -f-(K-1)} in turn;</li>
  *   <li>{@code getBlock}/{@code getBlockAsync}: where block {@code i mod blocks} of {@code -f} lives;
  *       a missing file is first written with {@code s} bytes;</li>
  *   <li>{@code enumerateDir}: the listing of directory {@code -f}, which is created with
@@ -29,6 +30,8 @@ final class MetadataBench implements Workload {
     private final boolean async;
     private long fileId;
     private long blocks;
+    /** getFile: the paths looked up in turn. */
+    private String[] paths;
 
     MetadataBench(TarnClient client, BenchParams params, Call call, boolean async) {
         this.client = client;
@@ -41,7 +44,11 @@ final class MetadataBench implements Workload {
     public void setUp() throws IOException {
         switch (call) {
             case GET_FILE:
-                BenchFiles.ensureFile(client, params.path(), 0);
+                paths = new String[params.files()];
+                for (int i = 0; i < paths.length; i++) {
+                    paths[i] = paths.length == 1 ? params.path() : params.path() + "-" + i;
+                    BenchFiles.ensureFile(client, paths[i], 0);
+                }
                 break;
             case GET_BLOCK:
                 BenchFiles.ensureFile(client, params.path(), params.size());
@@ -76,7 +83,7 @@ final class MetadataBench implements Workload {
         for (long i = 0; i < ops; i++) {
             long start = System.nanoTime();
             switch (call) {
-                case GET_FILE: client.getStatus(params.path()); break;
+                case GET_FILE: client.getStatus(paths[(int) (i % paths.length)]); break;
                 case GET_BLOCK: client.getBlock(fileId, (int) (i % blocks)); break;
                 default: client.list(params.path()); break;
             }
@@ -86,7 +93,7 @@ final class MetadataBench implements Workload {
 
     private java.util.concurrent.CompletableFuture<?> issue(long i) {
         switch (call) {
-            case GET_FILE: return client.getStatusAsync(params.path());
+            case GET_FILE: return client.getStatusAsync(paths[(int) (i % paths.length)]);
             case GET_BLOCK: return client.getBlockAsync(fileId, (int) (i % blocks));
             default: return client.listAsync(params.path());
         }
