@@ -100,6 +100,11 @@ final class NamenodeClient {
         return rpc.call(Opcode.RENAME, new RenameRequest(src, dst)::encode, NO_BODY);
     }
 
+    /** WHERE_MOVED: the new id of a file that moved from this namenode to another. */
+    CompletableFuture<Long> whereMoved(long fileId) {
+        return rpc.call(Opcode.WHERE_MOVED, (ByteBuf b) -> b.writeLong(fileId), Wire::readLong);
+    }
+
     CompletableFuture<Void> renewLease(long clientId) {
         return rpc.call(Opcode.RENEW_LEASE, (ByteBuf b) -> b.writeLong(clientId), NO_BODY);
     }

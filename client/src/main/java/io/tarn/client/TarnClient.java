@@ -276,32 +276,68 @@ public final class TarnClient implements AutoCloseable {
         Ownership ownership = withUser(options.ownership());
         CompletableFuture<FileStatus> created = retrying(() -> namenodes.byPath(path, nn -> nn.create(path,
                 FileType.FILE, flags, storageClass, clientId, clientHost, ownership)));
-        if (options.createParents()) {
-            // With several namenodes, the file's namenode cannot create directories: on PARENT_NOT_FOUND
-            // the parents are made through partition 0, and the create is tried once more.
-            created = created.handle((status, e) -> {
-                if (e == null) {
-                    return CompletableFuture.completedFuture(status);
+        // With several namenodes, the file's namenode neither creates directories nor sees files of
+        // other namenodes on the way: on PARENT_NOT_FOUND, the parents are made through partition 0
+        // (createParents) and the create is tried once more, or the client finds out whether a file
+        // stands in the way, which makes it NOT_A_DIRECTORY as with one namenode.
+        created = created.handle((status, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(status);
+            }
+            Throwable cause = unwrap(e);
+            NamenodeClient[] nns = namenodes.known();
+            if (nns == null || nns.length == 1 || !(cause instanceof TarnError t)
+                    || t.code() != ErrorCode.PARENT_NOT_FOUND) {
+                return CompletableFuture.<FileStatus>failedFuture(cause);
+            }
+            String parent;
+            List<String> parents;
+            try {
+                parent = io.tarn.common.fs.TarnPath.parent(io.tarn.common.fs.TarnPath.normalize(path));
+                parents = io.tarn.common.fs.TarnPath.components(parent);
+            } catch (TarnException bad) {
+                return CompletableFuture.<FileStatus>failedFuture(bad);
+            }
+            if (!options.createParents()) {
+                return fileInTheWay(path, parents, 0, cause);
+            }
+            Ownership dirs = new Ownership(ownership.owner(), ownership.group(), Ownership.DEFAULT_PERMISSION);
+            return namenodes.coordinator(nn -> nn.mkdirs(parent, dirs)).handle((d, de) -> {
+                if (de == null) {
+                    return retrying(() -> namenodes.byPath(path, nn -> nn.create(path, FileType.FILE, flags,
+                            storageClass, clientId, clientHost, ownership)));
                 }
-                Throwable cause = unwrap(e);
-                NamenodeClient[] nns = namenodes.known();
-                if (nns == null || nns.length == 1 || !(cause instanceof TarnError t)
-                        || t.code() != ErrorCode.PARENT_NOT_FOUND) {
-                    return CompletableFuture.<FileStatus>failedFuture(cause);
+                Throwable why = unwrap(de);
+                if (why instanceof TarnError w && w.code() == ErrorCode.FILE_EXISTS) {
+                    // A file stands where a parent directory should be.
+                    return CompletableFuture.<FileStatus>failedFuture(TarnException.of(ErrorCode.NOT_A_DIRECTORY,
+                            "cannot create '" + path + "': " + why.getMessage()));
                 }
-                String parent;
-                try {
-                    parent = io.tarn.common.fs.TarnPath.parent(io.tarn.common.fs.TarnPath.normalize(path));
-                } catch (TarnException bad) {
-                    return CompletableFuture.<FileStatus>failedFuture(bad);
-                }
-                Ownership dirs = new Ownership(ownership.owner(), ownership.group(), Ownership.DEFAULT_PERMISSION);
-                return namenodes.coordinator(nn -> nn.mkdirs(parent, dirs))
-                        .thenCompose(d -> retrying(() -> namenodes.byPath(path, nn -> nn.create(path,
-                                FileType.FILE, flags, storageClass, clientId, clientHost, ownership))));
+                return CompletableFuture.<FileStatus>failedFuture(why);
             }).thenCompose(f -> f);
-        }
+        }).thenCompose(f -> f);
         return created.thenApply(status -> new TarnOutputStream(this, path, status));
+    }
+
+    /**
+     * After a create answered PARENT_NOT_FOUND with several namenodes: NOT_A_DIRECTORY when one of
+     * the parents ({@code parents} from index {@code i} on) is a file, else {@code notFound} itself.
+     */
+    private CompletableFuture<FileStatus> fileInTheWay(String path, List<String> parents, int i, Throwable notFound) {
+        if (i == parents.size()) {
+            return CompletableFuture.failedFuture(notFound);
+        }
+        String prefix = "/" + String.join("/", parents.subList(0, i + 1));
+        return getStatusAsync(prefix).handle((s, e) -> {
+            if (e != null) {
+                return CompletableFuture.<FileStatus>failedFuture(notFound);
+            }
+            if (!s.isDirectory()) {
+                return CompletableFuture.<FileStatus>failedFuture(TarnException.of(ErrorCode.NOT_A_DIRECTORY,
+                        "cannot create '" + path + "': '" + prefix + "' is a file, not a directory"));
+            }
+            return fileInTheWay(path, parents, i + 1, notFound);
+        }).thenCompose(f -> f);
     }
 
     public CompletableFuture<TarnOutputStream> appendAsync(String path) {
@@ -473,16 +509,61 @@ public final class TarnClient implements AutoCloseable {
 
     // ------------------------------------------------------------------ for streams
 
-    CompletableFuture<BlockRef> writeBlock(long fileId, int index, long durableSize) {
-        return namenodes.byId(fileId, nn -> nn.getBlock(fileId, index, true, clientId, clientHost, durableSize));
+    /** A call about a file by its id at the namenode that owns the id. */
+    @FunctionalInterface
+    private interface ByIdCall<T> {
+        CompletableFuture<T> call(NamenodeClient nn, long fileId);
     }
 
-    CompletableFuture<FileStatus> syncFile(long fileId, long durableSize) {
-        return namenodes.byId(fileId, nn -> nn.sync(fileId, clientId, durableSize));
+    CompletableFuture<BlockRef> writeBlock(FileRef f, int index, long durableSize) {
+        return following(f, (nn, id) -> nn.getBlock(id, index, true, clientId, clientHost, durableSize));
     }
 
-    CompletableFuture<FileStatus> closeFile(long fileId, long size) {
-        return namenodes.byId(fileId, nn -> nn.close(fileId, clientId, size));
+    CompletableFuture<BlockRef> readBlock(FileRef f, int index) {
+        return following(f, (nn, id) -> nn.getBlock(id, index, false, clientId, clientHost, -1));
+    }
+
+    CompletableFuture<FileStatus> syncFile(FileRef f, long durableSize) {
+        return following(f, (nn, id) -> nn.sync(id, clientId, durableSize));
+    }
+
+    CompletableFuture<FileStatus> closeFile(FileRef f, long size) {
+        return following(f, (nn, id) -> nn.close(id, clientId, size));
+    }
+
+    /**
+     * {@code call} with the file's id at the namenode owning it. With several namenodes, a file
+     * that is being renamed to another namenode's name answers RETRY for a moment (tried again), and
+     * one that moved answers MOVED: its old namenode tells the new id (WHERE_MOVED), the stream's
+     * reference takes it, and the call goes to the new namenode.
+     */
+    private <T> CompletableFuture<T> following(FileRef f, ByIdCall<T> call) {
+        NamenodeClient[] nns = namenodes.known();
+        if (nns != null && nns.length == 1) {
+            return call.call(nns[0], f.id()); // one namenode: files never move
+        }
+        long[] used = new long[1]; // the id the last attempt used
+        return retrying(() -> {
+            long id = f.id();
+            used[0] = id;
+            return namenodes.byId(id, nn -> call.call(nn, id));
+        }).handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = unwrap(e);
+            if (cause instanceof TarnError t && t.code() == ErrorCode.MOVED) {
+                long old = used[0];
+                if (f.id() != old) {
+                    return following(f, call); // another call of the stream followed the file already
+                }
+                return namenodes.byId(old, nn -> nn.whereMoved(old)).thenCompose(newId -> {
+                    f.movedTo(old, newId);
+                    return following(f, call);
+                });
+            }
+            return CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(x -> x);
     }
 
     DataClient data() {

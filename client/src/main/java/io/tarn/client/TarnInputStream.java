@@ -32,7 +32,8 @@ public final class TarnInputStream extends InputStream {
     private static final Cleaner CLEANER = Cleaner.create();
     private final TarnClient client;
     private final String path;
-    private final long fileId;
+    /** The file's id, followed when a rename moves the file to another namenode. */
+    private final FileRef file;
     private final long size;
     private final int blockSize;
     private final int chunkSize;
@@ -48,7 +49,7 @@ public final class TarnInputStream extends InputStream {
     TarnInputStream(TarnClient client, String path, FileStatus status) {
         this.client = client;
         this.path = path;
-        this.fileId = status.fileId();
+        this.file = new FileRef(status.fileId());
         this.size = status.size();
         this.blockSize = Math.max(1, status.blockSize());
         this.chunkSize = (int) Math.min(blockSize, client.config().get(TarnKeys.CLIENT_IO_CHUNK));
@@ -414,7 +415,7 @@ public final class TarnInputStream extends InputStream {
         }
         CompletableFuture<BlockRef> f = refs.get(index);
         if (f == null || f.isCompletedExceptionally()) {
-            f = client.getBlockAsync(fileId, index);
+            f = client.readBlock(file, index);
             refs.set(index, f);
         }
         return f;

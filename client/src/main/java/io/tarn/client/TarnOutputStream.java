@@ -33,7 +33,8 @@ import java.util.concurrent.CompletableFuture;
 public final class TarnOutputStream extends OutputStream {
     private final TarnClient client;
     private final String path;
-    private final long fileId;
+    /** The file's id, followed when a rename moves the file to another namenode. */
+    private final FileRef file;
     private final int blockSize;
     private final int chunkSize;
     private final long writeBehind;
@@ -59,7 +60,7 @@ public final class TarnOutputStream extends OutputStream {
     TarnOutputStream(TarnClient client, String path, FileStatus status) {
         this.client = client;
         this.path = path;
-        this.fileId = status.fileId();
+        this.file = new FileRef(status.fileId());
         this.blockSize = status.blockSize();
         this.position = status.size();
         this.sent = status.size();
@@ -153,7 +154,7 @@ public final class TarnOutputStream extends OutputStream {
      */
     public void hsync() throws IOException {
         hflush();
-        TarnClient.await(client.syncFile(fileId, position));
+        TarnClient.await(client.syncFile(file, position));
     }
 
     /** Stores the remaining bytes, then publishes the file's size and releases the lease. */
@@ -164,7 +165,7 @@ public final class TarnOutputStream extends OutputStream {
         }
         try {
             hflush();
-            TarnClient.await(client.closeFile(fileId, position));
+            TarnClient.await(client.closeFile(file, position));
         } finally {
             closed = true;
             release();
@@ -233,7 +234,7 @@ public final class TarnOutputStream extends OutputStream {
             if (index == refIndex + 1 && nextRef != null) {
                 ref = nextRef;
             } else {
-                ref = client.writeBlock(fileId, index, durableSize());
+                ref = client.writeBlock(file, index, durableSize());
             }
             refIndex = index;
             nextRef = null;
@@ -242,7 +243,7 @@ public final class TarnOutputStream extends OutputStream {
         // needed. A file that ends at this block's end leaves the extra block unused; the namenode
         // frees blocks past the final size at close.
         if (nextRef == null && position - (long) index * blockSize >= blockSize / 2) {
-            nextRef = client.writeBlock(fileId, index + 1, durableSize());
+            nextRef = client.writeBlock(file, index + 1, durableSize());
         }
         return ref;
     }

@@ -3,7 +3,6 @@ package io.tarn.client;
 import io.tarn.client.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.FileExistsException;
-import io.tarn.common.error.LeaseException;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Partitions;
@@ -147,15 +146,6 @@ class CrossNamenodeRenameTest {
             assertThat(read(client, src)).isEqualTo(data);
             assertThat(read(client, taken)).hasSize(10);
 
-            String open = "/d/" + nameOf(0, n, "open", 0);
-            try (TarnOutputStream out = client.create(open)) {
-                out.write(data);
-                assertThatThrownBy(() -> client.rename(open, "/d/" + nameOf(1, n, "t", 2)))
-                        .isInstanceOf(LeaseException.class).hasMessageContaining("open for writing");
-            }
-            client.rename(open, "/d/" + nameOf(1, n, "t", 2));
-            assertThat(read(client, "/d/" + nameOf(1, n, "t", 2))).isEqualTo(data);
-
             // The namenode of the new name is down: the rename fails naming it, the file stays.
             String second = cluster.namenode(1).address().toString();
             cluster.namenode(1).close();
@@ -163,6 +153,54 @@ class CrossNamenodeRenameTest {
                     .isInstanceOf(IOException.class).hasMessageContaining("namenode 1")
                     .hasMessageContaining(second.substring(second.lastIndexOf(':') + 1));
             assertThat(read(client, src)).isEqualTo(data);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4})
+    void openStreamsFollowTheirFileToItsNewNamenode(int n) throws Exception {
+        try (MiniCluster cluster = cluster(n); TarnClient writer = cluster.newClient();
+             TarnClient other = cluster.newClient()) {
+            String src = "/" + nameOf(0, n, "being-written-", 0);
+            String dst = "/" + nameOf(n - 1, n, "renamed-", 0);
+            byte[] first = StreamsTest.random(BLOCK + 500, 5);
+            byte[] second = StreamsTest.random(2 * BLOCK + 9, 6);
+            try (TarnOutputStream out = writer.create(src)) {
+                out.write(first);
+                out.hsync();
+                // Another client renames the file while it is being written (HDFS allows it).
+                other.rename(src, dst);
+                assertThat(other.exists(src)).isFalse();
+                assertThat(other.getStatus(dst).underConstruction()).isTrue();
+                out.write(second);
+            }
+            byte[] all = Arrays.copyOf(first, first.length + second.length);
+            System.arraycopy(second, 0, all, first.length, second.length);
+            FileStatus done = other.getStatus(dst);
+            assertThat(done.underConstruction()).isFalse();
+            assertThat(done.size()).isEqualTo(all.length);
+            assertThat(read(other, dst)).isEqualTo(all);
+
+            // An append stream renamed before it wrote anything closes at the new namenode.
+            String appended = "/" + nameOf(n - 1, n, "appended-", 0);
+            try (TarnOutputStream out = writer.append(dst)) {
+                other.rename(dst, "/" + nameOf(0, n, "appending-", 0));
+                other.rename("/" + nameOf(0, n, "appending-", 0), appended);
+            }
+            assertThat(other.getStatus(appended).underConstruction()).isFalse();
+            other.rename(appended, dst);
+
+            // A reader opened before a move reads on after it: block by block, at the new namenode.
+            String back = "/" + nameOf(0, n, "back-", 0);
+            try (InputStream in = other.open(dst)) {
+                byte[] head = in.readNBytes(100);
+                writer.rename(dst, back);
+                byte[] rest = in.readAllBytes();
+                byte[] got = Arrays.copyOf(head, head.length + rest.length);
+                System.arraycopy(rest, 0, got, head.length, rest.length);
+                assertThat(got).isEqualTo(all);
+            }
+            assertThat(FileIds.partition(other.getStatus(back).fileId())).isZero();
         }
     }
 

@@ -7,8 +7,6 @@ import io.tarn.client.TarnOutputStream;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
-import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
-import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.CommonPathCapabilities;
@@ -441,7 +439,7 @@ public class TarnFileSystem extends FileSystem {
         }
     }
 
-    /** Capacity and free space of the live datanodes. */
+    /** Capacity and free space of the live datanodes, added up over every namenode's share (see {@link ClusterCapacity}). */
     @Override
     public FsStatus getStatus(Path p) throws IOException {
         if (p != null) {
@@ -450,16 +448,7 @@ public class TarnFileSystem extends FileSystem {
             checkOpen();
         }
         statistics.incrementReadOps(1);
-        ClusterStatus cluster = client.clusterStatus();
-        long capacity = 0;
-        long free = 0;
-        for (DatanodeStatus d : cluster.datanodes()) {
-            if (d.state() == DatanodeStatus.ALIVE) {
-                capacity += d.capacityBlocks() * cluster.blockSize();
-                free += d.freeBlocks() * cluster.blockSize();
-            }
-        }
-        return new FsStatus(capacity, capacity - free, free);
+        return ClusterCapacity.sum(client.clusterStatusOfEach());
     }
 
     // ------------------------------------------------------------------ attributes

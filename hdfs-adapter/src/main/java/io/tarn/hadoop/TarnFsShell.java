@@ -22,9 +22,9 @@ import java.util.Set;
  * {@code tarn fs}: Hadoop's own {@link FsShell} ({@code hdfs dfs}) on the Tarn cluster that
  * {@code tarn-site.conf} names, so every FsShell command and option works unchanged.
  *
- * <p>The default file system becomes {@code tarn://<tarn.namenode.address>/}, so {@code /path}
- * means a path in Tarn; other schemes ({@code file:///tmp/x}, {@code hdfs://...}) still work, as in
- * {@code hdfs dfs}. Settings come, later ones winning, from {@code tarn-site.conf} (the file named by
+ * <p>The default file system becomes {@code tarn://<first namenode of tarn.namenode.address>/}, so
+ * {@code /path} means a path in Tarn; other schemes ({@code file:///tmp/x}, {@code hdfs://...})
+ * still work, as in {@code hdfs dfs}. Settings come, later ones winning, from {@code tarn-site.conf} (the file named by
  * the {@code tarn.conf} system property, skipped when absent), {@code -Dtarn.*} JVM system
  * properties, and Hadoop's generic options before the command: {@code -D tarn.<key>=value} sets a
  * Tarn key like in every other {@code tarn} command ({@code -D tarn.namenode.address=host:port}
@@ -130,11 +130,12 @@ public final class TarnFsShell {
     /**
      * A Hadoop configuration whose default file system is the Tarn cluster of {@code tarn}, carrying
      * every Tarn setting that differs from its default (except the namenode address, which is the URI).
+     * A URI names one namenode: when {@code tarn.namenode.address} lists several, the first (partition
+     * 0) is named, and the client learns the others from it.
      */
     static Configuration hadoopConfiguration(TarnConfig tarn) {
         Configuration conf = new Configuration();
-        conf.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY,
-                "tarn://" + tarn.get(TarnKeys.NAMENODE_ADDRESS) + "/");
+        conf.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, "tarn://" + tarn.namenodes().get(0) + "/");
         Map<String, String> defaults = TarnConfig.defaults().describe();
         for (Map.Entry<String, String> e : tarn.describe().entrySet()) {
             String key = e.getKey();

@@ -36,4 +36,16 @@ class TarnFsShellTest {
         assertThat(conf.get("fs.tarn.namenode.address")).as("the URI carries it").isNull();
         assertThat(conf.get("fs.tarn." + TarnKeys.BLOCK_SIZE.name().substring(5))).as("defaults stay out").isNull();
     }
+
+    @Test
+    void withSeveralNamenodesTheDefaultFileSystemNamesTheFirst() {
+        TarnConfig tarn = TarnConfig.builder()
+                .set("tarn.namenode.address", "nn0.example:9060,nn1.example:9061,[::1]:9062,nn3.example:9063").build();
+        Configuration conf = TarnFsShell.hadoopConfiguration(tarn);
+        assertThat(conf.get("fs.defaultFS")).isEqualTo("tarn://nn0.example:9060/");
+        assertThat(conf.get("fs.tarn.namenode.address")).as("the others are learned from the first").isNull();
+
+        TarnConfig ipv6First = TarnConfig.builder().set("tarn.namenode.address", "[::1]:9062,nn1.example:9061").build();
+        assertThat(TarnFsShell.hadoopConfiguration(ipv6First).get("fs.defaultFS")).isEqualTo("tarn://[::1]:9062/");
+    }
 }

@@ -18,9 +18,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The Tarn cluster every test in this JVM talks to: a MiniCluster (one namenode, two DRAM
- * datanodes, 64 KiB blocks so that small test files span several) started on first use and stopped
- * when the JVM exits.
+ * The Tarn cluster every test in this JVM talks to: a MiniCluster (one namenode unless the
+ * {@value #NAMENODES_PROPERTY} system property asks for more, two DRAM datanodes, 64 KiB blocks so
+ * that small test files span several) started on first use and stopped when the JVM exits.
+ *
+ * <p>With several namenodes (partitions of one namespace, docs/partitioning.md) the tests' URI names
+ * the last of them, never the coordinator, so every suite also proves that a client given any one
+ * namenode finds the others. The build runs {@code TarnFileSystemIT}, the contract and the
+ * FileContext suites once per namenode count (1, 2 and 4), each count in a JVM of its own
+ * (hdfs-adapter/pom.xml).
  *
  * <p>The cluster runs in a class loader of its own, built from the jars of tarn-client and its
  * runtime dependencies (listed by the build in {@code target/tarn-cluster.classpath}) with only the
@@ -35,6 +41,11 @@ public final class TarnTestCluster {
     public static final int BLOCK_SIZE = 64 * 1024;
     /** Datanodes in the cluster. */
     public static final int DATANODES = 2;
+    /**
+     * System property: how many namenodes the cluster runs, 1 when unset; at most 8, since each
+     * datanode has 8 regions to share among them.
+     */
+    public static final String NAMENODES_PROPERTY = "tarn.test.namenodes";
 
     private static TarnTestCluster shared;
 
@@ -42,10 +53,10 @@ public final class TarnTestCluster {
     private final AutoCloseable cluster;
     private final URI uri;
 
-    private TarnTestCluster(URLClassLoader loader, AutoCloseable cluster, InetSocketAddress namenode) {
+    private TarnTestCluster(URLClassLoader loader, AutoCloseable cluster, int namenodePort) {
         this.loader = loader;
         this.cluster = cluster;
-        this.uri = URI.create("tarn://127.0.0.1:" + namenode.getPort());
+        this.uri = URI.create("tarn://127.0.0.1:" + namenodePort);
     }
 
     /** The shared cluster, started on first call. */
@@ -58,9 +69,25 @@ public final class TarnTestCluster {
         return shared;
     }
 
-    /** {@code tarn://127.0.0.1:<port>}: the namenode's URI. */
+    /** {@code tarn://127.0.0.1:<port>}: the URI of the namenode the tests name (the last one). */
     public URI uri() {
         return uri;
+    }
+
+    /**
+     * The namenode count asked for by {@value #NAMENODES_PROPERTY}, 1 when it is unset. Anything
+     * other than a whole number fails, so that a mistyped build setting cannot quietly test one namenode.
+     */
+    public static int namenodes() {
+        String value = System.getProperty(NAMENODES_PROPERTY, "").trim();
+        if (value.isEmpty()) {
+            return 1;
+        }
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(NAMENODES_PROPERTY + " = '" + value + "' is not a number of namenodes");
+        }
     }
 
     /**
@@ -87,13 +114,16 @@ public final class TarnTestCluster {
             Class<?> miniCluster = loader.loadClass("io.tarn.client.minicluster.MiniCluster");
             Object builder = miniCluster.getMethod("builder").invoke(null);
             Class<?> builderType = builder.getClass();
+            int namenodes = namenodes();
+            builderType.getMethod("namenodes", int.class).invoke(builder, namenodes);
             builderType.getMethod("datanodes", int.class).invoke(builder, DATANODES);
             set(builder, "tarn.blocksize", Integer.toString(BLOCK_SIZE));
             set(builder, "tarn.datanode.dram.capacity", "128m");
             set(builder, "tarn.datanode.dram.region.size", "16m");
             AutoCloseable cluster = (AutoCloseable) builderType.getMethod("start").invoke(builder);
-            InetSocketAddress namenode = (InetSocketAddress) miniCluster.getMethod("namenodeAddress").invoke(cluster);
-            return new TarnTestCluster(loader, cluster, namenode);
+            Object last = miniCluster.getMethod("namenode", int.class).invoke(cluster, namenodes - 1);
+            InetSocketAddress address = (InetSocketAddress) last.getClass().getMethod("address").invoke(last);
+            return new TarnTestCluster(loader, cluster, address.getPort());
         } catch (InvocationTargetException e) {
             throw new IllegalStateException("the Tarn MiniCluster did not start", e.getCause());
         } catch (ReflectiveOperationException e) {

@@ -91,13 +91,16 @@ public final class DirectoryCoordinator implements AutoCloseable {
             String name = comps.get(i);
             String here = TarnPath.child(parent, name);
             Inode existing = namespace.find(here);
+            boolean last = i == comps.size() - 1;
             if (existing instanceof FileInode) {
-                throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + TarnPath.normalize(path)
-                        + "': '" + here + "' exists and is a file");
+                throw fileInTheWay(TarnPath.normalize(path), here, last, parents);
             }
             if (existing == null) {
-                boolean last = i == comps.size() - 1;
                 if (!last && !parents) {
+                    // A file of another namenode may hold the name: then it is in the way, as with one namenode.
+                    if (isFileElsewhere(here, name)) {
+                        throw fileInTheWay(TarnPath.normalize(path), here, false, false);
+                    }
                     throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot create directory '"
                             + TarnPath.normalize(path) + "': parent directory '" + here + "' does not exist");
                 }
@@ -108,6 +111,45 @@ public final class DirectoryCoordinator implements AutoCloseable {
             parent = here;
         }
         return namespace.getFile(path);
+    }
+
+    /**
+     * A file where a directory of the path should be: FILE_EXISTS for the directory itself or, with
+     * parents (mkdirs), for one on the way; NOT_A_DIRECTORY for a parent of a single mkdir, as with one
+     * namenode.
+     */
+    private static TarnException fileInTheWay(String path, String here, boolean last, boolean parents) {
+        if (last || parents) {
+            return new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + path + "': '" + here
+                    + "' exists and is a file");
+        }
+        return new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot create directory '" + path + "': '" + here
+                + "' is a file, not a directory");
+    }
+
+    /** True when the namenode owning {@code name} holds a file at {@code path} (only ever asked on an error path). */
+    private boolean isFileElsewhere(String path, String name) throws TarnException {
+        int owner = partitioning.ownerOf(name);
+        if (owner == partitioning.partition()) {
+            return false;
+        }
+        CompletableFuture<FileStatus> call = peers[owner].call(Opcode.GET_FILE, b -> Wire.writeString(b, path),
+                NamenodeProtocol::decodeStatus);
+        try {
+            return call.get(timeoutMs, TimeUnit.MILLISECONDS).isFile();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TarnError t && t.code() == ErrorCode.FILE_NOT_FOUND) {
+                return false;
+            }
+            await(owner, call); // its error, naming the namenode
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TarnException(ErrorCode.INTERNAL, "interrupted while asking " + partitioning.describe(owner));
+        } catch (TimeoutException e) {
+            throw new TarnException(ErrorCode.TIMEOUT, partitioning.describe(owner) + " did not answer within "
+                    + timeoutMs + " ms");
+        }
     }
 
     /**

@@ -26,9 +26,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Moves files between namenodes (docs/partitioning.md, "File renames across partitions"): a closed
- * file renamed to a name another namenode owns is adopted there with its attributes and blocks,
- * then unlinked here. Also gives freed foreign blocks back to the namenode that allocated them.
+ * Moves files between namenodes (docs/partitioning.md, "File renames across partitions"): a file
+ * renamed to a name another namenode owns is adopted there with its attributes, blocks and (if it
+ * is being written) its writer's lease, then unlinked here; its old id answers MOVED for a while,
+ * so that its writer and readers follow it. Also gives freed foreign blocks back to the namenode that allocated them.
  *
  * <p>Nothing here blocks: each step runs when the previous answer arrives, on a transport thread.
  * The order makes a rename atomic to point lookups: the source answers RETRY from the moment it is
@@ -61,9 +62,9 @@ final class FileMover implements AutoCloseable {
         FileInode f = move.file();
         AdoptRequest request;
         try {
-            request = new AdoptRequest(move.targetParent(), move.targetName(), f.id(), f.size(), f.blockSize(),
-                    f.storageClass(), f.creationTime(), f.modificationTime(), f.accessTime(), f.ownership(),
-                    files.movedBlocks(f, partitioning.partition()));
+            request = new AdoptRequest(move.targetParent(), move.targetName(), f.id(), f.writer(), f.size(),
+                    f.blockSize(), f.storageClass(), f.creationTime(), f.modificationTime(), f.accessTime(),
+                    f.ownership(), files.movedBlocks(f, partitioning.partition()));
         } catch (TarnException e) {
             namespace.abortMove(move);
             return CompletableFuture.failedFuture(e);
@@ -77,6 +78,7 @@ final class FileMover implements AutoCloseable {
         }
         return adopted.handle((status, e) -> {
             if (e == null) {
+                files.forward(f.id(), status.fileId(), move.targetPath()); // before the old id disappears
                 namespace.commitMove(move);
                 return CompletableFuture.<Void>completedFuture(null);
             }

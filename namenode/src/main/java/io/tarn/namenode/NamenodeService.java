@@ -33,6 +33,7 @@ import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.Wire;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.blocks.DatanodeInfo;
@@ -290,6 +291,11 @@ public final class NamenodeService implements RpcHandler {
                 case Opcode.DIR_SNAPSHOT -> {
                     ByteBuf out = request.response();
                     namespace.snapshot().encode(out);
+                    request.send(out);
+                }
+                case Opcode.WHERE_MOVED -> {
+                    ByteBuf out = request.response();
+                    out.writeLong(fileService.whereMoved(Wire.readLong(body)));
                     request.send(out);
                 }
                 case Opcode.FREE_BLOCKS -> {
@@ -591,6 +597,7 @@ public final class NamenodeService implements RpcHandler {
      */
     public void runMaintenance() {
         datanodes.checkLiveness();
+        fileService.expireForwards();
         for (LeaseManager.Expired e : leases.expire()) {
             for (long fileId : e.fileIds()) {
                 fileService.recover(fileId, e.clientId(), e.silenceMs());

@@ -87,7 +87,8 @@ class FileMoveTest {
     /** The FILE_ADOPT request FileMover sends for {@code move}, through its wire encoding. */
     private AdoptRequest adoptRequest(FileMove move) throws Exception {
         FileInode f = move.file();
-        AdoptRequest r = new AdoptRequest(move.targetParent(), move.targetName(), f.id(), f.size(), f.blockSize(),
+        AdoptRequest r = new AdoptRequest(move.targetParent(), move.targetName(), f.id(), f.writer(), f.size(),
+                f.blockSize(),
                 f.storageClass(), f.creationTime(), f.modificationTime(), f.accessTime(), f.ownership(),
                 nn[0].files().movedBlocks(f, 0));
         ByteBuf buf = Unpooled.buffer();
@@ -128,11 +129,13 @@ class FileMoveTest {
         assertThat(nn[0].files().getBlocks(before.fileId(), 0, 10)).as("still readable by id").hasSize(3);
 
         FileStatus adopted = adoptAt1(move);
+        nn[0].files().forward(before.fileId(), adopted.fileId(), dst); // as FileMover does
         nn[0].namespace().commitMove(move);
 
         failsWith(ErrorCode.FILE_NOT_FOUND, () -> nn[0].namespace().getFile(src));
-        assertThat(failsWith(ErrorCode.FILE_NOT_FOUND, () -> nn[0].files().getBlocks(before.fileId(), 0, 1)))
-                .contains("renamed to a name another namenode owns");
+        assertThat(failsWith(ErrorCode.MOVED, () -> nn[0].files().getBlocks(before.fileId(), 0, 1)))
+                .contains("renamed to '" + dst + "', a name another namenode owns");
+        assertThat(nn[0].files().whereMoved(before.fileId())).isEqualTo(adopted.fileId());
         assertThat(nn[0].namespace().fileCount()).isZero();
         assertThat(nn[1].namespace().fileCount()).isEqualTo(1);
         assertThat(free(0)).as("the blocks stay allocated: the moved file holds them").isEqualTo(free0);
@@ -218,11 +221,6 @@ class FileMoveTest {
         nn[0].namespace().abortMove(move2);
         assertThat(nn[0].namespace().getFile(src).isFile()).isTrue();
 
-        // Open files do not move: their lease and allocation stay with one namenode.
-        String open = "/out/" + nameOf(0, "open");
-        nn[0].create(new CreateRequest(open, FileType.FILE, 0, 0, WRITER, "", Ownership.UNSPECIFIED));
-        assertThat(failsWith(ErrorCode.LEASE_CONFLICT, () -> nn[0].namespace().rename(open, "/out/" + nameOf(1, "x"))))
-                .contains("open for writing");
         failsWith(ErrorCode.PARENT_NOT_FOUND, () -> nn[0].namespace().rename(src, "/nowhere/" + nameOf(1, "x")));
     }
 
@@ -297,7 +295,7 @@ class FileMoveTest {
         // Back to a name of namenode 0: its own block is native there again, namenode 1's is foreign.
         FileMove back = nn[1].namespace().rename(b, c);
         AdoptRequest r = new AdoptRequest(back.targetParent(), back.targetName(), back.file().id(),
-                back.file().size(), back.file().blockSize(), back.file().storageClass(), back.file().creationTime(),
+                back.file().writer(), back.file().size(), back.file().blockSize(), back.file().storageClass(), back.file().creationTime(),
                 back.file().modificationTime(), back.file().accessTime(), back.file().ownership(),
                 nn[1].files().movedBlocks(back.file(), 1));
         FileStatus home = nn[0].namespace().adopt(r, nn[0].files().adoptedBlocks(r.blocks(), 0));
@@ -309,6 +307,40 @@ class FileMoveTest {
         assertThat(nn[1].tokens().check(refs.get(1).token(), refs.get(1).datanodeId(), refs.get(1).regionId(),
                 refs.get(1).blockIndex(), refs.get(1).generation(), BlockTokens.READ)).isTrue();
         assertThat(home.size()).isEqualTo(Fixture.BLOCK + 5);
+    }
+
+    @Test
+    void aFileBeingWrittenMovesWithItsWriterWhoFollowsItToTheNewId() throws Exception {
+        String src = "/out/" + nameOf(0, "open");
+        String dst = "/out/" + nameOf(1, "renamed");
+        FileStatus s = nn[0].create(new CreateRequest(src, FileType.FILE, 0, 0, WRITER, "", Ownership.UNSPECIFIED));
+        BlockRef first = nn[0].files().getBlock(s.fileId(), 0, true, WRITER, "");
+
+        FileMove move = nn[0].namespace().rename(src, dst);
+        assertThat(failsWith(ErrorCode.RETRY, () -> nn[0].files().getBlock(s.fileId(), 1, true, WRITER, "", 100)))
+                .as("the writer waits while the file moves").contains("being renamed");
+        failsWith(ErrorCode.RETRY, () -> nn[0].files().close(s.fileId(), WRITER, 10));
+        FileStatus adopted = adoptAt1(move);
+        nn[0].files().forward(s.fileId(), adopted.fileId(), dst);
+        nn[0].namespace().commitMove(move);
+        assertThat(adopted.underConstruction()).isTrue();
+        assertThat(nn[0].leases().fileCount()).as("the lease left with the file").isZero();
+        assertThat(nn[1].leases().fileCount()).isEqualTo(1);
+
+        // The writer's old id says where the file went; the writer goes on there.
+        assertThat(failsWith(ErrorCode.MOVED, () -> nn[0].files().getBlock(s.fileId(), 1, true, WRITER, "", 100)))
+                .contains(dst);
+        assertThat(nn[0].files().whereMoved(s.fileId())).isEqualTo(adopted.fileId());
+        BlockRef again = nn[1].files().getBlock(adopted.fileId(), 0, true, WRITER, "", 100);
+        assertThat(List.of(again.regionId(), again.blockIndex(), again.generation(), again.token()))
+                .as("its first block, with namenode 0's write token").isEqualTo(
+                        List.of(first.regionId(), first.blockIndex(), first.generation(), first.token()));
+        nn[1].files().getBlock(adopted.fileId(), 1, true, WRITER, "", Fixture.BLOCK);
+        FileStatus closed = nn[1].files().close(adopted.fileId(), WRITER, Fixture.BLOCK + 20);
+        assertThat(closed.size()).isEqualTo(Fixture.BLOCK + 20);
+        assertThat(nn[1].leases().fileCount()).isZero();
+        assertThat(nn[1].files().reopen(nn[1].namespace().file(dst), 9).underConstruction())
+                .as("an ordinary file there: it can be appended to").isTrue();
     }
 
     private static FreeBlocksRequest roundTrip(FreeBlocksRequest r) {

@@ -22,6 +22,7 @@ public enum ErrorCode {
     NOT_SUPPORTED(12, "not supported"),
     AT_COORDINATOR(13, "directory changes go to namenode 0"),
     RETRY(14, "busy for a moment; try again"),
+    MOVED(15, "the file moved to another namenode; ask where (WHERE_MOVED)"),
 
     FILE_NOT_FOUND(20, "no such file or directory"),
     FILE_EXISTS(21, "file exists"),

@@ -578,17 +578,20 @@ public final class NamenodeProtocol {
 
     /**
      * FILE_ADOPT, from the namenode owning a file's current name to the one owning its new name: link
-     * a closed file as {@code name} in directory {@code parent}, with these attributes and blocks,
-     * under an id of the receiver's. {@code fromId} is the file's id at the sender, remembered so that
-     * FILE_ADOPT_UNDO takes back exactly this adoption. Answered with the new file's status.
+     * the file as {@code name} in directory {@code parent}, with these attributes and blocks, under an
+     * id of the receiver's. {@code writer} is the client whose lease the file is under construction
+     * for, 0 for a closed file ({@code size} is then final, else what the writer reported stored).
+     * {@code fromId} is the file's id at the sender, remembered so that FILE_ADOPT_UNDO takes back
+     * exactly this adoption. Answered with the new file's status.
      */
-    public record AdoptRequest(String parent, String name, long fromId, long size, int blockSize, int storageClass,
-                               long creationTime, long modificationTime, long accessTime, Ownership ownership,
-                               List<MovedBlock> blocks) {
+    public record AdoptRequest(String parent, String name, long fromId, long writer, long size, int blockSize,
+                               int storageClass, long creationTime, long modificationTime, long accessTime,
+                               Ownership ownership, List<MovedBlock> blocks) {
         public void encode(ByteBuf buf) {
             Wire.writeString(buf, parent);
             Wire.writeString(buf, name);
             buf.writeLong(fromId);
+            buf.writeLong(writer);
             buf.writeLong(size);
             buf.writeInt(blockSize);
             buf.writeInt(storageClass);
@@ -601,7 +604,8 @@ public final class NamenodeProtocol {
 
         public static AdoptRequest decode(ByteBuf buf) {
             AdoptRequest r = new AdoptRequest(Wire.readString(buf), Wire.readString(buf), Wire.readLong(buf),
-                    Wire.readLong(buf), Wire.readInt(buf, 1, Integer.MAX_VALUE, "block size"), Wire.readInt(buf),
+                    Wire.readLong(buf), Wire.readLong(buf), Wire.readInt(buf, 1, Integer.MAX_VALUE, "block size"),
+                    Wire.readInt(buf),
                     Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf), readOwnership(buf),
                     MovedBlock.decodeAll(buf));
             Wire.end(buf);

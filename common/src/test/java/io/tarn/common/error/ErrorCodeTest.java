@@ -35,6 +35,7 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.NOT_SUPPORTED, 12);
         WIRE.put(ErrorCode.AT_COORDINATOR, 13);
         WIRE.put(ErrorCode.RETRY, 14);
+        WIRE.put(ErrorCode.MOVED, 15);
         WIRE.put(ErrorCode.FILE_NOT_FOUND, 20);
         WIRE.put(ErrorCode.FILE_EXISTS, 21);
         WIRE.put(ErrorCode.NOT_A_DIRECTORY, 22);
@@ -88,7 +89,7 @@ class ErrorCodeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 15, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
+    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 16, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
     void unknownNumbersDecodeAsUnknown(int code) {
         assertThat(ErrorCode.of(code)).isSameAs(ErrorCode.UNKNOWN);
     }

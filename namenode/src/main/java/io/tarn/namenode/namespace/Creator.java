@@ -127,9 +127,12 @@ final class Creator {
         }
         long id = files.reserve();
         FileInode file = new FileInode(id, r.name(), parent, r.creationTime(), r.modificationTime(), r.accessTime(),
-                r.ownership(), r.blockSize(), r.storageClass(), r.size(), blocks, r.fromId());
+                r.ownership(), r.blockSize(), r.storageClass(), r.size(), blocks, r.fromId(), r.writer());
         synchronized (file) {
             file.beginMove();
+        }
+        if (r.writer() != FileInode.NO_CLIENT) {
+            leases.acquire(r.writer(), id); // the writer goes on here, under its lease here
         }
         files.publish(file);
         counts.fileAdded();
@@ -160,10 +163,15 @@ final class Creator {
      */
     void dropAdopted(FileInode file) {
         boolean retired;
+        long writer;
         synchronized (file) {
+            writer = file.leaseHolder();
             retired = file.retireMoved();
         }
         if (retired) {
+            if (writer != FileInode.NO_CLIENT) {
+                leases.release(writer, file.id());
+            }
             files.release(file.id());
             counts.fileRemoved();
         }

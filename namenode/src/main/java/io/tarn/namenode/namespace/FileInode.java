@@ -53,17 +53,21 @@ public final class FileInode extends Inode {
         this.adoptedFrom = 0;
     }
 
-    /** A closed file that moved in from another namenode, where its id was {@code adoptedFrom}. */
+    /**
+     * A file that moved in from another namenode, where its id was {@code adoptedFrom}: closed, or
+     * (writer not {@link #NO_CLIENT}) under construction, leased to {@code writer}.
+     */
     FileInode(long id, String name, DirectoryInode parent, long creationTime, long modificationTime, long accessTime,
-              Ownership ownership, int blockSize, int storageClass, long size, Block[] blocks, long adoptedFrom) {
+              Ownership ownership, int blockSize, int storageClass, long size, Block[] blocks, long adoptedFrom,
+              long writer) {
         super(id, name, parent, creationTime, modificationTime, accessTime, ownership);
         this.blockSize = blockSize;
         this.storageClass = storageClass;
-        this.leaseHolder = NO_CLIENT;
-        this.lastWriter = NO_CLIENT;
+        this.leaseHolder = writer;
+        this.lastWriter = writer;
         this.size = size;
         this.blocks = blocks.length == 0 ? NO_BLOCKS : blocks.clone();
-        this.underConstruction = false;
+        this.underConstruction = writer != NO_CLIENT;
         this.adoptedFrom = adoptedFrom;
     }
 
@@ -103,11 +107,18 @@ public final class FileInode extends Inode {
     }
 
     /**
-     * Starts moving the file to another namenode: only a closed, live file that is not moving
-     * already. Caller holds the monitor.
+     * The client writing the file, or {@link #NO_CLIENT} when it is closed: what a move hands on.
+     */
+    public synchronized long writer() {
+        return underConstruction ? leaseHolder : NO_CLIENT;
+    }
+
+    /**
+     * Starts moving the file to another namenode: only a live file that is not moving already. Its
+     * writer, if any, waits (RETRY) until the move ends. Caller holds the monitor.
      */
     boolean beginMove() {
-        if (retired || underConstruction || moving) {
+        if (retired || moving) {
             return false;
         }
         moving = true;

@@ -35,6 +35,8 @@ public final class FileService {
     private final DatanodeRegistry datanodes;
     private final LeaseManager leases;
     private final BlockTokens tokens;
+    private final java.util.concurrent.ConcurrentHashMap<Long, Forward> forwards =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     public FileService(Clock clock, FileTable files, BlockAllocator allocator, DatanodeRegistry datanodes,
                        LeaseManager leases, BlockTokens tokens) {
@@ -170,6 +172,9 @@ public final class FileService {
         FileInode f = file(fileId);
         Block[] surplus;
         synchronized (f) {
+            if (f.moving()) {
+                throw FileInode.movingRetry("close", f.path());
+            }
             if (!f.underConstruction()) {
                 if (f.recoveredFrom() == clientId) {
                     throw leaseExpired(f, clientId);
@@ -200,8 +205,8 @@ public final class FileService {
         }
         Block[] surplus;
         synchronized (f) {
-            if (f.retired() || !f.underConstruction() || f.leaseHolder() != clientId) {
-                return;
+            if (f.retired() || f.moving() || !f.underConstruction() || f.leaseHolder() != clientId) {
+                return; // moving: the lease goes with the file; if the move fails, the next pass recovers it
             }
             surplus = f.finish(f.size(), clock.millis(), clientId);
         }
@@ -213,10 +218,44 @@ public final class FileService {
     private FileInode file(long fileId) throws TarnException {
         FileInode f = files.get(fileId);
         if (f == null) {
+            Forward to = forwards.get(fileId);
+            if (to != null) {
+                throw new TarnException(ErrorCode.MOVED, "file " + FileIds.format(fileId) + " was renamed to '"
+                        + to.path() + "', a name another namenode owns, where its id is " + FileIds.format(to.id()));
+            }
             throw new TarnException(ErrorCode.FILE_NOT_FOUND, "no file with id " + FileIds.format(fileId)
-                    + " (it was deleted, renamed to a name another namenode owns, or the id is stale)");
+                    + " (it was deleted, or the id is stale)");
         }
         return f;
+    }
+
+    /** Where a moved file went: its id there and its new path (for messages), until {@code expires}. */
+    private record Forward(long id, String path, long expires) {
+    }
+
+    /**
+     * Remembers that file {@code oldId} moved to another namenode as {@code newId}, so that its
+     * writer and readers, who hold the old id, are told where it went (MOVED, then WHERE_MOVED) for
+     * twice the lease timeout: long enough for a writer that keeps its lease to come back.
+     */
+    public void forward(long oldId, long newId, String path) {
+        forwards.put(oldId, new Forward(newId, path, clock.millis() + 2 * leases.timeoutMs()));
+    }
+
+    /** WHERE_MOVED: the new id of a file that moved away; FILE_NOT_FOUND when none is known. */
+    public long whereMoved(long oldId) throws TarnException {
+        Forward to = forwards.get(oldId);
+        if (to == null) {
+            throw new TarnException(ErrorCode.FILE_NOT_FOUND, "no file with id " + FileIds.format(oldId)
+                    + " moved away from this namenode recently");
+        }
+        return to.id();
+    }
+
+    /** Forgets forwards past their time (maintenance). */
+    public void expireForwards() {
+        long now = clock.millis();
+        forwards.values().removeIf(f -> f.expires() <= now);
     }
 
     // ------------------------------------------------------------------ files moving between namenodes
@@ -327,6 +366,9 @@ public final class FileService {
     private void checkWriter(FileInode f, long clientId) throws TarnException {
         if (f.retired()) {
             throw new TarnException(ErrorCode.FILE_NOT_FOUND, "'" + f.path() + "' was deleted");
+        }
+        if (f.moving()) {
+            throw FileInode.movingRetry("write", f.path());
         }
         if (f.recoveredFrom() == clientId) {
             throw leaseExpired(f, clientId);

@@ -63,6 +63,7 @@ public final class Namespace {
     private final Renamer renamer;
     private final Partitioning partitioning;
     private final Clock clock;
+    private final LeaseManager leases;
     /** Held by renames and recursive deletes only (and a snapshot of the tree). */
     private final ReentrantLock structureLock = new ReentrantLock();
 
@@ -83,6 +84,7 @@ public final class Namespace {
         this.files = files;
         this.partitioning = partitioning;
         this.clock = clock;
+        this.leases = leases;
         Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
                 Ownership.DIRECTORY_DEFAULT);
         this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
@@ -340,13 +342,18 @@ public final class Namespace {
     public void commitMove(FileMove move) {
         FileInode f = move.file();
         boolean retired;
+        long writer;
         synchronized (f) {
             if (!f.unlinkedWhileMoving()) {
                 move.srcParent().children().remove(move.srcName(), f);
             }
+            writer = f.writer();
             retired = f.retireMoved();
         }
         if (retired) {
+            if (writer != FileInode.NO_CLIENT) {
+                leases.release(writer, f.id()); // the writer's lease is at the adopting namenode now
+            }
             files.release(f.id());
             counts.fileRemoved();
         }

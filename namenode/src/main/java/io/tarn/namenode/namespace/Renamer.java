@@ -117,8 +117,8 @@ final class Renamer {
 
     /**
      * Starts moving file {@code src} to {@code targetName} in {@code targetParent}, a name partition
-     * {@code to} owns: checks under the structure lock that the source is a closed file and marks
-     * it moving. The target is checked by the namenode that adopts the file.
+     * {@code to} owns: checks under the structure lock that the source is a file and marks it
+     * moving. The target is checked by the namenode that adopts the file.
      */
     FileMove beginMove(String src, String targetParent, String targetName, int to) throws TarnException {
         List<String> sc = TarnPath.components(src);
@@ -136,11 +136,6 @@ final class Renamer {
                         + "directory");
             }
             synchronized (f) {
-                if (f.underConstruction() && !f.retired()) {
-                    throw new TarnException(ErrorCode.LEASE_CONFLICT, "cannot rename '" + srcPath + "' to '" + targetPath
-                            + "' while it is open for writing: with several namenodes a file moves to the namenode "
-                            + "of its new name, which it can do only once closed; close it first");
-                }
                 if (!f.beginMove()) {
                     throw f.retired()
                             ? new TarnException(ErrorCode.FILE_NOT_FOUND, "cannot rename '" + srcPath

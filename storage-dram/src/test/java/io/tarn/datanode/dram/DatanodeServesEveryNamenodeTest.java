@@ -330,12 +330,14 @@ class DatanodeServesEveryNamenodeTest {
         startNamenode(1);
         await("registered with the restarted namenode 1", () -> nn(1).datanodes().size() == 1 && dn.isRegistered());
         assertThat(seenBy(1, dn).regions()).isEqualTo(new RegionSet(1, 2, 4));
+        long again = newFile(1);
+        BlockRef fresh = writeRef(1, again, 0);
+        // The namenode registers the datanode before the datanode has the new key from its answer.
+        await("the datanode took the restarted namenode 1's key",
+                () -> catchThrowable(() -> write(c, fresh, data(20, 13))) == null);
         assertThat(errorOf(() -> read(c, w1, 100))).as("the old namenode 1's key is gone")
                 .startsWith(ErrorCode.INVALID_TOKEN + ": ");
         assertThat(read(c, readRef(0, f0), BLOCK)).as("namenode 0's generations were not reset").isEqualTo(d0);
-        long again = newFile(1);
-        BlockRef fresh = writeRef(1, again, 0);
-        write(c, fresh, data(20, 13));
         assertThat(read(c, fresh, 20)).isEqualTo(data(20, 13));
     }
 
