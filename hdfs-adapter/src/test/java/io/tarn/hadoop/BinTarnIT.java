@@ -145,11 +145,17 @@ class BinTarnIT {
 
         Outcome mkdir = tarn("fs", "-mkdir", "-p", "/it/dir");
         assertThat(mkdir.exit()).as(mkdir.output()).isZero();
-        Path local = Files.writeString(tmp.resolve("hello.txt"), "hello, tarn\n");
-        // -d: no temporary ._COPYING_ file, whose rename may cross namenodes (not built yet, docs/partitioning.md).
-        Outcome put = tarn("fs", "-put", "-d", local.toString(), "/it/dir/");
+        // A name whose temporary copy (name._COPYING_, renamed when done) belongs to the other namenode,
+        // so that -put moves the file between namenodes.
+        String name = "hello.txt";
+        for (int i = 0; io.tarn.common.fs.Partitions.ofName(name, 2)
+                == io.tarn.common.fs.Partitions.ofName(name + "._COPYING_", 2); i++) {
+            name = "hello" + i + ".txt";
+        }
+        Path local = Files.writeString(tmp.resolve(name), "hello, tarn\n");
+        Outcome put = tarn("fs", "-put", local.toString(), "/it/dir/");
         assertThat(put.exit()).as(put.output()).isZero();
-        Outcome cat = tarn("fs", "--config", conf.resolve("tarn-site.conf").toString(), "-cat", "/it/dir/hello.txt");
+        Outcome cat = tarn("fs", "--config", conf.resolve("tarn-site.conf").toString(), "-cat", "/it/dir/" + name);
         assertThat(cat.output()).isEqualTo("hello, tarn\n");
         Outcome badKey = tarn("fs", "-D", "tarn.client.readahed=1m", "-ls", "/");
         assertThat(badKey.exit()).isEqualTo(2);
@@ -159,7 +165,7 @@ class BinTarnIT {
         assertThat(bench.output()).contains("\"type\":\"write\"").contains("\"bytes\":1048576");
         Outcome ls = tarn("fs", "-ls", "-R", "/it");
         assertThat(ls.exit()).as(ls.output()).isZero();
-        assertThat(ls.output()).contains("/it/dir/hello.txt").containsPattern(" 1048576 \\S+ \\S+ /it/file");
+        assertThat(ls.output()).contains("/it/dir/" + name).containsPattern(" 1048576 \\S+ \\S+ /it/file");
 
         Outcome stop = tarn("stop");
         assertThat(stop.exit()).as(stop.output()).isZero();
