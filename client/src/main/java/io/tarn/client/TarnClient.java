@@ -260,8 +260,30 @@ public final class TarnClient implements AutoCloseable {
         if (nns != null && nns.length == 1) {
             return nns[0].getFile(path); // the hot path of a single namenode: nothing to compute or allocate
         }
-        // A file being renamed to another namenode's name answers RETRY for a moment.
-        return retrying(() -> namenodes.byPath(path, nn -> nn.getFile(path)));
+        // A file being renamed to another namenode's name answers RETRY for a moment. A directory is
+        // asked of every namenode, each of which records the changes it makes in it.
+        return retrying(() -> namenodes.byPath(path, nn -> nn.getFile(path)))
+                .thenCompose(s -> s.isDirectory() ? directoryEverywhere(path, s) : CompletableFuture.completedFuture(s));
+    }
+
+    /** A directory's status with the latest modification time of every namenode's copy. */
+    private CompletableFuture<FileStatus> directoryEverywhere(String path, FileStatus first) {
+        return namenodes.all().thenCompose(nns -> {
+            List<CompletableFuture<FileStatus>> each = new ArrayList<>(nns.length);
+            for (NamenodeClient nn : nns) {
+                each.add(nn.getFile(path));
+            }
+            return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0])).handle((v, e) -> {
+                FileStatus merged = first;
+                for (CompletableFuture<FileStatus> f : each) {
+                    FileStatus s = f.isCompletedExceptionally() ? null : f.join();
+                    if (s != null && s.isDirectory() && s.fileId() == first.fileId()) {
+                        merged = merged.mergeTimes(s);
+                    }
+                }
+                return merged; // a namenode that did not answer leaves its share out
+            });
+        });
     }
 
     private CompletableFuture<FileStatus> setAttributes(SetAttributesRequest r) {
@@ -387,7 +409,8 @@ public final class TarnClient implements AutoCloseable {
     /**
      * The union of the partitions' listings. A partition that does not know the path (it holds
      * neither the directory's files nor the file) answers FILE_NOT_FOUND; only when all do is the
-     * path missing.
+     * path missing. Every partition lists the subdirectories: they appear once, with the latest
+     * modification time any namenode recorded.
      */
     private static List<FileStatus> merge(List<CompletableFuture<List<FileStatus>>> parts) {
         List<FileStatus> all = new ArrayList<>();
@@ -409,7 +432,17 @@ public final class TarnClient implements AutoCloseable {
             throw new CompletionException(notFound);
         }
         all.sort(java.util.Comparator.comparing(FileStatus::name));
-        return all;
+        List<FileStatus> merged = new ArrayList<>(all.size());
+        for (FileStatus s : all) {
+            int last = merged.size() - 1;
+            if (last >= 0 && merged.get(last).name().equals(s.name()) && s.isDirectory()
+                    && merged.get(last).isDirectory()) {
+                merged.set(last, merged.get(last).mergeTimes(s));
+            } else {
+                merged.add(s);
+            }
+        }
+        return merged;
     }
 
     private CompletableFuture<List<FileStatus>> listFrom(NamenodeClient nn, String path, String startAfter,

@@ -299,6 +299,27 @@ class SeveralNamenodesTest {
         touch("/" + nameOf(0, "again"));
     }
 
+    @Test
+    void aDirectoryShowsTheLatestChangeOfEveryNamenodeAndListsOnce() throws IOException {
+        client.mkdirs("/d/sub");
+        client.setTimes("/d", 1_000, 2_000);
+        assertThat(client.getStatus("/d").modificationTime()).isEqualTo(1_000);
+        // A file created on each namenode in turn: whichever namenode answers for "/d", it shows the change.
+        for (int p = 0; p < 2; p++) {
+            client.setTimes("/d", 1_000, 2_000);
+            long before = System.currentTimeMillis();
+            touch("/d/" + nameOf(p, "f"));
+            assertThat(client.getStatus("/d").modificationTime()).as("after a create on namenode %d", p)
+                    .isGreaterThanOrEqualTo(before);
+            FileStatus listed = client.list("/").get(0);
+            assertThat(listed.name()).isEqualTo("d");
+            assertThat(listed.modificationTime()).isEqualTo(client.getStatus("/d").modificationTime());
+        }
+        assertThat(client.list("/")).extracting(FileStatus::name).containsExactly("d");
+        assertThat(client.list("/d")).extracting(FileStatus::name)
+                .containsExactlyInAnyOrder("sub", nameOf(0, "f"), nameOf(1, "f"));
+    }
+
     private Namenode restart(int p) throws IOException {
         namenodes.get(p).close();
         Namenode again = Namenode.start(TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, addresses)

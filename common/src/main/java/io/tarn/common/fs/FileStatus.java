@@ -23,6 +23,20 @@ public record FileStatus(String name, long fileId, FileType type, long size, int
                          long creationTime, long modificationTime, long accessTime, String owner, String group,
                          int permission, boolean underConstruction) {
 
+    /**
+     * The same directory as another namenode sees it, merged: every namenode holds every directory
+     * and records the changes it makes inside it, so the directory was last modified (and accessed)
+     * at the latest of their times.
+     */
+    public FileStatus mergeTimes(FileStatus other) {
+        if (other.modificationTime <= modificationTime && other.accessTime <= accessTime) {
+            return this;
+        }
+        return new FileStatus(name, fileId, type, size, blockSize, storageClass, creationTime,
+                Math.max(modificationTime, other.modificationTime), Math.max(accessTime, other.accessTime), owner,
+                group, permission, underConstruction);
+    }
+
     public boolean isDirectory() {
         return type == FileType.DIRECTORY;
     }

@@ -132,11 +132,9 @@ public final class Namespace {
         int limit = Math.min(max, MAX_LIST_PAGE);
         // Keep the limit+1 smallest names after startAfter: O(n log limit), no full sort of big directories.
         PriorityQueue<Inode> smallest = new PriorityQueue<>(Comparator.comparing(Inode::name).reversed());
-        boolean withDirectories = partitioning.isCoordinator();
+        // Every partition lists the directories too (each holds them all); the client merges them,
+        // taking the latest of their modification times.
         for (Map.Entry<String, Inode> e : dir.children().entrySet()) {
-            if (!withDirectories && e.getValue() instanceof DirectoryInode) {
-                continue; // every partition holds the directories; partition 0 lists them
-            }
             if (e.getKey().compareTo(startAfter) > 0) {
                 smallest.add(e.getValue());
                 if (smallest.size() > limit + 1) {
