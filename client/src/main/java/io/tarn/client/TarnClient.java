@@ -321,7 +321,7 @@ public final class TarnClient implements AutoCloseable {
                 return CompletableFuture.<FileStatus>failedFuture(bad);
             }
             if (!options.createParents()) {
-                return fileInTheWay(path, parents, 0, cause);
+                return this.<FileStatus>fileInTheWay("cannot create '" + path + "'", parents, 0, cause);
             }
             Ownership dirs = new Ownership(ownership.owner(), ownership.group(), Ownership.DEFAULT_PERMISSION);
             return namenodes.coordinator(nn -> nn.mkdirs(parent, dirs)).handle((d, de) -> {
@@ -342,23 +342,25 @@ public final class TarnClient implements AutoCloseable {
     }
 
     /**
-     * After a create answered PARENT_NOT_FOUND with several namenodes: NOT_A_DIRECTORY when one of
-     * the parents ({@code parents} from index {@code i} on) is a file, else {@code notFound} itself.
+     * After a create or rename answered PARENT_NOT_FOUND with several namenodes (where the namenode
+     * that answered does not see other namenodes' files): NOT_A_DIRECTORY ("{@code what}: ...") when
+     * one of the parents ({@code parents} from index {@code i} on) is a file, as with one namenode,
+     * else {@code notFound} itself.
      */
-    private CompletableFuture<FileStatus> fileInTheWay(String path, List<String> parents, int i, Throwable notFound) {
+    private <T> CompletableFuture<T> fileInTheWay(String what, List<String> parents, int i, Throwable notFound) {
         if (i == parents.size()) {
             return CompletableFuture.failedFuture(notFound);
         }
         String prefix = "/" + String.join("/", parents.subList(0, i + 1));
         return getStatusAsync(prefix).handle((s, e) -> {
             if (e != null) {
-                return CompletableFuture.<FileStatus>failedFuture(notFound);
+                return CompletableFuture.<T>failedFuture(notFound);
             }
             if (!s.isDirectory()) {
-                return CompletableFuture.<FileStatus>failedFuture(TarnException.of(ErrorCode.NOT_A_DIRECTORY,
-                        "cannot create '" + path + "': '" + prefix + "' is a file, not a directory"));
+                return CompletableFuture.<T>failedFuture(TarnException.of(ErrorCode.NOT_A_DIRECTORY,
+                        what + ": '" + prefix + "' is a file, not a directory"));
             }
-            return fileInTheWay(path, parents, i + 1, notFound);
+            return this.<T>fileInTheWay(what, parents, i + 1, notFound);
         }).thenCompose(f -> f);
     }
 
@@ -513,7 +515,25 @@ public final class TarnClient implements AutoCloseable {
     }
 
     public CompletableFuture<Void> renameAsync(String src, String dst) {
-        return retrying(() -> ownerOrCoordinator(src, nn -> nn.rename(src, dst)));
+        return retrying(() -> ownerOrCoordinator(src, nn -> nn.rename(src, dst))).handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            Throwable cause = unwrap(e);
+            NamenodeClient[] nns = namenodes.known();
+            if (nns == null || nns.length == 1 || !(cause instanceof TarnError t)
+                    || t.code() != ErrorCode.PARENT_NOT_FOUND) {
+                return CompletableFuture.<Void>failedFuture(cause);
+            }
+            List<String> parents;
+            try {
+                parents = io.tarn.common.fs.TarnPath.components(
+                        io.tarn.common.fs.TarnPath.parent(io.tarn.common.fs.TarnPath.normalize(dst)));
+            } catch (TarnException bad) {
+                return CompletableFuture.<Void>failedFuture(cause);
+            }
+            return this.<Void>fileInTheWay("cannot rename '" + src + "' to '" + dst + "'", parents, 0, cause);
+        }).thenCompose(f -> f);
     }
 
     /** Asynchronous {@link #getBlocks}: as many round trips as pages of block references, one after another. */

@@ -292,13 +292,17 @@ public final class DirectoryCoordinator implements AutoCloseable {
             throw new TarnException(ErrorCode.RENAME_INVALID, "cannot rename '" + TarnPath.normalize(src)
                     + "' onto the root directory");
         }
+        if (target.equals(TarnPath.normalize(src))) {
+            return; // onto its own parent: nothing changes
+        }
+        // Every rule is checked here first (this tree holds every directory), so the arbiter can
+        // refuse only for a file of that name, which only it knows. The target is final: every
+        // namenode moves the directory to exactly there.
+        checkLocally(src, target);
         int arbiter = partitioning.ownerOf(t.get(t.size() - 1));
         if (arbiter == partitioning.partition()) {
             namespace.applyRename(src, target); // the arbiter first: here
         } else {
-            // Every rule is checked here first (this tree holds every directory), so the arbiter can
-            // refuse only for a file of that name, which only it knows.
-            checkLocally(src, target);
             await(arbiter, sendRename(arbiter, src, target));
         }
         List<Integer> others = new ArrayList<>();
@@ -324,19 +328,22 @@ public final class DirectoryCoordinator implements AutoCloseable {
         }, body -> null);
     }
 
-    /** The rename's rules against this namenode's tree, without changing it. */
+    /**
+     * The rename's rules against this namenode's tree, without changing it, in the order a single
+     * namenode checks them ({@link io.tarn.namenode.namespace.Namespace#rename}): the target's parent
+     * must be a directory (a file of another namenode in the way makes NOT_A_DIRECTORY, as it would
+     * with one), the target must be free, and a directory cannot move into itself.
+     */
     private void checkLocally(String src, String target) throws TarnException {
-        if (namespace.find(target) != null) {
-            throw new TarnException(ErrorCode.FILE_EXISTS, "cannot rename '" + TarnPath.normalize(src) + "' to '"
-                    + target + "': it exists");
-        }
         String s = TarnPath.normalize(src);
-        if (target.equals(s) || target.startsWith(s.endsWith("/") ? s : s + "/")) {
-            throw new TarnException(ErrorCode.RENAME_INVALID, "cannot move directory '" + s + "' into itself ('"
-                    + target + "')");
-        }
-        Inode parent = namespace.find(TarnPath.parent(target));
+        String parentPath = TarnPath.parent(target);
+        Inode parent = namespace.find(parentPath);
         if (parent == null) {
+            String inTheWay = fileOnTheWay(parentPath);
+            if (inTheWay != null) {
+                throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot rename '" + s + "' to '" + target
+                        + "': '" + inTheWay + "' is a file");
+            }
             throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "cannot rename '" + s + "' to '" + target
                     + "': its parent does not exist");
         }
@@ -344,6 +351,38 @@ public final class DirectoryCoordinator implements AutoCloseable {
             throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot rename '" + s + "' to '" + target
                     + "': its parent is a file");
         }
+        if (namespace.find(target) != null) {
+            throw new TarnException(ErrorCode.FILE_EXISTS, "cannot rename '" + s + "' to '" + target + "': it exists");
+        }
+        if (target.startsWith(s.endsWith("/") ? s : s + "/")) {
+            List<String> t = TarnPath.components(target);
+            if (isFileElsewhere(target, t.get(t.size() - 1))) {
+                throw new TarnException(ErrorCode.FILE_EXISTS, "cannot rename '" + s + "' to '" + target
+                        + "': it exists");
+            }
+            throw new TarnException(ErrorCode.RENAME_INVALID, "cannot move directory '" + s + "' into itself ('"
+                    + target + "')");
+        }
+    }
+
+    /**
+     * The first component of {@code path} that is missing here, if it is a file of another namenode
+     * (which makes the path go through a file); null otherwise.
+     */
+    private String fileOnTheWay(String path) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        String here = "/";
+        for (String name : comps) {
+            here = TarnPath.child(here, name);
+            Inode node = namespace.find(here);
+            if (node == null) {
+                return isFileElsewhere(here, name) ? here : null;
+            }
+            if (!(node instanceof DirectoryInode)) {
+                return here;
+            }
+        }
+        return null;
     }
 
     /** Links one directory: at the name's arbiter first, then everywhere else. */

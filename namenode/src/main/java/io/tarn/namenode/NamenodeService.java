@@ -190,15 +190,16 @@ public final class NamenodeService implements RpcHandler {
                 case Opcode.SET_ATTR -> {
                     SetAttributesRequest r = SetAttributesRequest.decode(body);
                     if (coordinator != null && namespace.find(r.path()) instanceof DirectoryInode) {
-                        coordinator.setDirectoryAttributes(r).whenComplete((status, e) -> {
-                            if (e == null) {
-                                sendStatus(request, status);
-                            } else {
-                                answer(request, e, r.path());
-                            }
-                        });
+                        setDirectoryAttributes(request, r);
                     } else {
-                        sendStatus(request, namespace.setAttributes(r));
+                        try {
+                            sendStatus(request, namespace.setAttributes(r));
+                        } catch (TarnException e) {
+                            if (!atCoordinator(e)) {
+                                throw e;
+                            }
+                            setDirectoryAttributes(request, r); // it became a directory meanwhile
+                        }
                     }
                 }
                 case Opcode.DIR_SET_ATTR -> sendStatus(request,
@@ -248,8 +249,16 @@ public final class NamenodeService implements RpcHandler {
                         coordinator.deleteTree(r.path(), r.recursive()).whenComplete((v, e) -> answer(request, e,
                                 r.path()));
                     } else {
-                        namespace.delete(r.path(), r.recursive());
-                        request.send(request.response());
+                        try {
+                            namespace.delete(r.path(), r.recursive());
+                            request.send(request.response());
+                        } catch (TarnException e) {
+                            if (!atCoordinator(e)) {
+                                throw e;
+                            }
+                            coordinator.deleteTree(r.path(), r.recursive()).whenComplete((v, x) -> answer(request,
+                                    x, r.path()));
+                        }
                     }
                 }
                 case Opcode.DIR_SEAL -> {
@@ -270,7 +279,17 @@ public final class NamenodeService implements RpcHandler {
                         coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, e) -> answer(request, e,
                                 r.src()));
                     } else {
-                        FileMove move = namespace.rename(r.src(), r.dst());
+                        FileMove move;
+                        try {
+                            move = namespace.rename(r.src(), r.dst());
+                        } catch (TarnException e) {
+                            if (!atCoordinator(e)) {
+                                throw e;
+                            }
+                            coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, x) -> answer(request, x,
+                                    r.src()));
+                            break;
+                        }
                         if (move == null) {
                             request.send(request.response());
                         } else {
@@ -444,6 +463,25 @@ public final class NamenodeService implements RpcHandler {
                 r.fail(ErrorCode.INTERNAL, Opcode.name(r.opcode()) + " failed on the server: " + e);
             }
         }
+    }
+
+    /**
+     * True when {@code e} sends a directory change to the coordinator and this namenode is it: the
+     * path became a directory between the check and the operation (its creation reached the name's
+     * namenode first), so the coordinator runs it after that creation instead of bouncing it back.
+     */
+    private boolean atCoordinator(TarnException e) {
+        return e.code() == ErrorCode.AT_COORDINATOR && coordinator != null;
+    }
+
+    private void setDirectoryAttributes(RpcRequest request, SetAttributesRequest r) {
+        coordinator.setDirectoryAttributes(r).whenComplete((status, e) -> {
+            if (e == null) {
+                sendStatus(request, status);
+            } else {
+                answer(request, e, r.path());
+            }
+        });
     }
 
     private static void sendStatus(RpcRequest request, FileStatus status) {
