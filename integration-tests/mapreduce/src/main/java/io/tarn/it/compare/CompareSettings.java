@@ -1,0 +1,39 @@
+package io.tarn.it.compare;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one side-by-side run measures and for how long.
+ *
+ * @param seconds       measured time of each load point (a getFile depth, a create depth, an echo depth)
+ * @param warmupSeconds unmeasured time run just before each load point, same load
+ * @param sizeMb        size of the sequentially written and read file, and of the TCP stream, in MiB
+ * @param workDir       where the MiniDFSCluster keeps its storage
+ */
+public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir) {
+    /** Calls in flight for getFile and for the Netty echo baseline. */
+    public static final List<Integer> GET_FILE_DEPTHS = List.of(1, 16, 64, 128);
+    /** Calls in flight (threads) for create + close. */
+    public static final List<Integer> CREATE_DEPTHS = List.of(1, 16);
+    /** Size of each write and read call of the sequential workloads and of the TCP stream baseline. */
+    public static final int IO_BUFFER = 1 << 20;
+
+    public CompareSettings {
+        if (!(seconds > 0) || warmupSeconds < 0 || sizeMb < 1) {
+            throw new IllegalArgumentException("need seconds > 0, warm-up >= 0 and size >= 1 MiB, got "
+                    + seconds + ", " + warmupSeconds + ", " + sizeMb);
+        }
+    }
+
+    public long sizeBytes() {
+        return (long) sizeMb << 20;
+    }
+
+    /** The settings as command-line options, for the record. */
+    public String options() {
+        return String.format(Locale.ROOT, "--seconds %s --warmup-seconds %s --size-mb %d",
+                seconds, warmupSeconds, sizeMb);
+    }
+}

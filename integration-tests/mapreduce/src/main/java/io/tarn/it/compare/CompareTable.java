@@ -1,0 +1,93 @@
+package io.tarn.it.compare;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The result of a run as one Markdown table: per workload Tarn's and HDFS's figure, Tarn/HDFS, and
+ * where a raw transport baseline applies, its name, figure and Tarn/baseline. Latency rows say
+ * "lower is better"; for them a ratio below 1 favours Tarn.
+ */
+final class CompareTable {
+    static final String HEADER = "| workload | Tarn | HDFS | Tarn / HDFS | baseline | baseline figure | Tarn / baseline |";
+    static final String NETTY = "Netty echo";
+    static final String PING_PONG = "socket ping-pong";
+    static final String TCP = "TCP stream";
+    private static final double MB = 1e6;
+
+    /** One line of the table; {@code baseline} is NaN and {@code baselineName} empty where none applies. */
+    record Row(String workload, double tarn, double hdfs, String baselineName, double baseline, String format) {
+    }
+
+    private CompareTable() {
+    }
+
+    static List<Row> rows(SideResult tarn, SideResult hdfs, BaselineResult base) {
+        List<Row> rows = new ArrayList<>();
+        for (int depth : CompareSettings.GET_FILE_DEPTHS) {
+            LoadResult t = tarn.getFile().get(depth);
+            LoadResult h = hdfs.getFile().get(depth);
+            LoadResult n = base.nettyEcho().get(depth);
+            String name = "getFile, " + depth + " in flight";
+            rows.add(new Row(name + ", ops/s", t.opsPerSecond(), h.opsPerSecond(), NETTY, n.opsPerSecond(), "%,.0f"));
+            if (depth == 1) {
+                rows.add(new Row(name + ", p50 µs (lower is better)", t.p50Micros(), h.p50Micros(),
+                        PING_PONG, base.socketPingPong().p50Micros(), "%,.1f"));
+            } else {
+                rows.add(new Row(name + ", p50 µs (lower is better)", t.p50Micros(), h.p50Micros(),
+                        NETTY, n.p50Micros(), "%,.1f"));
+            }
+            rows.add(new Row(name + ", p99 µs (lower is better)", t.p99Micros(), h.p99Micros(),
+                    NETTY, n.p99Micros(), "%,.1f"));
+        }
+        for (int depth : CompareSettings.CREATE_DEPTHS) {
+            rows.add(new Row("create + close empty file, " + depth + " in flight, ops/s",
+                    tarn.createClose().get(depth).opsPerSecond(), hdfs.createClose().get(depth).opsPerSecond(),
+                    "", Double.NaN, "%,.0f"));
+        }
+        rows.add(new Row("sequential write, 1 MiB calls, MB/s", tarn.writeBytesPerSecond() / MB,
+                hdfs.writeBytesPerSecond() / MB, TCP, base.tcpBytesPerSecond() / MB, "%,.0f"));
+        rows.add(new Row("sequential read, 1 MiB calls, MB/s", tarn.readBytesPerSecond() / MB,
+                hdfs.readBytesPerSecond() / MB, TCP, base.tcpBytesPerSecond() / MB, "%,.0f"));
+        return rows;
+    }
+
+    static String markdown(List<Row> rows) {
+        StringBuilder out = new StringBuilder(HEADER).append('\n');
+        out.append("|---|---:|---:|---:|---|---:|---:|\n");
+        for (Row r : rows) {
+            boolean baseline = !Double.isNaN(r.baseline());
+            out.append("| ").append(r.workload())
+                    .append(" | ").append(format(r.format(), r.tarn()))
+                    .append(" | ").append(format(r.format(), r.hdfs()))
+                    .append(" | ").append(ratio(r.tarn(), r.hdfs()))
+                    .append(" | ").append(baseline ? r.baselineName() : "none")
+                    .append(" | ").append(baseline ? format(r.format(), r.baseline()) : "n/a")
+                    .append(" | ").append(baseline ? ratio(r.tarn(), r.baseline()) : "n/a")
+                    .append(" |\n");
+        }
+        return out.toString();
+    }
+
+    /** Names what each column and baseline is, for the lines under the table. */
+    static String legend(SideResult tarn, SideResult hdfs, BaselineResult base) {
+        return String.join("\n",
+                "Tarn: " + tarn.description() + ".",
+                "HDFS: " + hdfs.description() + ".",
+                "Baselines, loopback, " + NettyEchoBaseline.MESSAGE_BYTES + "-byte messages each way: "
+                        + NETTY + " = Netty 4.2 (" + base.nettyTransport() + ", the Tarn client's relocated copy), "
+                        + "one connection, that many messages outstanding; " + PING_PONG
+                        + " = blocking java.net.Socket, one in flight; " + TCP
+                        + " = one connection, 1 MiB writes. Each baseline figure is the better of a run before"
+                        + " Tarn and one after HDFS. MB = 10^6 bytes.");
+    }
+
+    private static String format(String format, double v) {
+        return String.format(Locale.ROOT, format, v);
+    }
+
+    private static String ratio(double a, double b) {
+        return b > 0 ? String.format(Locale.ROOT, "%.2f", a / b) : "n/a";
+    }
+}

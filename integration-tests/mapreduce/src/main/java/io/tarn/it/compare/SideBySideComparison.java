@@ -1,0 +1,183 @@
+package io.tarn.it.compare;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Tarn next to HDFS and next to raw loopback transports, in one run and one JVM: getFile at 1, 16,
+ * 64 and 128 in flight, create + close of empty files at 1 and 16, a sequential write and read with
+ * 1 MiB calls; then a Netty echo, a blocking-socket ping-pong and a TCP stream as baselines. Prints
+ * one Markdown table with Tarn/HDFS and Tarn/baseline ratios on standard output (progress and logs go
+ * to standard error). {@code bin/tarn-compare} is the launcher.
+ *
+ * <pre>
+ * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]
+ * </pre>
+ *
+ * Defaults: 5 s measured after 1 s of warm-up per load point (and an unmeasured write and read of up
+ * to 64 MiB before the sequential ones), a 1024 MiB file, a fresh temporary
+ * work directory that is removed afterwards (a given one is kept). The baselines run first and
+ * last, Tarn and HDFS in between; each file system is stopped before the next starts.
+ */
+public final class SideBySideComparison {
+    /** The unmeasured write and read of the sequential file before the measured ones (when warming up). */
+    private static final long SEQUENTIAL_WARMUP_BYTES = 64L << 20;
+    private static final String USAGE =
+            "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]";
+
+    private SideBySideComparison() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = Options.parse(args);
+        try {
+            Comparison c = run(options.settings());
+            System.out.println(c.markdown());
+            System.out.println(c.legend());
+            System.out.println(c.environment());
+        } finally {
+            if (options.temporaryWorkDir()) {
+                deleteTree(options.settings().workDir());
+            }
+        }
+        System.exit(0); // Hadoop's non-daemon threads would keep the JVM alive
+    }
+
+    /**
+     * Runs the baselines, Tarn, HDFS, and the baselines again; each baseline figure is the better of
+     * its two runs.
+     */
+    public static Comparison run(CompareSettings settings) throws Exception {
+        PrintStream log = System.err;
+        BaselineResult before = baselines(settings, log);
+        SideResult tarn;
+        log.println("compare: Tarn");
+        try (TarnSide side = TarnSide.start(settings)) {
+            tarn = measure(side, settings, log);
+        }
+        log.println("compare: HDFS");
+        SideResult hdfs;
+        try (HdfsSide side = HdfsSide.start(Files.createDirectories(settings.workDir().resolve("minidfs")))) {
+            hdfs = measure(side, settings, log);
+        }
+        BaselineResult after = baselines(settings, log);
+        return new Comparison(settings, tarn, hdfs, BaselineResult.best(before, after));
+    }
+
+    private static BaselineResult baselines(CompareSettings s, PrintStream log) throws Exception {
+        Map<Integer, LoadResult> echo = new LinkedHashMap<>();
+        for (int depth : CompareSettings.GET_FILE_DEPTHS) {
+            echo.put(depth, logged(log, "baseline Netty echo, " + depth + " in flight",
+                    NettyEchoBaseline.run(depth, s.warmupSeconds(), s.seconds())));
+        }
+        LoadResult pingPong = logged(log, "baseline socket ping-pong",
+                SocketPingPongBaseline.run(s.warmupSeconds(), s.seconds()));
+        double tcp = TcpStreamBaseline.run(s.sizeBytes(), Math.min(s.sizeBytes(), 256L << 20));
+        log.printf(Locale.ROOT, "compare: baseline TCP stream: %.0f MB/s%n", tcp / 1e6);
+        return new BaselineResult(NettyEchoBaseline.transport(), echo, pingPong, tcp);
+    }
+
+    private static SideResult measure(StorageSide side, CompareSettings s, PrintStream log) throws Exception {
+        Map<Integer, LoadResult> getFile = new LinkedHashMap<>();
+        for (int depth : CompareSettings.GET_FILE_DEPTHS) {
+            getFile.put(depth, logged(log, "getFile, " + depth + " in flight", side.getFile(depth, s)));
+        }
+        Map<Integer, LoadResult> create = new LinkedHashMap<>();
+        for (int depth : CompareSettings.CREATE_DEPTHS) {
+            create.put(depth, logged(log, "create + close, " + depth + " in flight", side.createClose(depth, s)));
+        }
+        if (s.warmupSeconds() > 0) {
+            long warmup = Math.min(s.sizeBytes(), SEQUENTIAL_WARMUP_BYTES);
+            side.writeSequential(warmup);
+            side.readSequential(warmup);
+        }
+        double write = side.writeSequential(s.sizeBytes());
+        double read = side.readSequential(s.sizeBytes());
+        log.printf(Locale.ROOT, "compare: sequential write %.0f MB/s, read %.0f MB/s%n", write / 1e6, read / 1e6);
+        return new SideResult(side.description(), getFile, create, write, read);
+    }
+
+    private static LoadResult logged(PrintStream log, String what, LoadResult r) {
+        log.printf(Locale.ROOT, "compare: %s: %.0f ops/s, p50 %.1f µs, p99 %.1f µs%n",
+                what, r.opsPerSecond(), r.p50Micros(), r.p99Micros());
+        return r;
+    }
+
+    /** Everything a run measured, and the settings that produced it. */
+    public record Comparison(CompareSettings settings, SideResult tarn, SideResult hdfs, BaselineResult baseline) {
+        List<CompareTable.Row> rows() {
+            return CompareTable.rows(tarn, hdfs, baseline);
+        }
+
+        public String markdown() {
+            return CompareTable.markdown(rows());
+        }
+
+        public String legend() {
+            return CompareTable.legend(tarn, hdfs, baseline);
+        }
+
+        /** The machine and JVM the figures come from, for the record. */
+        public String environment() {
+            Runtime rt = Runtime.getRuntime();
+            return String.format("Measured %s on %d cores, max heap %d MiB, Java %s (%s), %s %s; options: %s",
+                    LocalDate.now(), rt.availableProcessors(), rt.maxMemory() >> 20,
+                    System.getProperty("java.version"), System.getProperty("java.vm.name"),
+                    System.getProperty("os.name"), System.getProperty("os.version"), settings.options());
+        }
+    }
+
+    /** Command-line options. */
+    private record Options(CompareSettings settings, boolean temporaryWorkDir) {
+        static Options parse(String[] args) throws IOException {
+            double seconds = 5;
+            double warmup = 1;
+            int sizeMb = 1024;
+            Path workDir = null;
+            for (int i = 0; i < args.length; i++) {
+                String value = i + 1 < args.length ? args[i + 1] : null;
+                switch (args[i]) {
+                    case "--seconds" -> seconds = Double.parseDouble(required(args[i], value));
+                    case "--warmup-seconds" -> warmup = Double.parseDouble(required(args[i], value));
+                    case "--size-mb" -> sizeMb = Integer.parseInt(required(args[i], value));
+                    case "--work-dir" -> workDir = Path.of(required(args[i], value));
+                    case "--help", "-h" -> {
+                        System.out.println(USAGE);
+                        System.exit(0);
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + args[i] + "; " + USAGE);
+                }
+                i++;
+            }
+            boolean temporary = workDir == null;
+            if (temporary) {
+                workDir = Files.createTempDirectory("tarn-compare-");
+            }
+            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir), temporary);
+        }
+
+        private static String required(String option, String value) {
+            if (value == null) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return value;
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
