@@ -162,7 +162,12 @@ public final class NamenodeService implements RpcHandler {
         ByteBuf body = request.body();
         try {
             switch (request.opcode()) {
-                case Opcode.GET_FILE -> sendStatus(request, namespace.getFile(PathRequest.decode(body).path()));
+                case Opcode.GET_FILE -> {
+                    io.tarn.namenode.namespace.Inode entry = namespace.entry(PathRequest.decode(body).path());
+                    ByteBuf out = request.response();
+                    entry.writeStatus(out);
+                    request.send(out);
+                }
                 case Opcode.CREATE -> {
                     CreateRequest r = CreateRequest.decode(body);
                     if (r.type() == FileType.DIRECTORY && partitioning.count() > 1) {

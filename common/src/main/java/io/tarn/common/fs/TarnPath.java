@@ -22,6 +22,26 @@ public final class TarnPath {
     private TarnPath() {
     }
 
+    /**
+     * The end (exclusive) of the component of {@code path} that starts at {@code start}, skipping
+     * nothing: callers step over slashes themselves. For walking a path without splitting it into a
+     * list; {@link #checkComponent} validates each component found.
+     */
+    public static int componentEnd(String path, int start) {
+        int slash = path.indexOf('/', start);
+        return slash < 0 ? path.length() : slash;
+    }
+
+    /** INVALID_PATH unless {@code path} is absolute and within the limits ({@link #components} checks the same). */
+    public static void checkPath(String path) throws TarnException {
+        check(path);
+    }
+
+    /** INVALID_PATH unless {@code name}, a component of {@code path}, is a valid name. */
+    public static void checkComponent(String name, String path) throws TarnException {
+        checkName(name, path);
+    }
+
     /** Splits an absolute path into its components; the root gives an empty list. */
     public static List<String> components(String path) throws TarnException {
         check(path);

@@ -82,19 +82,29 @@ public final class NamenodeProtocol {
     // ---------------------------------------------------------------- FileStatus, BlockRef
 
     public static void writeStatus(ByteBuf buf, FileStatus s) {
-        Wire.writeString(buf, s.name());
-        buf.writeLong(s.fileId());
-        buf.writeByte(s.type().wire());
-        buf.writeByte(s.underConstruction() ? 1 : 0);
-        buf.writeByte(s.storageClass());
-        buf.writeInt(s.blockSize());
-        buf.writeLong(s.size());
-        buf.writeLong(s.creationTime());
-        buf.writeLong(s.modificationTime());
-        buf.writeLong(s.accessTime());
-        Wire.writeString(buf, s.owner());
-        Wire.writeString(buf, s.group());
-        buf.writeShort(s.permission());
+        writeStatus(buf, s.name(), s.fileId(), s.type(), s.underConstruction(), s.storageClass(), s.blockSize(),
+                s.size(), s.creationTime(), s.modificationTime(), s.accessTime(), s.owner(), s.group(),
+                s.permission());
+    }
+
+    /** A FileStatus from its fields, for servers that answer without building the record. */
+    public static void writeStatus(ByteBuf buf, String name, long fileId, FileType type, boolean underConstruction,
+                                   int storageClass, int blockSize, long size, long creationTime,
+                                   long modificationTime, long accessTime, String owner, String group,
+                                   int permission) {
+        Wire.writeString(buf, name);
+        buf.writeLong(fileId);
+        buf.writeByte(type.wire());
+        buf.writeByte(underConstruction ? 1 : 0);
+        buf.writeByte(storageClass);
+        buf.writeInt(blockSize);
+        buf.writeLong(size);
+        buf.writeLong(creationTime);
+        buf.writeLong(modificationTime);
+        buf.writeLong(accessTime);
+        Wire.writeString(buf, owner);
+        Wire.writeString(buf, group);
+        buf.writeShort(permission);
     }
 
     public static FileStatus readStatus(ByteBuf buf) {
@@ -108,8 +118,8 @@ public final class NamenodeProtocol {
         long ctime = Wire.readLong(buf);
         long mtime = Wire.readLong(buf);
         long atime = Wire.readLong(buf);
-        String owner = Wire.readString(buf);
-        String group = Wire.readString(buf);
+        String owner = Wire.readCommonString(buf);
+        String group = Wire.readCommonString(buf);
         int permission = Wire.readUnsignedShort(buf);
         if (permission > Ownership.MAX_PERMISSION) {
             throw new MalformedMessageException("permission " + Integer.toOctalString(permission)

@@ -35,6 +35,61 @@ public final class Wire {
         return s;
     }
 
+    /** Slots of {@link #readCommonString}'s cache (a power of two). */
+    private static final int COMMON_SLOTS = 64;
+    /** Longest string {@link #readCommonString} caches, in bytes. */
+    private static final int COMMON_MAX_BYTES = 64;
+    /**
+     * Recently read short ASCII strings, by a hash of their bytes. Shared by every thread without a
+     * lock: slots hold immutable strings and a reference write is atomic, so a reader finds either
+     * the string it checks byte for byte or another one (a miss).
+     */
+    private static final String[] COMMON = new String[COMMON_SLOTS];
+
+    /**
+     * {@link #readString}, for fields with few distinct values (owners, groups): a short ASCII string
+     * read before is returned again instead of a new copy, so decoding a FileStatus does not allocate
+     * them on every answer.
+     */
+    public static String readCommonString(ByteBuf buf) {
+        int n = readUnsignedShort(buf);
+        need(buf, n);
+        int at = buf.readerIndex();
+        if (n == 0 || n > COMMON_MAX_BYTES) {
+            String s = n == 0 ? "" : buf.toString(at, n, StandardCharsets.UTF_8);
+            buf.skipBytes(n);
+            return s;
+        }
+        int h = n;
+        for (int i = 0; i < n; i++) {
+            h = 31 * h + buf.getByte(at + i);
+        }
+        int slot = (h ^ (h >>> 16)) & (COMMON_SLOTS - 1);
+        String cached = COMMON[slot];
+        if (cached != null && sameAscii(cached, buf, at, n)) {
+            buf.skipBytes(n);
+            return cached;
+        }
+        String s = buf.toString(at, n, StandardCharsets.UTF_8);
+        buf.skipBytes(n);
+        if (s.length() == n) { // ASCII only: one byte per char, so the byte check above holds for it
+            COMMON[slot] = s;
+        }
+        return s;
+    }
+
+    private static boolean sameAscii(String s, ByteBuf buf, int at, int n) {
+        if (s.length() != n) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (s.charAt(i) != buf.getByte(at + i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public static void writeBoolean(ByteBuf buf, boolean b) {
         buf.writeByte(b ? 1 : 0);
     }

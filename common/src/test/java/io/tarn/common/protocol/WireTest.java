@@ -177,4 +177,29 @@ class WireTest {
         e.addSuppressed(new RuntimeException());
         assertThat(e.getSuppressed()).as("suppression is disabled").isEmpty();
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "alice", "supergroup", "ünïcødé", "日本", "a-name-longer-than-sixty-four-bytes-which-is-never-cached-0123456789"})
+    void commonStringsDecodeLikeAnyStringAndShortAsciiOnesAreReused(String value) {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            for (int i = 0; i < 3; i++) {
+                Wire.writeString(buf, value);
+            }
+            Wire.writeString(buf, value + "x"); // another value that may share the slot
+            String first = Wire.readCommonString(buf);
+            String second = Wire.readCommonString(buf);
+            assertThat(first).isEqualTo(value);
+            assertThat(second).isEqualTo(value);
+            boolean cachable = value.length() <= 64 && value.chars().allMatch(c -> c < 128) && !value.isEmpty();
+            if (cachable) {
+                assertThat(second).as("the same instance").isSameAs(first);
+            }
+            assertThat(Wire.readCommonString(buf)).isEqualTo(value);
+            assertThat(Wire.readCommonString(buf)).isEqualTo(value + "x");
+            assertThat(buf.readableBytes()).isZero();
+        } finally {
+            buf.release();
+        }
+    }
 }

@@ -107,6 +107,13 @@ public final class DirectoryInode extends Inode {
     }
 
     @Override
+    public void writeStatus(io.netty.buffer.ByteBuf buf) {
+        Ownership o = ownership();
+        io.tarn.common.protocol.NamenodeProtocol.writeStatus(buf, name(), id(), FileType.DIRECTORY, false, 0, 0, 0,
+                creationTime(), modificationTime(), accessTime(), o.owner(), o.group(), o.permission());
+    }
+
+    @Override
     public FileStatus status() {
         Ownership o = ownership();
         return new FileStatus(name(), id(), FileType.DIRECTORY, 0, 0, 0, creationTime(), modificationTime(),

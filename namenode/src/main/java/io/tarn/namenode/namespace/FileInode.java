@@ -241,6 +241,14 @@ public final class FileInode extends Inode {
     }
 
     @Override
+    public void writeStatus(io.netty.buffer.ByteBuf buf) {
+        Ownership o = ownership();
+        io.tarn.common.protocol.NamenodeProtocol.writeStatus(buf, name(), id(), FileType.FILE, underConstruction,
+                storageClass, blockSize, size, creationTime(), modificationTime(), accessTime(), o.owner(), o.group(),
+                o.permission());
+    }
+
+    @Override
     public FileStatus status() {
         Ownership o = ownership();
         return new FileStatus(name(), id(), FileType.FILE, size, blockSize, storageClass, creationTime(),

@@ -99,4 +99,7 @@ public abstract sealed class Inode permits DirectoryInode, FileInode {
 
     /** A snapshot of this entry's metadata. */
     public abstract FileStatus status();
+
+    /** Writes {@link #status()} to {@code buf} without building it (the getFile hot path). */
+    public abstract void writeStatus(io.netty.buffer.ByteBuf buf);
 }

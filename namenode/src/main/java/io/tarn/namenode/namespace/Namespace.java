@@ -111,11 +111,19 @@ public final class Namespace {
 
     /** The status of a file or directory. */
     public FileStatus getFile(String path) throws TarnException {
-        Inode node = paths.lookup(path, TarnPath.components(path));
+        return entry(path).status();
+    }
+
+    /**
+     * The entry at {@code path}, for GET_FILE to write its status straight into the answer
+     * ({@link Inode#writeStatus}); RETRY while a file moves to another namenode.
+     */
+    public Inode entry(String path) throws TarnException {
+        Inode node = paths.lookup(path);
         if (node instanceof FileInode f && f.moving()) {
             throw FileInode.movingRetry("look up", TarnPath.normalize(path));
         }
-        return node.status();
+        return node;
     }
 
     /**

@@ -22,6 +22,33 @@ final class PathWalker {
         return root;
     }
 
+    /**
+     * The inode at {@code path}, walked component by component without splitting the path into a
+     * list (the getFile hot path); errors as {@link #lookup(String, List)}.
+     */
+    Inode lookup(String path) throws TarnException {
+        TarnPath.checkPath(path);
+        Inode cur = root;
+        int n = path.length();
+        int i = 1;
+        while (i < n) {
+            int end = TarnPath.componentEnd(path, i);
+            if (end > i) {
+                String name = path.substring(i, end);
+                TarnPath.checkComponent(name, path);
+                if (!(cur instanceof DirectoryInode dir)) {
+                    throw notFound(path, "'" + TarnPath.normalize(path.substring(0, i - 1)) + "' is a file");
+                }
+                cur = dir.children().get(name);
+                if (cur == null) {
+                    throw notFound(path, null);
+                }
+            }
+            i = end + 1;
+        }
+        return cur;
+    }
+
     /** The inode at {@code comps}; FILE_NOT_FOUND (naming {@code path}) when missing or below a file. */
     Inode lookup(String path, List<String> comps) throws TarnException {
         Inode cur = root;

@@ -32,7 +32,9 @@ final class TcpRequest implements RpcRequest {
         this.frame = frame;
         this.opcode = Frame.opcode(frame);
         this.requestId = Frame.requestId(frame);
-        this.body = frame.slice(frame.readerIndex() + Frame.HEADER_LENGTH, frame.readableBytes() - Frame.HEADER_LENGTH);
+        // The frame is this request's own slice of the read buffer: the body is the frame past its
+        // header (no second slice per request).
+        this.body = frame.skipBytes(Frame.HEADER_LENGTH);
     }
 
     @Override
