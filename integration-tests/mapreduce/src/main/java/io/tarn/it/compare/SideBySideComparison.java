@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,11 +127,7 @@ public final class SideBySideComparison {
 
         /** The machine and JVM the figures come from, for the record. */
         public String environment() {
-            Runtime rt = Runtime.getRuntime();
-            return String.format("Measured %s on %d cores, max heap %d MiB, Java %s (%s), %s %s; options: %s",
-                    LocalDate.now(), rt.availableProcessors(), rt.maxMemory() >> 20,
-                    System.getProperty("java.version"), System.getProperty("java.vm.name"),
-                    System.getProperty("os.name"), System.getProperty("os.version"), settings.options());
+            return io.tarn.it.Machine.describe(settings.options());
         }
     }
 
