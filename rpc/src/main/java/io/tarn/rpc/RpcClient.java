@@ -10,7 +10,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The connection opens on the first call and is re-opened by the next call after it breaks
  * (for example after a server restart). Calls in flight when it breaks fail with
- * {@link io.tarn.common.error.ErrorCode#CONNECTION_LOST}; calls that get no answer within
+ * {@link io.tarn.common.error.ErrorCode#CONNECTION_LOST}, except read-only ones
+ * ({@link io.tarn.common.protocol.Opcode#isReadOnly}), which are sent once more on a new
+ * connection; calls that get no answer within
  * {@code tarn.rpc.timeout} fail with {@link io.tarn.common.error.RpcTimeoutException}. An error
  * response completes the future exceptionally with the typed exception for its code
  * ({@link io.tarn.common.error.TarnException#of}). At most {@code tarn.rpc.max.inflight} calls are

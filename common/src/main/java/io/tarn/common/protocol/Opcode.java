@@ -50,6 +50,21 @@ public final class Opcode {
     // any server
     public static final int PING = 200;
 
+    /**
+     * True for calls that change nothing at the server, so sending one twice is harmless: a client
+     * whose connection is lost before the answer sends such a call once more on a new connection
+     * (the usual case: the server restarted), instead of failing it.
+     */
+    public static boolean isReadOnly(int opcode) {
+        switch (opcode) {
+            case GET_FILE, LIST, GET_BLOCKS, GET_PARTITIONS, WHERE_MOVED, DIR_SNAPSHOT, CLUSTER_STATUS, PING,
+                 READ_BLOCK:
+                return true;
+            default:
+                return false;
+        }
+    }
+
     /** A name for logs and errors. */
     public static String name(int opcode) {
         switch (opcode) {

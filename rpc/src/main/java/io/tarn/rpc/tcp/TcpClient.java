@@ -41,6 +41,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ids, registers the calls and writes them with a single flush. Everything else (the id map, the
  * timeout order, connection state) is owned by the event loop, so no lock is taken per call.
  * Responses complete their futures on the event loop.
+ *
+ * <p>A read-only call ({@link Opcode#isReadOnly}) keeps its encoded request until answered: when
+ * the connection is lost first (typically because the server restarted, which the client learns
+ * only when the next call fails), it is sent once more on a new connection instead of failing.
  */
 final class TcpClient implements RpcClient {
     private static final Logger LOG = LoggerFactory.getLogger(TcpClient.class);
@@ -175,7 +179,11 @@ final class TcpClient implements RpcClient {
         while ((call = submitted.poll()) != null) {
             long id = nextId++;
             call.id = id;
-            call.buf.setLong(Frame.REQUEST_ID_OFFSET, id);
+            call.buf.setLong(call.buf.readerIndex() + Frame.REQUEST_ID_OFFSET, id);
+            if (!call.resent && call.payload == null && Opcode.isReadOnly(call.opcode)) {
+                call.keep = call.buf.retain(); // kept past the write, for sending once more
+                call.start = call.buf.readerIndex();
+            }
             inflight.put(id, call);
             bySendTime.addLast(call);
             ch.write(call.buf, ch.voidPromise());
@@ -237,6 +245,7 @@ final class TcpClient implements RpcClient {
             } else if (now - head.deadline >= 0) {
                 bySendTime.pollFirst();
                 inflight.remove(head.id);
+                head.dropKept();
                 complete(head, null, TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to "
                         + Opcode.name(head.opcode) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                         + " ms (tarn.rpc.timeout)"));
@@ -258,6 +267,7 @@ final class TcpClient implements RpcClient {
             if (call == null) {
                 return; // timed out earlier; the late answer is dropped
             }
+            call.dropKept();
             int status = Frame.status(frame);
             // The frame is this response's own slice of the read buffer: step over the header instead
             // of slicing again (one object less per call).
@@ -312,7 +322,18 @@ final class TcpClient implements RpcClient {
         TarnException error = new TarnException(ErrorCode.CONNECTION_LOST, "connection to " + remote + " lost"
                 + (why == null ? "" : ": " + why.getMessage()), why);
         for (Call<?> call : inflight.values()) {
-            complete(call, null, error);
+            if (call.keep != null && !closed) {
+                // Read-only: send it once more on a new connection (drain below connects), with its
+                // slot still held and a fresh deadline.
+                call.buf = call.keep.readerIndex(call.start);
+                call.keep = null;
+                call.resent = true;
+                call.deadline = System.nanoTime() + timeoutNanos;
+                submitted.offer(call);
+            } else {
+                call.dropKept();
+                complete(call, null, error);
+            }
         }
         inflight.clear();
         bySendTime.clear();
@@ -396,6 +417,12 @@ final class TcpClient implements RpcClient {
         ByteBuf payload;
         long id;
         long deadline;
+        /** A read-only call's request, kept until answered so that it can be sent once more. */
+        ByteBuf keep;
+        /** Where the request starts in {@link #keep}. */
+        int start;
+        /** Sent a second time already: never again. */
+        boolean resent;
 
         Call(int opcode, ResponseDecoder<T> decoder, ByteBuf payload) {
             this.opcode = opcode;
@@ -425,7 +452,16 @@ final class TcpClient implements RpcClient {
             }
         }
 
+        /** The call is answered (or given up): its kept request is not needed any more. */
+        void dropKept() {
+            if (keep != null) {
+                keep.release();
+                keep = null;
+            }
+        }
+
         void releaseBuffers() {
+            dropKept();
             if (buf != null) {
                 buf.release();
                 buf = null;
