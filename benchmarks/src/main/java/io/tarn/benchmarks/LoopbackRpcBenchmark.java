@@ -105,4 +105,42 @@ public class LoopbackRpcBenchmark {
         counters.end(cpu, n);
         return n;
     }
+
+    /**
+     * {@value #BATCH} getStatusAsync calls as {@code inFlight} chains: each answer's callback (on the
+     * client's I/O thread) issues that chain's next call, the way streams and listing windows chain
+     * their calls, rather than one thread issuing every call.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int getStatusChained(CpuCounters counters) throws Exception {
+        counters.begin(cpu);
+        java.util.concurrent.atomic.AtomicInteger issued = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(BATCH);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        for (int c = 0; c < Math.min(inFlight, BATCH); c++) {
+            chain(issued, done, failure);
+        }
+        done.await();
+        if (failure.get() != null) {
+            throw new IllegalStateException("a chained call failed: " + failure.get(), failure.get());
+        }
+        counters.end(cpu, BATCH);
+        return BATCH;
+    }
+
+    private void chain(java.util.concurrent.atomic.AtomicInteger issued, java.util.concurrent.CountDownLatch done,
+                       java.util.concurrent.atomic.AtomicReference<Throwable> failure) {
+        int i = issued.getAndIncrement();
+        if (i >= BATCH) {
+            return;
+        }
+        client.getStatusAsync(statusPaths[i & (STATUS_FILES - 1)]).whenComplete((v, e) -> {
+            if (e != null) {
+                failure.compareAndSet(null, e);
+            }
+            done.countDown();
+            chain(issued, done, failure);
+        });
+    }
 }
