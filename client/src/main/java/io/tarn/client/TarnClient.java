@@ -538,26 +538,31 @@ public final class TarnClient implements AutoCloseable {
 
     /** Asynchronous {@link #getBlocks}: as many round trips as pages of block references, one after another. */
     public CompletableFuture<List<BlockRef>> getBlocksAsync(long fileId, int first, int count) {
-        return blocksFrom(fileId, first, count, new ArrayList<>());
+        return blocksFrom(new FileRef(fileId), first, count, new ArrayList<>());
     }
 
-    private CompletableFuture<List<BlockRef>> blocksFrom(long fileId, int first, int count, List<BlockRef> acc) {
-        return namenodes.byId(fileId, nn -> nn.getBlocks(fileId, first + acc.size(), count - acc.size()))
+    /** Pages of block references; a file that moves to another namenode meanwhile is followed there. */
+    private CompletableFuture<List<BlockRef>> blocksFrom(FileRef f, int first, int count, List<BlockRef> acc) {
+        return following(f, (nn, id) -> nn.getBlocks(id, first + acc.size(), count - acc.size()))
                 .thenCompose(page -> {
             acc.addAll(page);
             if (page.isEmpty() || acc.size() >= count) {
                 return CompletableFuture.completedFuture(acc);
             }
-            return blocksFrom(fileId, first, count, acc);
+            return blocksFrom(f, first, count, acc);
         });
     }
 
+    /**
+     * Where block {@code index} of the file with this id lives, with a read token; a file renamed
+     * to another namenode's name since its id was read is followed there.
+     */
     public CompletableFuture<BlockRef> getBlockAsync(long fileId, int index) {
         NamenodeClient[] nns = namenodes.known();
         if (nns != null && nns.length == 1) {
             return nns[0].getBlock(fileId, index, false, clientId, clientHost, -1);
         }
-        return namenodes.byId(fileId, nn -> nn.getBlock(fileId, index, false, clientId, clientHost, -1));
+        return readBlock(new FileRef(fileId), index);
     }
 
     // ------------------------------------------------------------------ for streams
