@@ -266,12 +266,23 @@ public final class TarnClient implements AutoCloseable {
                 .thenCompose(s -> s.isDirectory() ? directoryEverywhere(path, s) : CompletableFuture.completedFuture(s));
     }
 
-    /** A directory's status with the latest modification time of every namenode's copy. */
+    /**
+     * A directory's status with the latest modification time of every namenode's copy: {@code first}
+     * (the answer of the namenode owning the name) merged with the others'.
+     */
     private CompletableFuture<FileStatus> directoryEverywhere(String path, FileStatus first) {
         return namenodes.all().thenCompose(nns -> {
-            List<CompletableFuture<FileStatus>> each = new ArrayList<>(nns.length);
-            for (NamenodeClient nn : nns) {
-                each.add(nn.getFile(path));
+            int answered;
+            try {
+                answered = Namenodes.forPath(path, nns.length);
+            } catch (TarnException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            List<CompletableFuture<FileStatus>> each = new ArrayList<>(nns.length - 1);
+            for (int p = 0; p < nns.length; p++) {
+                if (p != answered) {
+                    each.add(nns[p].getFile(path));
+                }
             }
             return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0])).handle((v, e) -> {
                 FileStatus merged = first;
@@ -307,21 +318,17 @@ public final class TarnClient implements AutoCloseable {
                 return CompletableFuture.completedFuture(status);
             }
             Throwable cause = unwrap(e);
-            NamenodeClient[] nns = namenodes.known();
-            if (nns == null || nns.length == 1 || !(cause instanceof TarnError t)
-                    || t.code() != ErrorCode.PARENT_NOT_FOUND) {
+            if (!parentMissingOnOneOfSeveral(cause)) {
                 return CompletableFuture.<FileStatus>failedFuture(cause);
             }
+            if (!options.createParents()) {
+                return this.<FileStatus>fileInTheWay("cannot create '" + path + "'", path, cause);
+            }
             String parent;
-            List<String> parents;
             try {
                 parent = io.tarn.common.fs.TarnPath.parent(io.tarn.common.fs.TarnPath.normalize(path));
-                parents = io.tarn.common.fs.TarnPath.components(parent);
             } catch (TarnException bad) {
                 return CompletableFuture.<FileStatus>failedFuture(bad);
-            }
-            if (!options.createParents()) {
-                return this.<FileStatus>fileInTheWay("cannot create '" + path + "'", parents, 0, cause);
             }
             Ownership dirs = new Ownership(ownership.owner(), ownership.group(), Ownership.DEFAULT_PERMISSION);
             return namenodes.coordinator(nn -> nn.mkdirs(parent, dirs)).handle((d, de) -> {
@@ -341,12 +348,30 @@ public final class TarnClient implements AutoCloseable {
         return created.thenApply(status -> new TarnOutputStream(this, path, status));
     }
 
+    /** PARENT_NOT_FOUND from one of several namenodes, which does not see the other namenodes' files. */
+    private boolean parentMissingOnOneOfSeveral(Throwable cause) {
+        NamenodeClient[] nns = namenodes.known();
+        return nns != null && nns.length > 1 && cause instanceof TarnError t
+                && t.code() == ErrorCode.PARENT_NOT_FOUND;
+    }
+
     /**
-     * After a create or rename answered PARENT_NOT_FOUND with several namenodes (where the namenode
-     * that answered does not see other namenodes' files): NOT_A_DIRECTORY ("{@code what}: ...") when
-     * one of the parents ({@code parents} from index {@code i} on) is a file, as with one namenode,
+     * After a create or rename to {@code child} answered {@link #parentMissingOnOneOfSeveral}:
+     * NOT_A_DIRECTORY ("{@code what}: ...") when one of its parents is a file, as with one namenode,
      * else {@code notFound} itself.
      */
+    private <T> CompletableFuture<T> fileInTheWay(String what, String child, Throwable notFound) {
+        List<String> parents;
+        try {
+            parents = io.tarn.common.fs.TarnPath.components(
+                    io.tarn.common.fs.TarnPath.parent(io.tarn.common.fs.TarnPath.normalize(child)));
+        } catch (TarnException bad) {
+            return CompletableFuture.failedFuture(notFound);
+        }
+        return fileInTheWay(what, parents, 0, notFound);
+    }
+
+    /** {@link #fileInTheWay(String, String, Throwable)} from {@code parents}' {@code i}-th on, one lookup each. */
     private <T> CompletableFuture<T> fileInTheWay(String what, List<String> parents, int i, Throwable notFound) {
         if (i == parents.size()) {
             return CompletableFuture.failedFuture(notFound);
@@ -520,19 +545,10 @@ public final class TarnClient implements AutoCloseable {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             Throwable cause = unwrap(e);
-            NamenodeClient[] nns = namenodes.known();
-            if (nns == null || nns.length == 1 || !(cause instanceof TarnError t)
-                    || t.code() != ErrorCode.PARENT_NOT_FOUND) {
+            if (!parentMissingOnOneOfSeveral(cause)) {
                 return CompletableFuture.<Void>failedFuture(cause);
             }
-            List<String> parents;
-            try {
-                parents = io.tarn.common.fs.TarnPath.components(
-                        io.tarn.common.fs.TarnPath.parent(io.tarn.common.fs.TarnPath.normalize(dst)));
-            } catch (TarnException bad) {
-                return CompletableFuture.<Void>failedFuture(cause);
-            }
-            return this.<Void>fileInTheWay("cannot rename '" + src + "' to '" + dst + "'", parents, 0, cause);
+            return this.<Void>fileInTheWay("cannot rename '" + src + "' to '" + dst + "'", dst, cause);
         }).thenCompose(f -> f);
     }
 

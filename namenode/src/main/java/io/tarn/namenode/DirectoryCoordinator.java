@@ -16,7 +16,6 @@ import io.tarn.namenode.namespace.FileInode;
 import io.tarn.namenode.namespace.Inode;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcClient;
-import io.tarn.rpc.Transport;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -56,13 +55,14 @@ public final class DirectoryCoordinator implements AutoCloseable {
     private final RpcClient[] peers;
     private final ExecutorService thread;
 
-    DirectoryCoordinator(Partitioning partitioning, Namespace namespace, Clock clock, Transport transport,
+    /** {@code peers}: a client per other namenode, by partition (closed by the caller). */
+    DirectoryCoordinator(Partitioning partitioning, Namespace namespace, Clock clock, RpcClient[] peers,
                          long timeoutMs) {
         this.partitioning = partitioning;
         this.namespace = namespace;
         this.clock = clock;
         this.timeoutMs = timeoutMs;
-        this.peers = partitioning.connectOthers(transport);
+        this.peers = peers;
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tarn-directory-coordinator");
             t.setDaemon(true);
@@ -440,10 +440,5 @@ public final class DirectoryCoordinator implements AutoCloseable {
     @Override
     public void close() {
         thread.shutdownNow();
-        for (RpcClient peer : peers) {
-            if (peer != null) {
-                peer.close();
-            }
-        }
     }
 }

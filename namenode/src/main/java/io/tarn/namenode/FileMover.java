@@ -16,7 +16,6 @@ import io.tarn.namenode.namespace.FileMove;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcClient;
-import io.tarn.rpc.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +38,7 @@ import java.util.concurrent.CompletionException;
  * (FILE_ADOPT_UNDO) before the file is released here, so a lost answer does not leave the file
  * under two names either, unless the peer stays unreachable for the undo too (then logged).
  */
-final class FileMover implements AutoCloseable {
+final class FileMover {
     private static final Logger LOG = LoggerFactory.getLogger(FileMover.class);
 
     private final Partitioning partitioning;
@@ -47,11 +46,12 @@ final class FileMover implements AutoCloseable {
     private final FileService files;
     private final RpcClient[] peers;
 
-    FileMover(Partitioning partitioning, Namespace namespace, FileService files, Transport transport) {
+    /** {@code peers}: a client per other namenode, by partition (closed by the caller). */
+    FileMover(Partitioning partitioning, Namespace namespace, FileService files, RpcClient[] peers) {
         this.partitioning = partitioning;
         this.namespace = namespace;
         this.files = files;
-        this.peers = partitioning.connectOthers(transport);
+        this.peers = peers;
     }
 
     /**
@@ -62,9 +62,7 @@ final class FileMover implements AutoCloseable {
         FileInode f = move.file();
         AdoptRequest request;
         try {
-            request = new AdoptRequest(move.targetParent(), move.targetName(), f.id(), f.writer(), f.size(),
-                    f.blockSize(), f.storageClass(), f.creationTime(), f.modificationTime(), f.accessTime(),
-                    f.ownership(), files.movedBlocks(f, partitioning.partition()));
+            request = move.adoptRequest(files.movedBlocks(f, partitioning.partition()));
         } catch (TarnException e) {
             namespace.abortMove(move);
             return CompletableFuture.failedFuture(e);
@@ -139,15 +137,6 @@ final class FileMover implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("Could not give {} freed block(s) back to {}: {}", blocks.size(), partitioning.describe(home),
                     e.toString());
-        }
-    }
-
-    @Override
-    public void close() {
-        for (RpcClient peer : peers) {
-            if (peer != null) {
-                peer.close();
-            }
         }
     }
 }

@@ -76,7 +76,7 @@ public final class Namenode implements AutoCloseable {
         service.startingUp();
         RpcServer server = transport.bind(bindAddress, service);
         service.startCoordinator(transport, config.get(TarnKeys.RPC_TIMEOUT));
-        service.copyDirectories(transport, config.get(TarnKeys.RPC_TIMEOUT));
+        service.copyDirectories(config.get(TarnKeys.RPC_TIMEOUT));
         ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tarn-namenode-maintenance-" + server.localAddress().getPort());
             t.setDaemon(true);

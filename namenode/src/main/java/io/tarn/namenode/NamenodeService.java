@@ -40,10 +40,10 @@ import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.blocks.StorageId;
 import io.tarn.namenode.lease.LeaseManager;
-import io.tarn.namenode.namespace.DirectoryInode;
 import io.tarn.namenode.namespace.FileMove;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.FileTable;
+import io.tarn.namenode.namespace.Inode;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
@@ -82,6 +82,8 @@ public final class NamenodeService implements RpcHandler {
     private final Partitioning partitioning;
     private volatile DirectoryCoordinator coordinator;
     private volatile FileMover mover;
+    /** Several namenodes: a client per other namenode (null at this one's index), set at start. */
+    private volatile io.tarn.rpc.RpcClient[] peers;
     /** Several namenodes: true from start until the directory tree is copied from another one. */
     private volatile boolean starting;
     /** Directory changes from the coordinator that arrived while starting, applied once the tree is in. */
@@ -163,7 +165,7 @@ public final class NamenodeService implements RpcHandler {
         try {
             switch (request.opcode()) {
                 case Opcode.GET_FILE -> {
-                    io.tarn.namenode.namespace.Inode entry = namespace.entry(PathRequest.decode(body).path());
+                    Inode entry = namespace.entry(PathRequest.decode(body).path());
                     ByteBuf out = request.response();
                     entry.writeStatus(out);
                     request.send(out);
@@ -194,17 +196,19 @@ public final class NamenodeService implements RpcHandler {
                 }
                 case Opcode.SET_ATTR -> {
                     SetAttributesRequest r = SetAttributesRequest.decode(body);
-                    if (coordinator != null && namespace.find(r.path()) instanceof DirectoryInode) {
-                        setDirectoryAttributes(request, r);
-                    } else {
-                        try {
-                            sendStatus(request, namespace.setAttributes(r));
-                        } catch (TarnException e) {
-                            if (!atCoordinator(e)) {
-                                throw e;
-                            }
-                            setDirectoryAttributes(request, r); // it became a directory meanwhile
+                    try {
+                        sendStatus(request, namespace.setAttributes(r));
+                    } catch (TarnException e) {
+                        if (!atCoordinator(e)) {
+                            throw e;
                         }
+                        coordinator.setDirectoryAttributes(r).whenComplete((status, x) -> {
+                            if (x == null) {
+                                sendStatus(request, status);
+                            } else {
+                                answer(request, x, r.path());
+                            }
+                        });
                     }
                 }
                 case Opcode.DIR_SET_ATTR -> sendStatus(request,
@@ -250,20 +254,15 @@ public final class NamenodeService implements RpcHandler {
                 }
                 case Opcode.DELETE -> {
                     DeleteRequest r = DeleteRequest.decode(body);
-                    if (coordinator != null && namespace.find(r.path()) instanceof DirectoryInode) {
-                        coordinator.deleteTree(r.path(), r.recursive()).whenComplete((v, e) -> answer(request, e,
-                                r.path()));
-                    } else {
-                        try {
-                            namespace.delete(r.path(), r.recursive());
-                            request.send(request.response());
-                        } catch (TarnException e) {
-                            if (!atCoordinator(e)) {
-                                throw e;
-                            }
-                            coordinator.deleteTree(r.path(), r.recursive()).whenComplete((v, x) -> answer(request,
-                                    x, r.path()));
+                    try {
+                        namespace.delete(r.path(), r.recursive());
+                        request.send(request.response());
+                    } catch (TarnException e) {
+                        if (!atCoordinator(e)) {
+                            throw e;
                         }
+                        coordinator.deleteTree(r.path(), r.recursive()).whenComplete((v, x) -> answer(request, x,
+                                r.path()));
                     }
                 }
                 case Opcode.DIR_SEAL -> {
@@ -280,26 +279,21 @@ public final class NamenodeService implements RpcHandler {
                 }
                 case Opcode.RENAME -> {
                     RenameRequest r = RenameRequest.decode(body);
-                    if (coordinator != null && namespace.find(r.src()) instanceof DirectoryInode) {
-                        coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, e) -> answer(request, e,
+                    FileMove move;
+                    try {
+                        move = namespace.rename(r.src(), r.dst());
+                    } catch (TarnException e) {
+                        if (!atCoordinator(e)) {
+                            throw e;
+                        }
+                        coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, x) -> answer(request, x,
                                 r.src()));
+                        break;
+                    }
+                    if (move == null) {
+                        request.send(request.response());
                     } else {
-                        FileMove move;
-                        try {
-                            move = namespace.rename(r.src(), r.dst());
-                        } catch (TarnException e) {
-                            if (!atCoordinator(e)) {
-                                throw e;
-                            }
-                            coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, x) -> answer(request, x,
-                                    r.src()));
-                            break;
-                        }
-                        if (move == null) {
-                            request.send(request.response());
-                        } else {
-                            moveFile(move).whenComplete((v, e) -> answer(request, e, r.src()));
-                        }
+                        moveFile(move).whenComplete((v, e) -> answer(request, e, r.src()));
                     }
                 }
                 case Opcode.FILE_ADOPT -> {
@@ -406,20 +400,16 @@ public final class NamenodeService implements RpcHandler {
      * arrived meanwhile and starts serving. Namenodes keep no disk state, so files this namenode
      * owned before a restart are gone.
      */
-    void copyDirectories(Transport transport, long timeoutMs) {
+    void copyDirectories(long timeoutMs) {
         if (!starting) {
             return;
         }
-        io.tarn.rpc.RpcClient[] peers = partitioning.connectOthers(transport);
         try {
-            List<Integer> order = new ArrayList<>();
-            for (int p = 0; p < peers.length; p++) {
-                if (peers[p] != null) {
-                    order.add(p);
-                }
-            }
             boolean copied = false;
-            for (int p : order) {
+            for (int p = 0; p < peers.length && !copied; p++) {
+                if (peers[p] == null) {
+                    continue; // this namenode
+                }
                 try {
                     NamenodeProtocol.DirectorySnapshot snapshot = peers[p].call(Opcode.DIR_SNAPSHOT, b -> { },
                             NamenodeProtocol.DirectorySnapshot::decode).get(timeoutMs,
@@ -427,7 +417,6 @@ public final class NamenodeService implements RpcHandler {
                     namespace.install(snapshot);
                     LOG.info("Copied {} directories from {}", snapshot.directories().size(), partitioning.describe(p));
                     copied = true;
-                    break;
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
                     Throwable cause = e.getCause() != null ? e.getCause() : e;
                     LOG.debug("No directory tree from {}: {}", partitioning.describe(p), cause.toString());
@@ -443,11 +432,6 @@ public final class NamenodeService implements RpcHandler {
                 LOG.info("No other namenode serves a directory tree yet: starting with an empty one");
             }
         } finally {
-            for (io.tarn.rpc.RpcClient peer : peers) {
-                if (peer != null) {
-                    peer.close();
-                }
-            }
             serve();
         }
     }
@@ -471,22 +455,12 @@ public final class NamenodeService implements RpcHandler {
     }
 
     /**
-     * True when {@code e} sends a directory change to the coordinator and this namenode is it: the
-     * path became a directory between the check and the operation (its creation reached the name's
-     * namenode first), so the coordinator runs it after that creation instead of bouncing it back.
+     * True when the namespace sent a directory change to the coordinator ({@code e} is
+     * AT_COORDINATOR) and this namenode is it: the coordinator runs it (after any creation of that
+     * directory it is running), other namenodes pass the code to the client, which resends there.
      */
     private boolean atCoordinator(TarnException e) {
         return e.code() == ErrorCode.AT_COORDINATOR && coordinator != null;
-    }
-
-    private void setDirectoryAttributes(RpcRequest request, SetAttributesRequest r) {
-        coordinator.setDirectoryAttributes(r).whenComplete((status, e) -> {
-            if (e == null) {
-                sendStatus(request, status);
-            } else {
-                answer(request, e, r.path());
-            }
-        });
     }
 
     private static void sendStatus(RpcRequest request, FileStatus status) {
@@ -496,16 +470,18 @@ public final class NamenodeService implements RpcHandler {
     }
 
     /**
-     * With several namenodes, starts what reaches the others over {@code transport}: partition 0's
-     * directory coordinator, and on every namenode the mover of files renamed to a name another
-     * namenode owns (which also gives freed foreign blocks back to their home).
+     * With several namenodes, connects to the others over {@code transport} (one client per peer,
+     * shared by everything below) and starts partition 0's directory coordinator, and on every
+     * namenode the mover of files renamed to a name another namenode owns (which also gives freed
+     * foreign blocks back to their home).
      */
     void startCoordinator(Transport transport, long timeoutMs) {
         if (partitioning.count() > 1) {
-            mover = new FileMover(partitioning, namespace, fileService, transport);
+            peers = partitioning.connectOthers(transport);
+            mover = new FileMover(partitioning, namespace, fileService, peers);
             allocator.returnForeignBlocksTo(mover::returnHome);
             if (partitioning.isCoordinator()) {
-                coordinator = new DirectoryCoordinator(partitioning, namespace, clock, transport, timeoutMs);
+                coordinator = new DirectoryCoordinator(partitioning, namespace, clock, peers, timeoutMs);
             }
         }
     }
@@ -514,8 +490,12 @@ public final class NamenodeService implements RpcHandler {
         if (coordinator != null) {
             coordinator.close();
         }
-        if (mover != null) {
-            mover.close();
+        if (peers != null) {
+            for (io.tarn.rpc.RpcClient peer : peers) {
+                if (peer != null) {
+                    peer.close();
+                }
+            }
         }
     }
 

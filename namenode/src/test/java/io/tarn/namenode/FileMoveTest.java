@@ -87,10 +87,7 @@ class FileMoveTest {
     /** The FILE_ADOPT request FileMover sends for {@code move}, through its wire encoding. */
     private AdoptRequest adoptRequest(FileMove move) throws Exception {
         FileInode f = move.file();
-        AdoptRequest r = new AdoptRequest(move.targetParent(), move.targetName(), f.id(), f.writer(), f.size(),
-                f.blockSize(),
-                f.storageClass(), f.creationTime(), f.modificationTime(), f.accessTime(), f.ownership(),
-                nn[0].files().movedBlocks(f, 0));
+        AdoptRequest r = move.adoptRequest(nn[0].files().movedBlocks(f, 0));
         ByteBuf buf = Unpooled.buffer();
         try {
             r.encode(buf);
@@ -294,10 +291,7 @@ class FileMoveTest {
 
         // Back to a name of namenode 0: its own block is native there again, namenode 1's is foreign.
         FileMove back = nn[1].namespace().rename(b, c);
-        AdoptRequest r = new AdoptRequest(back.targetParent(), back.targetName(), back.file().id(),
-                back.file().writer(), back.file().size(), back.file().blockSize(), back.file().storageClass(), back.file().creationTime(),
-                back.file().modificationTime(), back.file().accessTime(), back.file().ownership(),
-                nn[1].files().movedBlocks(back.file(), 1));
+        AdoptRequest r = back.adoptRequest(nn[1].files().movedBlocks(back.file(), 1));
         FileStatus home = nn[0].namespace().adopt(r, nn[0].files().adoptedBlocks(r.blocks(), 0));
         nn[1].namespace().commitMove(back);
         List<BlockRef> refs = nn[0].files().getBlocks(home.fileId(), 0, 10);

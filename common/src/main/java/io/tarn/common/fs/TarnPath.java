@@ -25,21 +25,11 @@ public final class TarnPath {
     /**
      * The end (exclusive) of the component of {@code path} that starts at {@code start}, skipping
      * nothing: callers step over slashes themselves. For walking a path without splitting it into a
-     * list; {@link #checkComponent} validates each component found.
+     * list; {@link #checkName} validates each component found.
      */
     public static int componentEnd(String path, int start) {
         int slash = path.indexOf('/', start);
         return slash < 0 ? path.length() : slash;
-    }
-
-    /** INVALID_PATH unless {@code path} is absolute and within the limits ({@link #components} checks the same). */
-    public static void checkPath(String path) throws TarnException {
-        check(path);
-    }
-
-    /** INVALID_PATH unless {@code name}, a component of {@code path}, is a valid name. */
-    public static void checkComponent(String name, String path) throws TarnException {
-        checkName(name, path);
     }
 
     /** Splits an absolute path into its components; the root gives an empty list. */
@@ -90,7 +80,8 @@ public final class TarnPath {
         return normalized.substring(normalized.lastIndexOf('/') + 1);
     }
 
-    private static void check(String path) throws TarnException {
+    /** INVALID_PATH unless {@code path} is absolute and within the limits ({@link #components} checks the same). */
+    public static void check(String path) throws TarnException {
         if (path == null || path.isEmpty()) {
             throw new TarnException(ErrorCode.INVALID_PATH, "empty path");
         }
@@ -102,7 +93,8 @@ public final class TarnPath {
         }
     }
 
-    private static void checkName(String name, String path) throws TarnException {
+    /** INVALID_PATH unless {@code name}, a component of {@code path}, is a valid name. */
+    public static void checkName(String name, String path) throws TarnException {
         if (name.equals(".") || name.equals("..")) {
             throw new TarnException(ErrorCode.INVALID_PATH, "'.' and '..' are not allowed in '" + path + "'");
         }

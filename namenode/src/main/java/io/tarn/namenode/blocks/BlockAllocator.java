@@ -4,7 +4,9 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BiConsumer;
 
@@ -22,9 +24,9 @@ import java.util.function.BiConsumer;
  * allocation.
  */
 public final class BlockAllocator {
-    private final DatanodeRegistry registry;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BlockAllocator.class);
 
+    private final DatanodeRegistry registry;
     private final AtomicIntegerArray roundRobin = new AtomicIntegerArray(DatanodeRegistry.MAX_STORAGE_CLASSES);
     /** Gives foreign blocks back to their home namenode: (home partition, blocks). */
     private volatile BiConsumer<Integer, List<Block>> returnHome = (home, blocks) ->
@@ -132,30 +134,19 @@ public final class BlockAllocator {
 
     /** {@link #free(Block)} for each, with one message per home namenode for the foreign ones. */
     public void free(Block[] blocks) {
-        List<Block> foreign = null;
+        Map<Integer, List<Block>> foreignByHome = null;
         for (Block b : blocks) {
             if (b.foreign()) {
-                if (foreign == null) {
-                    foreign = new ArrayList<>();
+                if (foreignByHome == null) {
+                    foreignByHome = new HashMap<>();
                 }
-                foreign.add(b);
+                foreignByHome.computeIfAbsent(b.home().partition(), home -> new ArrayList<>()).add(b);
             } else {
                 b.datanode().release(b);
             }
         }
-        if (foreign == null) {
-            return;
-        }
-        // Usually all from one home; group by it otherwise.
-        while (!foreign.isEmpty()) {
-            int home = foreign.get(0).home().partition();
-            List<Block> batch = new ArrayList<>();
-            List<Block> rest = new ArrayList<>();
-            for (Block b : foreign) {
-                (b.home().partition() == home ? batch : rest).add(b);
-            }
-            returnHome.accept(home, batch);
-            foreign = rest;
+        if (foreignByHome != null) {
+            foreignByHome.forEach(returnHome);
         }
     }
 }

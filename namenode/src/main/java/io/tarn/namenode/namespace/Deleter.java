@@ -63,7 +63,12 @@ final class Deleter {
             }
             boolean done;
             if (node instanceof FileInode f) {
-                done = unlinkFile(parent, name, f, path);
+                Unlinked u = unlinkFile(parent, name, f, false);
+                if (u == Unlinked.MOVING) {
+                    // Not deleted by name while it moves: the client retries and deletes it wherever it ends up.
+                    throw FileInode.movingRetry("delete", TarnPath.normalize(path));
+                }
+                done = u == Unlinked.YES;
             } else if (recursive) {
                 done = deleteRecursively(parent, name, (DirectoryInode) node, path);
             } else {
@@ -193,11 +198,7 @@ final class Deleter {
             for (Map.Entry<String, Inode> e : dir.children().entrySet()) {
                 Inode child = e.getValue();
                 if (child instanceof FileInode f) {
-                    try {
-                        unlinkFile(dir, e.getKey(), f, null);
-                    } catch (TarnException impossible) {
-                        throw new IllegalStateException(impossible); // only deletes by name refuse
-                    }
+                    unlinkFile(dir, e.getKey(), f, true);
                 } else {
                     DirectoryInode sub = (DirectoryInode) child;
                     if (markDeleted(sub)) {
@@ -209,37 +210,37 @@ final class Deleter {
         }
     }
 
+    /** What {@link #unlinkFile} did. */
+    private enum Unlinked { YES, NOT_THERE, MOVING }
+
     /**
-     * Unlinks a file under its monitor and frees it; false when it was no longer linked there. A
-     * file moving to another namenode is not deleted by name ({@code path}): RETRY, so the delete
-     * applies to wherever the file ends up. A recursive delete ({@code path} null) takes it out of
-     * the directory and leaves the rest to the move: if the move fails, the file is freed then; if it
-     * succeeds, the file escaped the delete (the rename came first).
+     * Unlinks a file under its monitor and frees it; NOT_THERE when it was no longer linked there.
+     * A file moving to another namenode is left alone (MOVING), except by a recursive delete
+     * ({@code sweeping}), which takes it out of the directory and leaves the rest to the move: if the
+     * move fails, the file is freed then; if it succeeds, the file escaped the delete (the rename
+     * came first).
      */
-    private boolean unlinkFile(DirectoryInode dir, String name, FileInode f, String path) throws TarnException {
+    private Unlinked unlinkFile(DirectoryInode dir, String name, FileInode f, boolean sweeping) {
         Block[] freed;
         long holder;
         synchronized (f) {
             if (f.retired()) {
-                return false;
+                return Unlinked.NOT_THERE;
             }
             if (f.moving()) {
-                if (path != null) {
-                    throw FileInode.movingRetry("delete", TarnPath.normalize(path));
-                }
-                if (dir.children().remove(name, f)) {
+                if (sweeping && dir.children().remove(name, f)) {
                     f.unlinkWhileMoving();
                 }
-                return true;
+                return Unlinked.MOVING;
             }
             if (!dir.children().remove(name, f)) {
-                return false;
+                return Unlinked.NOT_THERE;
             }
             holder = f.leaseHolder();
             freed = f.retire();
         }
         reclaim(f, freed, holder);
-        return true;
+        return Unlinked.YES;
     }
 
     /** Retires a file that is no longer linked anywhere (idempotent). */

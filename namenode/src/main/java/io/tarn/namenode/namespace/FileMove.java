@@ -1,6 +1,10 @@
 package io.tarn.namenode.namespace;
 
 import io.tarn.common.fs.TarnPath;
+import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
+import io.tarn.common.protocol.NamenodeProtocol.MovedBlock;
+
+import java.util.List;
 
 /**
  * A rename of a closed file to a name another namenode owns, between its start here and its end:
@@ -60,5 +64,12 @@ public final class FileMove {
     /** The partition owning the new name. */
     public int to() {
         return to;
+    }
+
+    /** The FILE_ADOPT that hands the file, with {@code blocks} (as they travel), to {@link #to()}. */
+    public AdoptRequest adoptRequest(List<MovedBlock> blocks) {
+        return new AdoptRequest(targetParent, targetName, file.id(), file.writer(), file.size(), file.blockSize(),
+                file.storageClass(), file.creationTime(), file.modificationTime(), file.accessTime(), file.ownership(),
+                blocks);
     }
 }

@@ -27,7 +27,7 @@ final class PathWalker {
      * list (the getFile hot path); errors as {@link #lookup(String, List)}.
      */
     Inode lookup(String path) throws TarnException {
-        TarnPath.checkPath(path);
+        TarnPath.check(path);
         Inode cur = root;
         int n = path.length();
         int i = 1;
@@ -35,7 +35,7 @@ final class PathWalker {
             int end = TarnPath.componentEnd(path, i);
             if (end > i) {
                 String name = path.substring(i, end);
-                TarnPath.checkComponent(name, path);
+                TarnPath.checkName(name, path);
                 if (!(cur instanceof DirectoryInode dir)) {
                     throw notFound(path, "'" + TarnPath.normalize(path.substring(0, i - 1)) + "' is a file");
                 }

@@ -1,15 +1,15 @@
 package io.tarn.it.compare;
 
+import io.tarn.it.ComparisonMain;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * Tarn next to HDFS and next to raw loopback transports, in one run and one JVM: getFile at 1, 16,
@@ -38,17 +38,10 @@ public final class SideBySideComparison {
 
     public static void main(String[] args) throws Exception {
         Options options = Options.parse(args);
-        try {
+        ComparisonMain.printThenExit(options.settings().workDir(), options.temporaryWorkDir(), () -> {
             Comparison c = run(options.settings());
-            System.out.println(c.markdown());
-            System.out.println(c.legend());
-            System.out.println(c.environment());
-        } finally {
-            if (options.temporaryWorkDir()) {
-                deleteTree(options.settings().workDir());
-            }
-        }
-        System.exit(0); // Hadoop's non-daemon threads would keep the JVM alive
+            return List.of(c.markdown(), c.legend(), c.environment());
+        });
     }
 
     /**
@@ -127,7 +120,7 @@ public final class SideBySideComparison {
 
         /** The machine and JVM the figures come from, for the record. */
         public String environment() {
-            return io.tarn.it.Machine.describe(settings.options());
+            return ComparisonMain.machine(settings.options());
         }
     }
 
@@ -141,10 +134,10 @@ public final class SideBySideComparison {
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
                 switch (args[i]) {
-                    case "--seconds" -> seconds = Double.parseDouble(required(args[i], value));
-                    case "--warmup-seconds" -> warmup = Double.parseDouble(required(args[i], value));
-                    case "--size-mb" -> sizeMb = Integer.parseInt(required(args[i], value));
-                    case "--work-dir" -> workDir = Path.of(required(args[i], value));
+                    case "--seconds" -> seconds = Double.parseDouble(ComparisonMain.required(args[i], value));
+                    case "--warmup-seconds" -> warmup = Double.parseDouble(ComparisonMain.required(args[i], value));
+                    case "--size-mb" -> sizeMb = Integer.parseInt(ComparisonMain.required(args[i], value));
+                    case "--work-dir" -> workDir = Path.of(ComparisonMain.required(args[i], value));
                     case "--help", "-h" -> {
                         System.out.println(USAGE);
                         System.exit(0);
@@ -158,21 +151,6 @@ public final class SideBySideComparison {
                 workDir = Files.createTempDirectory("tarn-compare-");
             }
             return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir), temporary);
-        }
-
-        private static String required(String option, String value) {
-            if (value == null) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return value;
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

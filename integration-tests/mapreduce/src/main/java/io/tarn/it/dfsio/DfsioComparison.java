@@ -1,11 +1,11 @@
 package io.tarn.it.dfsio;
 
+import io.tarn.it.ComparisonMain;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * TestDFSIO on Tarn and on HDFS in one run, same JVM, same job code, same sizes: starts a Tarn
@@ -26,16 +26,10 @@ public final class DfsioComparison {
 
     public static void main(String[] args) throws Exception {
         Options options = Options.parse(args);
-        try {
+        ComparisonMain.printThenExit(options.settings().workDir(), options.temporaryWorkDir(), () -> {
             Comparison c = run(options.settings());
-            System.out.println(c.markdown());
-            System.out.println(c.environment());
-        } finally {
-            if (options.temporaryWorkDir()) {
-                deleteTree(options.settings().workDir());
-            }
-        }
-        System.exit(0); // Hadoop's and Netty's non-daemon threads would keep the JVM alive
+            return java.util.List.of(c.markdown(), c.environment());
+        });
     }
 
     /** Runs both sides, Tarn first; each file system is stopped before the other starts. */
@@ -62,7 +56,7 @@ public final class DfsioComparison {
 
         /** The machine and JVM the figures come from, for the record. */
         public String environment() {
-            return io.tarn.it.Machine.describe(settings.options());
+            return ComparisonMain.machine(settings.options());
         }
     }
 
@@ -76,10 +70,10 @@ public final class DfsioComparison {
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
                 switch (args[i]) {
-                    case "--files" -> files = Integer.parseInt(required(args[i], value));
-                    case "--size-mb" -> sizeMb = Integer.parseInt(required(args[i], value));
-                    case "--warmup-mb" -> warmupMb = Integer.parseInt(required(args[i], value));
-                    case "--work-dir" -> workDir = Path.of(required(args[i], value));
+                    case "--files" -> files = Integer.parseInt(ComparisonMain.required(args[i], value));
+                    case "--size-mb" -> sizeMb = Integer.parseInt(ComparisonMain.required(args[i], value));
+                    case "--warmup-mb" -> warmupMb = Integer.parseInt(ComparisonMain.required(args[i], value));
+                    case "--work-dir" -> workDir = Path.of(ComparisonMain.required(args[i], value));
                     default -> throw new IllegalArgumentException("unknown option " + args[i]
                             + "; usage: DfsioComparison [--files N] [--size-mb MB] [--warmup-mb MB] [--work-dir DIR]");
                 }
@@ -90,21 +84,6 @@ public final class DfsioComparison {
                 workDir = Files.createTempDirectory("tarn-dfsio-");
             }
             return new Options(new DfsioSettings(files, sizeMb, warmupMb, workDir), temporary);
-        }
-
-        private static String required(String option, String value) {
-            if (value == null) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return value;
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }
