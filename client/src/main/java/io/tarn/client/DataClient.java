@@ -1,55 +1,154 @@
 package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.config.ShortCircuitMode;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.ShortCircuitProtocol.Grant;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Block reads and writes against datanodes, one pipelined connection per datanode. Thread-safe.
+ *
+ * <p>With {@code tarn.client.shortcircuit = auto}, a datanode is first asked for short-circuit
+ * access (SC_READ, SC_WRITE): it checks the request as it would a TCP one and answers with a grant
+ * naming its storage; when that storage is on this host and its files open, the bytes are copied
+ * straight between this process and the mapped region files ({@link LocalStorage}) instead of
+ * crossing a socket. Every request still goes to the datanode, so a dead datanode, a bad token or
+ * a stale generation fail exactly as they do over TCP. A datanode that does not offer it (another
+ * host, direct memory, switched off, an older version) or whose files cannot be opened is served
+ * over TCP from then on; the reason is logged once.
  */
 final class DataClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DataClient.class);
     private static final RpcClient.ResponseDecoder<Void> NO_BODY = b -> null;
     /** Keeps the response frame's memory and hands it to the reader without copying. */
     private static final RpcClient.ResponseDecoder<ByteBuf> RETAIN = ByteBuf::retainedSlice;
 
     private final Transport transport;
+    private final boolean shortCircuit;
     private final ConcurrentHashMap<Integer, Connection> byDatanode = new ConcurrentHashMap<>();
+    private final LongAdder shortCircuitBytes = new LongAdder();
 
-    DataClient(Transport transport) {
+    DataClient(Transport transport, ShortCircuitMode mode) {
         this.transport = transport;
+        this.shortCircuit = mode == ShortCircuitMode.AUTO;
     }
 
     /** Writes {@code data} (ownership passes to this call) at {@code offset} inside the block. */
     CompletableFuture<Void> write(BlockRef ref, int offset, ByteBuf data) {
-        int length = data.readableBytes();
-        RpcClient rpc;
+        Connection c;
         try {
-            rpc = connection(ref);
+            c = connection(ref);
         } catch (RuntimeException e) {
             data.release(); // ownership passed to this call: no path may drop it
             throw e;
         }
-        return rpc.call(Opcode.WRITE_BLOCK, b -> DatanodeProtocol.writeAccess(b, ref.regionId(),
-                ref.blockIndex(), ref.generation(), ref.token(), offset, length), data, NO_BODY);
+        LocalStorage known = c.local;
+        if (!shortCircuit || c.remote || known != null && !known.writable()) {
+            return tcpWrite(c, ref, offset, data);
+        }
+        int length = data.readableBytes();
+        return c.rpc.call(Opcode.SC_WRITE, b -> access(b, ref, offset, length), Grant::read)
+                .handle((grant, e) -> {
+                    if (e != null) {
+                        if (olderDatanode(c, e)) {
+                            return tcpWrite(c, ref, offset, data);
+                        }
+                        data.release();
+                        return CompletableFuture.<Void>failedFuture(e);
+                    }
+                    LocalStorage storage = c.storage(grant);
+                    try {
+                        if (storage != null && storage.write(ref, offset, data)) {
+                            shortCircuitBytes.add(length);
+                            data.release();
+                            return CompletableFuture.<Void>completedFuture(null);
+                        }
+                    } catch (TarnException | RuntimeException x) {
+                        data.release();
+                        return CompletableFuture.<Void>failedFuture(x);
+                    } catch (IOException x) {
+                        c.giveUp(x.getMessage(), true);
+                    }
+                    return tcpWrite(c, ref, offset, data);
+                }).thenCompose(f -> f);
     }
 
     /** Reads {@code length} bytes at {@code offset} inside the block; the caller releases the result. */
     CompletableFuture<ByteBuf> read(BlockRef ref, int offset, int length) {
-        return connection(ref).call(Opcode.READ_BLOCK, b -> DatanodeProtocol.writeAccess(b, ref.regionId(),
-                ref.blockIndex(), ref.generation(), ref.token(), offset, length), RETAIN);
+        Connection c = connection(ref);
+        if (!shortCircuit || c.remote) {
+            return tcpRead(c, ref, offset, length);
+        }
+        return c.rpc.call(Opcode.SC_READ, b -> access(b, ref, offset, length), Grant::read)
+                .handle((grant, e) -> {
+                    if (e != null) {
+                        return olderDatanode(c, e) ? tcpRead(c, ref, offset, length)
+                                : CompletableFuture.<ByteBuf>failedFuture(e);
+                    }
+                    LocalStorage storage = c.storage(grant);
+                    if (storage != null) {
+                        try {
+                            ByteBuf copy = storage.read(ref, offset, length);
+                            shortCircuitBytes.add(length);
+                            return CompletableFuture.completedFuture(copy);
+                        } catch (TarnException | RuntimeException x) {
+                            return CompletableFuture.<ByteBuf>failedFuture(x);
+                        } catch (IOException x) {
+                            c.giveUp(x.getMessage(), true);
+                        }
+                    }
+                    return tcpRead(c, ref, offset, length);
+                }).thenCompose(f -> f);
     }
 
-    private RpcClient connection(BlockRef ref) {
+    /** Bytes this client copied short-circuit, both directions. */
+    long shortCircuitBytes() {
+        return shortCircuitBytes.sum();
+    }
+
+    private static CompletableFuture<Void> tcpWrite(Connection c, BlockRef ref, int offset, ByteBuf data) {
+        int length = data.readableBytes();
+        return c.rpc.call(Opcode.WRITE_BLOCK, b -> access(b, ref, offset, length), data, NO_BODY);
+    }
+
+    private static CompletableFuture<ByteBuf> tcpRead(Connection c, BlockRef ref, int offset, int length) {
+        return c.rpc.call(Opcode.READ_BLOCK, b -> access(b, ref, offset, length), RETAIN);
+    }
+
+    private static void access(ByteBuf b, BlockRef ref, int offset, int length) {
+        DatanodeProtocol.writeAccess(b, ref.regionId(), ref.blockIndex(), ref.generation(), ref.token(), offset,
+                length);
+    }
+
+    /** True (and TCP from now on) when the datanode does not know the short-circuit requests. */
+    private static boolean olderDatanode(Connection c, Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof TarnException t && t.code() == ErrorCode.UNKNOWN_OPCODE) {
+            c.giveUp("it does not serve short-circuit requests", false);
+            return true;
+        }
+        return false;
+    }
+
+    private Connection connection(BlockRef ref) {
         Connection c = byDatanode.get(ref.datanodeId());
         if (c != null && c.port == ref.port() && c.host.equals(ref.host())) {
-            return c.rpc;
+            return c;
         }
         return byDatanode.compute(ref.datanodeId(), (id, old) -> {
             if (old != null && old.port == ref.port() && old.host.equals(ref.host())) {
@@ -60,7 +159,7 @@ final class DataClient implements AutoCloseable {
             }
             return new Connection(ref.host(), ref.port(),
                     transport.connect(InetSocketAddress.createUnresolved(ref.host(), ref.port())));
-        }).rpc;
+        });
     }
 
     @Override
@@ -69,6 +168,71 @@ final class DataClient implements AutoCloseable {
         byDatanode.clear();
     }
 
-    private record Connection(String host, int port, RpcClient rpc) {
+    /** One datanode's connection and what is known about reaching its storage short-circuit. */
+    private static final class Connection {
+        final String host;
+        final int port;
+        final RpcClient rpc;
+        /** The datanode's storage as mapped here, once a grant named one this client could open. */
+        volatile LocalStorage local;
+        /** True once short-circuit access to this datanode turned out impossible: TCP only. */
+        volatile boolean remote;
+
+        Connection(String host, int port, RpcClient rpc) {
+            this.host = host;
+            this.port = port;
+            this.rpc = rpc;
+        }
+
+        /** The mapped storage a grant names, or null (and TCP from now on) when it cannot be used here. */
+        LocalStorage storage(Grant grant) {
+            if (!grant.offered()) {
+                giveUp(grant.reason(), false);
+                return null;
+            }
+            if (!LocalStorage.onThisHost(grant)) {
+                giveUp("it runs on another host", false);
+                return null;
+            }
+            LocalStorage s = local;
+            if (s != null && s.matches(grant)) {
+                return s;
+            }
+            synchronized (this) {
+                s = local;
+                if (s != null && s.matches(grant)) {
+                    return s;
+                }
+                try {
+                    // A restarted datanode may name new storage: the old mapping is dropped.
+                    s = LocalStorage.open(grant);
+                    local = s;
+                    LOG.debug("Datanode {}: short-circuit access to {}", rpc.remote(), s);
+                    return s;
+                } catch (IOException | RuntimeException e) {
+                    giveUp(e.toString(), true);
+                    return null;
+                }
+            }
+        }
+
+        /**
+         * Uses TCP for this datanode from now on.
+         *
+         * @param surprising true when the datanode is on this host but its files are not usable (a
+         *                   permission or configuration problem worth a warning)
+         */
+        void giveUp(String why, boolean surprising) {
+            if (!remote) {
+                remote = true;
+                local = null;
+                if (surprising) {
+                    LOG.warn("Datanode {} is on this host, but short-circuit access to its files failed ({}); "
+                            + "using TCP for it", rpc.remote(), why);
+                } else {
+                    LOG.debug("Datanode {}: no short-circuit access ({}); using TCP", rpc.remote(), why);
+                }
+            }
+        }
     }
 }

@@ -69,7 +69,7 @@ public final class TarnClient implements AutoCloseable {
         this.transport = transport;
         this.ownsTransport = ownsTransport;
         this.namenodes = new Namenodes(transport, config.namenodes().get(0));
-        this.data = new DataClient(transport);
+        this.data = new DataClient(transport, config.get(TarnKeys.CLIENT_SHORTCIRCUIT));
         long id;
         do {
             id = new SecureRandom().nextLong();

@@ -5,14 +5,17 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.ShortCircuitProtocol;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
 import java.util.List;
+import java.util.UUID;
 
 /**
- * Serves WRITE_BLOCK, READ_BLOCK and PING on a datanode's RPC server, over any {@link RegionStore}.
+ * Serves WRITE_BLOCK, READ_BLOCK, SC_READ, SC_WRITE and PING on a datanode's RPC server, over any
+ * {@link RegionStore}.
  *
  * <p>The datanode serves every namenode of the cluster: region {@code r} is managed by namenode
  * {@code r mod N} ({@link RegionShare}), which registered it and issues the tokens for its blocks.
@@ -40,6 +43,13 @@ import java.util.List;
  * transport flushes them, so a block freed and rewritten with a newer generation while the
  * response still waits in the socket's queue sends the newer bytes. Writers only reuse a block
  * after the namenode freed it, so a reader racing that is already reading a deleted file.
+ *
+ * <p>Short-circuit requests ({@link ShortCircuitProtocol}) pass the same checks, in the same order,
+ * and count in the same metrics as the TCP requests they stand for; a short-circuit write advances
+ * the block's generation exactly as a TCP write does. Only the bytes do not travel: the answer is a
+ * grant naming the storage directory whose files the co-located client maps. A datanode without
+ * such files (direct memory) or with short-circuit switched off answers every such request with a
+ * refusal, before any check, and the client uses TCP.
  */
 public final class BlockService implements RpcHandler {
 
@@ -55,12 +65,35 @@ public final class BlockService implements RpcHandler {
     private final String[] namenodes;
     /** The current registration of each partition (null until its first); replaced whole, never written into. */
     private volatile Registration[] registrations;
+    /** The storage co-located clients may map, or null when short-circuit access is not offered. */
+    private final LocalFiles localFiles;
+    /** Why short-circuit access is not offered (when {@link #localFiles} is null). */
+    private final String noShortCircuit;
+
+    /**
+     * The files of a datanode's storage that co-located clients may map for short-circuit access.
+     *
+     * @param storageId the storage's id, as written in its generation table's header
+     * @param directory the directory holding the region files and the generation table
+     */
+    public record LocalFiles(UUID storageId, String directory) {
+    }
 
     /**
      * @param namenodes the namenodes' addresses in partition order ({@code tarn.namenode.address});
      *                  the store must have at least one region per namenode
      */
     public BlockService(RegionStore store, DatanodeMetrics metrics, List<String> namenodes) {
+        this(store, metrics, namenodes, null, "this datanode has no files to share");
+    }
+
+    /**
+     * @param localFiles     the storage co-located clients may map, or null to answer every
+     *                       short-circuit request with a refusal
+     * @param noShortCircuit the refusal's reason when {@code localFiles} is null
+     */
+    public BlockService(RegionStore store, DatanodeMetrics metrics, List<String> namenodes, LocalFiles localFiles,
+                        String noShortCircuit) {
         if (namenodes.isEmpty() || namenodes.size() > store.regionCount()) {
             throw new IllegalArgumentException(store.regionCount() + " regions cannot be shared by "
                     + namenodes.size() + " namenodes");
@@ -72,6 +105,13 @@ public final class BlockService implements RpcHandler {
             this.namenodes[p] = "namenode " + p + " (" + namenodes.get(p) + ")";
         }
         this.registrations = new Registration[namenodes.size()];
+        this.localFiles = localFiles != null && !ShortCircuitProtocol.bootId().isEmpty() ? localFiles : null;
+        this.noShortCircuit = localFiles == null ? noShortCircuit : "this host has no boot id to compare";
+    }
+
+    /** True when co-located clients are offered short-circuit access. */
+    public boolean offersShortCircuit() {
+        return localFiles != null;
     }
 
     /**
@@ -110,6 +150,12 @@ public final class BlockService implements RpcHandler {
                 break;
             case Opcode.READ_BLOCK:
                 read(request);
+                break;
+            case Opcode.SC_READ:
+                shortCircuit(request, false);
+                break;
+            case Opcode.SC_WRITE:
+                shortCircuit(request, true);
                 break;
             case Opcode.PING:
                 metrics.pinged();
@@ -173,20 +219,80 @@ public final class BlockService implements RpcHandler {
             fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant reading");
             return;
         }
-        int stored = reg.generations().get(region, block);
-        if (generation < stored) {
-            fail(request, ErrorCode.STALE_GENERATION, describe(request, a)
-                    + ": the block now holds generation " + stored);
-            return;
-        }
-        if (generation > stored) {
-            fail(request, ErrorCode.BLOCK_NOT_WRITTEN, describe(request, a)
-                    + ": the block holds generation " + stored + " (this generation was never written here)");
+        if (!readable(request, a, reg)) {
             return;
         }
         ByteBuf data = store.read(region, (long) block * reg.blockSize() + a.offset(), length);
         metrics.read(length);
         request.sendWithPayload(request.response(), data);
+    }
+
+    /** True when the block holds the request's generation; otherwise answers why not. */
+    private boolean readable(RpcRequest request, DatanodeProtocol.Access a, Registration reg) {
+        int generation = a.generation();
+        int stored = reg.generations().get(a.regionId(), a.blockIndex());
+        if (generation < stored) {
+            fail(request, ErrorCode.STALE_GENERATION, describe(request, a)
+                    + ": the block now holds generation " + stored);
+            return false;
+        }
+        if (generation > stored) {
+            fail(request, ErrorCode.BLOCK_NOT_WRITTEN, describe(request, a)
+                    + ": the block holds generation " + stored + " (this generation was never written here)");
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * SC_READ and SC_WRITE: every check of READ_BLOCK or WRITE_BLOCK (a write advances the
+     * generation), then a grant instead of the data.
+     */
+    private void shortCircuit(RpcRequest request, boolean write) {
+        if (localFiles == null) {
+            ByteBuf response = request.response();
+            ShortCircuitProtocol.Grant.refused(noShortCircuit).write(response);
+            request.send(response);
+            return;
+        }
+        DatanodeProtocol.Access a = access.get();
+        Registration reg = admit(request, a);
+        if (reg == null) {
+            return;
+        }
+        if (request.body().readableBytes() != DatanodeProtocol.ACCESS_LENGTH) {
+            fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, a) + ": "
+                    + (request.body().readableBytes() - DatanodeProtocol.ACCESS_LENGTH) + " unexpected trailing bytes");
+            return;
+        }
+        int region = a.regionId();
+        int block = a.blockIndex();
+        int generation = a.generation();
+        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation,
+                write ? BlockTokens.WRITE : BlockTokens.READ)) {
+            fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant "
+                    + (write ? "writing" : "reading"));
+            return;
+        }
+        if (write) {
+            GenerationTable generations = reg.generations();
+            if (!generations.advance(region, block, generation)) {
+                fail(request, ErrorCode.STALE_GENERATION, describe(request, a)
+                        + ": the block already holds generation " + generations.get(region, block));
+                return;
+            }
+            metrics.wrote(a.length());
+        } else {
+            if (!readable(request, a, reg)) {
+                return;
+            }
+            metrics.read(a.length());
+        }
+        metrics.shortCircuited();
+        ByteBuf response = request.response();
+        new ShortCircuitProtocol.Grant(true, localFiles.storageId(), store.regionSize(), reg.blockSize(),
+                ShortCircuitProtocol.bootId(), localFiles.directory(), "").write(response);
+        request.send(response);
     }
 
     /**

@@ -16,6 +16,7 @@ public final class DatanodeMetrics {
     private final LongAdder bytesWritten = new LongAdder();
     private final LongAdder bytesRead = new LongAdder();
     private final LongAdder pings = new LongAdder();
+    private final LongAdder shortCircuits = new LongAdder();
     private final ErrorCode[] codes = ErrorCode.values();
     private final LongAdder[] errors = new LongAdder[codes.length];
 
@@ -35,6 +36,10 @@ public final class DatanodeMetrics {
         bytesRead.add(bytes);
     }
 
+    void shortCircuited() {
+        shortCircuits.increment();
+    }
+
     void pinged() {
         pings.increment();
     }
@@ -43,24 +48,32 @@ public final class DatanodeMetrics {
         errors[code.ordinal()].increment();
     }
 
-    /** WRITE_BLOCK requests served successfully. */
+    /** WRITE_BLOCK and SC_WRITE requests served successfully. */
     public long writeRequests() {
         return writeRequests.sum();
     }
 
-    /** READ_BLOCK requests served successfully. */
+    /** READ_BLOCK and SC_READ requests served successfully. */
     public long readRequests() {
         return readRequests.sum();
     }
 
-    /** Data bytes stored by successful writes. */
+    /** Data bytes of successful writes (stored here, or copied in by a co-located client). */
     public long bytesWritten() {
         return bytesWritten.sum();
     }
 
-    /** Data bytes sent by successful reads. */
+    /** Data bytes of successful reads (sent, or copied out by a co-located client). */
     public long bytesRead() {
         return bytesRead.sum();
+    }
+
+    /**
+     * Of the reads and writes above, those served short-circuit (SC_READ, SC_WRITE): checked here,
+     * the bytes copied by a co-located client.
+     */
+    public long shortCircuitRequests() {
+        return shortCircuits.sum();
     }
 
     /** PING requests answered. */
@@ -85,6 +98,7 @@ public final class DatanodeMetrics {
     @Override
     public String toString() {
         return "DatanodeMetrics{writes=" + writeRequests() + ", reads=" + readRequests() + ", bytesWritten="
-                + bytesWritten() + ", bytesRead=" + bytesRead() + ", pings=" + pings() + ", errors=" + errors() + "}";
+                + bytesWritten() + ", bytesRead=" + bytesRead() + ", shortCircuit=" + shortCircuitRequests()
+                + ", pings=" + pings() + ", errors=" + errors() + "}";
     }
 }

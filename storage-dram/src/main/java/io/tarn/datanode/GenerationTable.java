@@ -1,5 +1,7 @@
 package io.tarn.datanode;
 
+import io.tarn.common.protocol.ShortCircuitProtocol;
+
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -28,7 +30,8 @@ import java.util.UUID;
  * only ever written through its mapping (never with {@code write(2)}), so it also works on
  * hugetlbfs; its size is rounded up to a 2 MiB huge page for the same reason (tmpfs does not
  * allocate the unused tail). It lives on the same host and never travels, so slots use the native
- * byte order.
+ * byte order. The layout is {@link ShortCircuitProtocol}'s: co-located clients map the file read-only
+ * to check a block's generation after copying it.
  *
  * <pre>
  * file layout (64-byte header, then the slots):
@@ -39,15 +42,16 @@ import java.util.UUID;
  * </pre>
  */
 public final class GenerationTable {
-    static final long MAGIC = 0x5441524E47454E31L;
-    private static final int MAGIC_OFFSET = 0;
-    private static final int ID_HIGH_OFFSET = 8;
-    private static final int ID_LOW_OFFSET = 16;
-    private static final int REGION_SIZE_OFFSET = 24;
-    private static final int REGION_COUNT_OFFSET = 32;
-    private static final int BLOCK_SIZE_OFFSET = 36;
+    // The layout is shared with co-located clients, which map the file to check generations.
+    static final long MAGIC = ShortCircuitProtocol.GENERATIONS_MAGIC;
+    private static final int MAGIC_OFFSET = ShortCircuitProtocol.GEN_MAGIC_OFFSET;
+    private static final int ID_HIGH_OFFSET = ShortCircuitProtocol.GEN_ID_HIGH_OFFSET;
+    private static final int ID_LOW_OFFSET = ShortCircuitProtocol.GEN_ID_LOW_OFFSET;
+    private static final int REGION_SIZE_OFFSET = ShortCircuitProtocol.GEN_REGION_SIZE_OFFSET;
+    private static final int REGION_COUNT_OFFSET = ShortCircuitProtocol.GEN_REGION_COUNT_OFFSET;
+    private static final int BLOCK_SIZE_OFFSET = ShortCircuitProtocol.GEN_BLOCK_SIZE_OFFSET;
     /** Bytes before the first slot. */
-    static final int HEADER_LENGTH = 64;
+    static final int HEADER_LENGTH = ShortCircuitProtocol.GEN_HEADER_LENGTH;
     /** Side files are sized in whole 2 MiB pages so that a hugetlbfs mount accepts them. */
     private static final long FILE_ALIGNMENT = 2L << 20;
     /** Most slots a table may hold: a mapping is limited to 2 GiB. */
@@ -179,6 +183,7 @@ public final class GenerationTable {
 
     /**
      * Raises a block's stored generation to {@code generation} unless the stored one is newer.
+     * Stores the caller makes after a true answer are ordered after the raise.
      *
      * @return false when the stored generation is newer (the caller is stale); true when the block
      *         now holds {@code generation}
@@ -191,6 +196,9 @@ public final class GenerationTable {
                 return false;
             }
             if (generation == stored || SLOT.compareAndSet(buffer, at, stored, generation)) {
+                // The caller's data stores must not become visible before the new generation: a
+                // short-circuit reader that sees any of them must also see the generation move.
+                VarHandle.storeStoreFence();
                 return true;
             }
         }

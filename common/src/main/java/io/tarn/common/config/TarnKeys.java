@@ -104,6 +104,11 @@ public final class TarnKeys {
                     + "kernel to allocate pages (first-touch faults halve write throughput) and a mount too small "
                     + "fails at start rather than later. Costs about 0.3 s per GiB at start.");
 
+    public static final ConfigKey<Boolean> DRAM_SHORTCIRCUIT = ConfigKey.bool("tarn.datanode.dram.shortcircuit", true,
+            "Let clients on this host copy block data straight from and to the mapped region files (mmap mode "
+                    + "only); every request is still checked here. The files' permissions decide which local "
+                    + "users can: they follow the datanode's umask (with 022: all read, only its user writes).");
+
     // ---- client ----
 
     public static final ConfigKey<Long> CLIENT_IO_CHUNK = ConfigKey.bytes("tarn.client.io.chunk", MIB, 4 * KIB,
@@ -124,6 +129,11 @@ public final class TarnKeys {
     public static final ConfigKey<String> CLIENT_HOSTNAME = ConfigKey.string("tarn.client.hostname", "",
             "Host name the client uses for location affinity; empty means this machine's name.", null);
 
+    public static final ConfigKey<ShortCircuitMode> CLIENT_SHORTCIRCUIT = ConfigKey.choice("tarn.client.shortcircuit",
+            ShortCircuitMode.AUTO, ShortCircuitMode.class, "auto | off. auto copies block data straight from and to "
+                    + "the region files of a DRAM datanode on the same host when its files can be opened, and uses "
+                    + "TCP for every other datanode; off always uses TCP.");
+
     public static final ConfigKey<Long> CLIENT_LEASE_RENEW = ConfigKey.millis("tarn.client.lease.renew.interval",
             10_000, 10, HOUR_MS, "How often a client with files open for writing renews its lease.");
 
@@ -133,9 +143,9 @@ public final class TarnKeys {
             RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME, RPC_IO_THREADS, RPC_MAX_INFLIGHT,
             NAMENODE_BIND, NAMENODE_PARTITION, LEASE_TIMEOUT, DATANODE_TIMEOUT,
             DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
-            DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH,
+            DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT,
             CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
-            CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_LEASE_RENEW);
+            CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_LEASE_RENEW);
 
     static String checkHostPorts(String v) {
         String[] parts = v.split(",", -1);

@@ -46,6 +46,10 @@ public final class Opcode {
     // datanode
     public static final int WRITE_BLOCK = 100;
     public static final int READ_BLOCK = 101;
+    /** Short-circuit read: the checks of READ_BLOCK, the data copied by the co-located client. */
+    public static final int SC_READ = 102;
+    /** Short-circuit write: the checks of WRITE_BLOCK, the data copied by the co-located client. */
+    public static final int SC_WRITE = 103;
 
     // any server
     public static final int PING = 200;
@@ -58,7 +62,7 @@ public final class Opcode {
     public static boolean isReadOnly(int opcode) {
         switch (opcode) {
             case GET_FILE, LIST, GET_BLOCKS, GET_PARTITIONS, WHERE_MOVED, DIR_SNAPSHOT, CLUSTER_STATUS, PING,
-                 READ_BLOCK:
+                 READ_BLOCK, SC_READ:
                 return true;
             default:
                 return false;
@@ -99,6 +103,8 @@ public final class Opcode {
             case DEREGISTER_DATANODE: return "DEREGISTER_DATANODE";
             case WRITE_BLOCK: return "WRITE_BLOCK";
             case READ_BLOCK: return "READ_BLOCK";
+            case SC_READ: return "SC_READ";
+            case SC_WRITE: return "SC_WRITE";
             case PING: return "PING";
             default: return "OP_" + opcode;
         }

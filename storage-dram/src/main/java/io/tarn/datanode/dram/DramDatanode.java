@@ -86,8 +86,16 @@ public final class DramDatanode implements AutoCloseable {
         this.transport = transport;
         this.ownsTransport = ownsTransport;
         this.metrics = new DatanodeMetrics();
+        BlockService.LocalFiles localFiles = null;
+        String noShortCircuit = "tarn.datanode.dram.shortcircuit is false";
+        if (config.get(TarnKeys.DRAM_SHORTCIRCUIT)) {
+            localFiles = storage.directory()
+                    .map(dir -> new BlockService.LocalFiles(storage.storageId(), dir.toAbsolutePath().toString()))
+                    .orElse(null);
+            noShortCircuit = "the regions are in direct memory, not in files";
+        }
         this.service = new BlockService(storage.regions(), metrics,
-                namenodes.stream().map(HostPort::toString).toList());
+                namenodes.stream().map(HostPort::toString).toList(), localFiles, noShortCircuit);
     }
 
     /** Starts a datanode with its own transport (closed with it). */
@@ -136,9 +144,10 @@ public final class DramDatanode implements AutoCloseable {
                 Duration.ofMillis(config.get(TarnKeys.HEARTBEAT_INTERVAL)),
                 "tarn-dram-datanode-" + address().getPort() + "-namenodes");
         links.start();
-        LOG.info("DRAM datanode {} serving {} as {}:{}, {} regions of {} bytes ({}), namenodes {}",
+        LOG.info("DRAM datanode {} serving {} as {}:{}, {} regions of {} bytes ({}{}), namenodes {}",
                 storage.storageId(), server.localAddress(), advertisedHost, address().getPort(),
-                storage.regions().regionCount(), storage.regions().regionSize(), storage.backing(), namenodes);
+                storage.regions().regionCount(), storage.regions().regionSize(), storage.backing(),
+                service.offersShortCircuit() ? ", short-circuit for local clients" : "", namenodes);
     }
 
     /**
@@ -278,6 +287,11 @@ public final class DramDatanode implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** True when clients on this host may copy block data straight from and to the region files. */
+    public boolean offersShortCircuit() {
+        return service.offersShortCircuit();
     }
 
     /** Counters of the block service. */

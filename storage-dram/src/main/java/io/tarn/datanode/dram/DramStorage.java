@@ -3,6 +3,7 @@ package io.tarn.datanode.dram;
 import io.tarn.common.config.DramMode;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.protocol.ShortCircuitProtocol;
 import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.RegionStore;
 import io.tarn.datanode.StorageDirectory;
@@ -29,7 +30,7 @@ final class DramStorage {
     private static final Logger LOG = LoggerFactory.getLogger(DramStorage.class);
 
     /** The generation table's file inside the storage directory. */
-    static final String GENERATIONS_FILE = "generations";
+    static final String GENERATIONS_FILE = ShortCircuitProtocol.GENERATIONS_FILE;
 
     private final UUID storageId;
     private final StorageDirectory directory;

@@ -1,5 +1,7 @@
 package io.tarn.datanode.dram;
 
+import io.tarn.common.protocol.ShortCircuitProtocol;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -23,7 +25,7 @@ final class MappedRegions extends MemoryRegions {
 
     /** The file of region {@code index}. */
     static Path file(Path dir, int index) {
-        return dir.resolve(String.format("region-%05d", index));
+        return dir.resolve(ShortCircuitProtocol.regionFile(index));
     }
 
     /**

@@ -1,0 +1,287 @@
+package io.tarn.client;
+
+import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.common.config.DramMode;
+import io.tarn.common.config.ShortCircuitMode;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.BlockRef;
+import io.tarn.common.protocol.ShortCircuitProtocol;
+import io.tarn.datanode.DatanodeMetrics;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import org.junit.jupiter.api.Test;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/**
+ * Short-circuit access for a client on the datanode's host: the bytes are the TCP path's, and the
+ * datanode's checks (generation, deleted files, writers of another generation) hold as they do
+ * over TCP. Each test builds its own small cluster; the ones about block reuse give the datanode a
+ * single block, so a new file necessarily gets the block a deleted one had, with a newer generation.
+ */
+class ShortCircuitTest {
+    private static final int MIB = 1 << 20;
+
+    static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static TarnClient client(MiniCluster cluster, ShortCircuitMode mode) {
+        return TarnClient.connect(cluster.config().toBuilder().set(TarnKeys.CLIENT_SHORTCIRCUIT, mode).build());
+    }
+
+    private static void write(TarnClient client, String path, byte[] data) throws IOException {
+        try (TarnOutputStream out = client.create(path)) {
+            out.write(data);
+        }
+    }
+
+    private static byte[] read(TarnClient client, String path) throws IOException {
+        try (TarnInputStream in = client.open(path)) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** A cluster whose one datanode holds exactly one block of 1 MiB. */
+    private static MiniCluster oneBlockCluster() throws IOException {
+        return MiniCluster.builder().datanodes(1)
+                .set(TarnKeys.BLOCK_SIZE, (long) MIB)
+                .set(TarnKeys.DRAM_REGION_SIZE, (long) MIB)
+                .set(TarnKeys.DRAM_CAPACITY, (long) MIB)
+                .start();
+    }
+
+    private static ErrorCode codeOf(Throwable t) {
+        Throwable c = t;
+        while (c != null && !(c instanceof TarnException)) {
+            c = c.getCause();
+        }
+        return c == null ? null : ((TarnException) c).code();
+    }
+
+    @Test
+    void coLocatedClientCopiesDirectlyAndAgreesWithTcpByteForByte() throws Exception {
+        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(2).start();
+             TarnClient local = client(cluster, ShortCircuitMode.AUTO);
+             TarnClient tcp = client(cluster, ShortCircuitMode.OFF)) {
+            assertThat(cluster.datanode(0).offersShortCircuit()).isTrue();
+            byte[] a = random(5 * MIB + 12_345, 1);
+            byte[] b = random(3 * MIB + 7, 2);
+            write(local, "/sc/a", a);
+            long copiedIn = local.data().shortCircuitBytes();
+            assertThat(copiedIn).isEqualTo(a.length);
+            write(tcp, "/sc/b", b);
+            assertThat(tcp.data().shortCircuitBytes()).isZero();
+            long served = shortCircuitRequests(cluster);
+
+            // Each path reads what the other wrote, and what it wrote itself.
+            assertThat(read(tcp, "/sc/a")).isEqualTo(a);
+            assertThat(read(local, "/sc/b")).isEqualTo(b);
+            assertThat(read(local, "/sc/a")).isEqualTo(a);
+            assertThat(local.data().shortCircuitBytes() - copiedIn).isEqualTo((long) a.length + b.length);
+            assertThat(tcp.data().shortCircuitBytes()).isZero();
+            assertThat(shortCircuitRequests(cluster)).isGreaterThan(served);
+
+            // Positioned reads inside a block and across blocks.
+            try (TarnInputStream in = local.open("/sc/a")) {
+                byte[] piece = new byte[MIB + 100];
+                in.readFully(MIB - 50, piece, 0, piece.length);
+                assertThat(piece).isEqualTo(Arrays.copyOfRange(a, MIB - 50, 2 * MIB + 50));
+            }
+        }
+    }
+
+    private static long shortCircuitRequests(MiniCluster cluster) {
+        long sum = 0;
+        for (int i = 0; i < cluster.datanodeCount(); i++) {
+            sum += cluster.datanode(i).metrics().shortCircuitRequests();
+        }
+        return sum;
+    }
+
+    @Test
+    void readOfAReusedBlockIsStaleOnBothPathsAndNeverShowsTheNewFile() throws Exception {
+        try (MiniCluster cluster = oneBlockCluster();
+             TarnClient local = client(cluster, ShortCircuitMode.AUTO);
+             TarnClient tcp = client(cluster, ShortCircuitMode.OFF)) {
+            byte[] a = random(MIB, 3);
+            write(local, "/a", a);
+            BlockRef old = local.getBlock(local.getStatus("/a").fileId(), 0);
+            assertThat(readBlock(local, old)).isEqualTo(a);
+
+            local.delete("/a", false);
+            byte[] b = random(MIB, 4);
+            write(local, "/b", b);
+            BlockRef reused = local.getBlock(local.getStatus("/b").fileId(), 0);
+            assertThat(reused.regionId()).isEqualTo(old.regionId());
+            assertThat(reused.blockIndex()).isEqualTo(old.blockIndex());
+            assertThat(reused.generation()).isGreaterThan(old.generation());
+
+            for (TarnClient c : new TarnClient[] {local, tcp}) {
+                assertThatThrownBy(() -> readBlock(c, old))
+                        .satisfies(e -> assertThat(codeOf(e)).isEqualTo(ErrorCode.STALE_GENERATION));
+            }
+            assertThat(read(local, "/b")).isEqualTo(b);
+            assertThat(read(tcp, "/b")).isEqualTo(b);
+        }
+    }
+
+    @Test
+    void writerOfADeletedFileCannotOverwriteTheBlocksNewOwner() throws Exception {
+        try (MiniCluster cluster = oneBlockCluster();
+             TarnClient local = client(cluster, ShortCircuitMode.AUTO);
+             TarnClient other = client(cluster, ShortCircuitMode.AUTO)) {
+            TarnOutputStream stale = local.create("/deleted");
+            stale.write(random(1000, 5));
+            stale.hflush();
+            local.delete("/deleted", false);
+            assertThatThrownBy(() -> local.open("/deleted")).isInstanceOf(FileNotFoundException.class);
+
+            byte[] b = random(MIB, 6);
+            write(other, "/new", b);
+            long before = other.data().shortCircuitBytes();
+
+            // The deleted file's writer goes on in the same block, with its old generation.
+            assertThatThrownBy(() -> {
+                stale.write(random(64 << 10, 7));
+                stale.hflush();
+            }).satisfies(e -> assertThat(codeOf(e)).isEqualTo(ErrorCode.STALE_GENERATION));
+            assertThatThrownBy(stale::close).isInstanceOf(IOException.class);
+            assertThat(read(other, "/new")).isEqualTo(b);
+            assertThat(other.data().shortCircuitBytes()).isEqualTo(before + b.length);
+        }
+    }
+
+    /**
+     * A reader copies a block again and again while writers hand the block to new files and fill
+     * it: every read either returns the first file's bytes exactly or fails with STALE_GENERATION,
+     * never a mix with a newer file's bytes.
+     */
+    @Test
+    void concurrentWriterOfANewerGenerationNeverLeaksIntoARead() throws Exception {
+        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
+        try (MiniCluster cluster = oneBlockCluster();
+             TarnClient reader = client(cluster, ShortCircuitMode.AUTO);
+             TarnClient writer = client(cluster, ShortCircuitMode.AUTO)) {
+            for (int round = 0; round < 5; round++) {
+                byte[] a = new byte[MIB];
+                Arrays.fill(a, (byte) (2 * round + 1));
+                write(writer, "/race", a);
+                BlockRef ref = reader.getBlock(reader.getStatus("/race").fileId(), 0);
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicLong good = new AtomicLong();
+                AtomicLong stale = new AtomicLong();
+                AtomicReference<Throwable> wrong = new AtomicReference<>();
+                Thread t = new Thread(() -> {
+                    while (!stop.get() || stale.get() == 0) {
+                        try {
+                            byte[] got = readBlock(reader, ref);
+                            if (!Arrays.equals(got, a)) {
+                                wrong.set(new AssertionError("read returned bytes of another generation"));
+                                return;
+                            }
+                            good.incrementAndGet();
+                        } catch (Exception e) {
+                            if (codeOf(e) != ErrorCode.STALE_GENERATION) {
+                                wrong.set(e);
+                                return;
+                            }
+                            stale.incrementAndGet();
+                        }
+                    }
+                }, "sc-reader");
+                t.start();
+                while (good.get() < 3 && t.isAlive()) {
+                    Thread.onSpinWait();
+                }
+                writer.delete("/race", false);
+                byte[] b = new byte[MIB];
+                Arrays.fill(b, (byte) (2 * round + 2));
+                write(writer, "/race-next", b);
+                stop.set(true);
+                t.join(TimeUnit.SECONDS.toMillis(30));
+                assertThat(t.isAlive()).isFalse();
+                if (wrong.get() != null) {
+                    fail("round " + round, wrong.get());
+                }
+                assertThat(good.get()).isGreaterThanOrEqualTo(3);
+                assertThat(stale.get()).isPositive();
+                assertThat(read(writer, "/race-next")).isEqualTo(b);
+                writer.delete("/race-next", false);
+            }
+            assertThat(reader.data().shortCircuitBytes()).isPositive();
+        }
+    }
+
+    @Test
+    void datanodeInDirectMemoryOrSwitchedOffIsServedOverTcp() throws Exception {
+        for (MiniCluster.Builder b : new MiniCluster.Builder[] {
+                MiniCluster.builder().datanodes(1).set(TarnKeys.DRAM_MODE, DramMode.DIRECT),
+                MiniCluster.builder().datanodes(1).set(TarnKeys.DRAM_SHORTCIRCUIT, false)}) {
+            try (MiniCluster cluster = b.start(); TarnClient c = client(cluster, ShortCircuitMode.AUTO)) {
+                assertThat(cluster.datanode(0).offersShortCircuit()).isFalse();
+                byte[] data = random(2 * MIB + 3, 8);
+                write(c, "/f", data);
+                assertThat(read(c, "/f")).isEqualTo(data);
+                assertThat(c.data().shortCircuitBytes()).isZero();
+                assertThat(cluster.datanode(0).metrics().shortCircuitRequests()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void clientFallsBackToTcpWhenTheDatanodesFilesCannotBeOpened() throws Exception {
+        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(1).start();
+             TarnClient c = client(cluster, ShortCircuitMode.AUTO)) {
+            byte[] before = random(MIB, 9);
+            write(c, "/before", before);
+            // The datanode keeps its own mapping; a client opening the table now finds none.
+            Path dir = cluster.datanode(0).storageDirectory().orElseThrow();
+            Files.delete(dir.resolve(ShortCircuitProtocol.GENERATIONS_FILE));
+            try (TarnClient late = client(cluster, ShortCircuitMode.AUTO)) {
+                byte[] data = random(2 * MIB + 5, 10);
+                write(late, "/after", data);
+                assertThat(read(late, "/after")).isEqualTo(data);
+                assertThat(read(late, "/before")).isEqualTo(before);
+                assertThat(late.data().shortCircuitBytes()).isZero();
+            }
+        }
+    }
+
+    /** Reads a whole block through the client's data path (short-circuit or TCP, as configured). */
+    private static byte[] readBlock(TarnClient client, BlockRef ref) throws Exception {
+        ByteBuf buf;
+        try {
+            buf = client.data().read(ref, 0, ref.blockSize()).get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | CompletionException e) {
+            throw e.getCause() instanceof Exception x ? x : e;
+        }
+        try {
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+}
