@@ -13,6 +13,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
@@ -193,7 +194,9 @@ final class LocalStorage {
             // A shorter file would fault (SIGBUS) on access past its end.
             throw new IOException(file + " holds " + ch.size() + " bytes, less than a region of " + regionSize);
         }
-        return ch.map(mode, 0, regionSize);
+        MappedByteBuffer mapped = ch.map(mode, 0, regionSize);
+        mapped.load();
+        return mapped;
     }
 
     @Override

@@ -644,6 +644,14 @@ public final class TarnClient implements AutoCloseable {
         return data;
     }
 
+    /**
+     * Block data bytes this client copied short-circuit, straight from or to the region files of a
+     * DRAM datanode on its host (reads and writes together); 0 when it used TCP only.
+     */
+    public long shortCircuitBytes() {
+        return data.shortCircuitBytes();
+    }
+
     TarnConfig config() {
         return config;
     }

@@ -130,9 +130,9 @@ public final class TarnKeys {
             "Host name the client uses for location affinity; empty means this machine's name.", null);
 
     public static final ConfigKey<ShortCircuitMode> CLIENT_SHORTCIRCUIT = ConfigKey.choice("tarn.client.shortcircuit",
-            ShortCircuitMode.AUTO, ShortCircuitMode.class, "auto | off. auto copies block data straight from and to "
-                    + "the region files of a DRAM datanode on the same host when its files can be opened, and uses "
-                    + "TCP for every other datanode; off always uses TCP.");
+            ShortCircuitMode.AUTO, ShortCircuitMode.class, "auto | off. off always uses TCP; auto copies block data "
+                    + "straight from and to the region files of a DRAM datanode on the same host when this client can "
+                    + "open them (see docs/short-circuit.md), and uses TCP for every other datanode.");
 
     public static final ConfigKey<Long> CLIENT_LEASE_RENEW = ConfigKey.millis("tarn.client.lease.renew.interval",
             10_000, 10, HOUR_MS, "How often a client with files open for writing renews its lease.");

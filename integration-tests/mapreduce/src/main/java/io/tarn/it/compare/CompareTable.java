@@ -7,13 +7,17 @@ import java.util.Locale;
 /**
  * The result of a run as one Markdown table: per workload Tarn's and HDFS's figure, Tarn/HDFS, and
  * where a raw transport baseline applies, its name, figure and Tarn/baseline. Latency rows say
- * "lower is better"; for them a ratio below 1 favours Tarn.
+ * "lower is better"; for them a ratio below 1 favours Tarn. The short-circuit rows compare Tarn's
+ * short-circuit client with HDFS's ordinary client and, as their baseline, with Tarn's TCP path.
  */
 final class CompareTable {
     static final String HEADER = "| workload | Tarn | HDFS | Tarn / HDFS | baseline | baseline figure | Tarn / baseline |";
     static final String NETTY = "Netty echo";
     static final String PING_PONG = "socket ping-pong";
     static final String TCP = "TCP stream";
+    static final String TARN_TCP = "Tarn, TCP path";
+    static final String SHORT_CIRCUIT_WRITE = "sequential write, short-circuit, 1 MiB calls, MB/s";
+    static final String SHORT_CIRCUIT_READ = "sequential read, short-circuit, 1 MiB calls, MB/s";
     private static final double MB = 1e6;
 
     /** One line of the table; {@code baseline} is NaN and {@code baselineName} empty where none applies. */
@@ -50,6 +54,13 @@ final class CompareTable {
                 hdfs.writeBytesPerSecond() / MB, TCP, base.tcpBytesPerSecond() / MB, "%,.0f"));
         rows.add(new Row("sequential read, 1 MiB calls, MB/s", tarn.readBytesPerSecond() / MB,
                 hdfs.readBytesPerSecond() / MB, TCP, base.tcpBytesPerSecond() / MB, "%,.0f"));
+        if (tarn.hasShortCircuit()) {
+            // HDFS has no short-circuit client here: its column repeats its ordinary figure.
+            rows.add(new Row(SHORT_CIRCUIT_WRITE, tarn.shortCircuitWriteBytesPerSecond() / MB,
+                    hdfs.writeBytesPerSecond() / MB, TARN_TCP, tarn.writeBytesPerSecond() / MB, "%,.0f"));
+            rows.add(new Row(SHORT_CIRCUIT_READ, tarn.shortCircuitReadBytesPerSecond() / MB,
+                    hdfs.readBytesPerSecond() / MB, TARN_TCP, tarn.readBytesPerSecond() / MB, "%,.0f"));
+        }
         return rows;
     }
 
@@ -72,7 +83,7 @@ final class CompareTable {
 
     /** Names what each column and baseline is, for the lines under the table. */
     static String legend(SideResult tarn, SideResult hdfs, BaselineResult base) {
-        return String.join("\n",
+        List<String> lines = new ArrayList<>(List.of(
                 "Tarn: " + tarn.description() + ".",
                 "HDFS: " + hdfs.description() + ".",
                 "Baselines, loopback, " + NettyEchoBaseline.MESSAGE_BYTES + "-byte messages each way: "
@@ -80,7 +91,18 @@ final class CompareTable {
                         + "one connection, that many messages outstanding; " + PING_PONG
                         + " = blocking java.net.Socket, one in flight; " + TCP
                         + " = one connection, 1 MiB writes. Each baseline figure is the better of a run before"
-                        + " Tarn and one after HDFS. MB = 10^6 bytes.");
+                        + " Tarn and one after HDFS. MB = 10^6 bytes."));
+        if (tarn.hasShortCircuit()) {
+            lines.add("Short-circuit rows: Tarn's figure is a second TarnClient, tarn.client.shortcircuit=auto"
+                    + " (the default), writing and reading a file of its own the same way; it copies straight from"
+                    + " and to the datanode's mapped region files when the datanode grants it, else it falls back"
+                    + " to TCP. This run does not check which it did (the datanode's short-circuit counter is not"
+                    + " exposed to the runner): a Tarn / baseline near 1 suggests TCP. HDFS's figure is its"
+                    + " ordinary sequential one (it has no short-circuit client here). The baseline " + TARN_TCP
+                    + " is Tarn's figure in the sequential row of the same direction, so Tarn / baseline is"
+                    + " short-circuit over TCP path.");
+        }
+        return String.join("\n", lines);
     }
 
     private static String format(String format, double v) {

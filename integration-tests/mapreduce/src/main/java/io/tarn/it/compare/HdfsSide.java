@@ -52,7 +52,7 @@ final class HdfsSide implements StorageSide {
     @Override
     public String description() {
         return "HDFS (MiniDFSCluster, 1 namenode, 1 datanode on local disk, replication " + REPLICATION
-                + "; DistributedFileSystem)";
+                + "; DistributedFileSystem, no short-circuit local reads: Hadoop's default)";
     }
 
     @Override
@@ -93,6 +93,7 @@ final class HdfsSide implements StorageSide {
         }
         double rate = SequentialData.rate(total, start);
         SequentialData.checkLength(fs.makeQualified(DATA_FILE).toString(), total, bytes);
+        fs.delete(DATA_FILE, false);
         return rate;
     }
 

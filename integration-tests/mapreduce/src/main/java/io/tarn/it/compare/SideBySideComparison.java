@@ -14,9 +14,11 @@ import java.util.Map;
 /**
  * Tarn next to HDFS and next to raw loopback transports, in one run and one JVM: getFile at 1, 16,
  * 64 and 128 in flight, create + close of empty files at 1 and 16, a sequential write and read with
- * 1 MiB calls; then a Netty echo, a blocking-socket ping-pong and a TCP stream as baselines. Prints
- * one Markdown table with Tarn/HDFS and Tarn/baseline ratios on standard output (progress and logs go
- * to standard error). {@code bin/tarn-compare} is the launcher.
+ * 1 MiB calls (Tarn's over TCP), and on Tarn the same write and read through a second client that
+ * may short-circuit to the co-located datanode's mapped files; then a Netty echo, a blocking-socket
+ * ping-pong and a TCP stream as baselines. Prints one Markdown table with Tarn/HDFS and
+ * Tarn/baseline ratios on standard output (progress and logs go to standard error).
+ * {@code bin/tarn-compare} is the launcher.
  *
  * <pre>
  * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]
@@ -87,15 +89,30 @@ public final class SideBySideComparison {
         for (int depth : CompareSettings.CREATE_DEPTHS) {
             create.put(depth, logged(log, "create + close, " + depth + " in flight", side.createClose(depth, s)));
         }
+        Throughput sequential = sequential(side, s, log, "sequential");
+        SequentialIo local = side.shortCircuit();
+        Throughput shortCircuit = local == null ? new Throughput(Double.NaN, Double.NaN)
+                : sequential(local, s, log, "short-circuit sequential");
+        return new SideResult(side.description(), getFile, create, sequential.write(), sequential.read(),
+                shortCircuit.write(), shortCircuit.read());
+    }
+
+    /** Sequential write and read, bytes per second. */
+    private record Throughput(double write, double read) {
+    }
+
+    /** An unmeasured write and read (when warming up), then the measured ones. */
+    private static Throughput sequential(SequentialIo io, CompareSettings s, PrintStream log, String what)
+            throws IOException {
         if (s.warmupSeconds() > 0) {
             long warmup = Math.min(s.sizeBytes(), SEQUENTIAL_WARMUP_BYTES);
-            side.writeSequential(warmup);
-            side.readSequential(warmup);
+            io.writeSequential(warmup);
+            io.readSequential(warmup);
         }
-        double write = side.writeSequential(s.sizeBytes());
-        double read = side.readSequential(s.sizeBytes());
-        log.printf(Locale.ROOT, "compare: sequential write %.0f MB/s, read %.0f MB/s%n", write / 1e6, read / 1e6);
-        return new SideResult(side.description(), getFile, create, write, read);
+        double write = io.writeSequential(s.sizeBytes());
+        double read = io.readSequential(s.sizeBytes());
+        log.printf(Locale.ROOT, "compare: %s write %.0f MB/s, read %.0f MB/s%n", what, write / 1e6, read / 1e6);
+        return new Throughput(write, read);
     }
 
     private static LoadResult logged(PrintStream log, String what, LoadResult r) {

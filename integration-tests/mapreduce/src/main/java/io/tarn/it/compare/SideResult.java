@@ -9,7 +9,14 @@ import java.util.Map;
  * @param createClose by files in flight
  * @param writeBytesPerSecond sequential write, bytes per second (create to closed)
  * @param readBytesPerSecond  sequential read, bytes per second (open to end of file)
+ * @param shortCircuitWriteBytesPerSecond the same write through the side's short-circuit client
+ *                                        ({@link StorageSide#shortCircuit()}); NaN when it has none
+ * @param shortCircuitReadBytesPerSecond  the same read through it; NaN when it has none
  */
 public record SideResult(String description, Map<Integer, LoadResult> getFile, Map<Integer, LoadResult> createClose,
-                         double writeBytesPerSecond, double readBytesPerSecond) {
+                         double writeBytesPerSecond, double readBytesPerSecond,
+                         double shortCircuitWriteBytesPerSecond, double shortCircuitReadBytesPerSecond) {
+    public boolean hasShortCircuit() {
+        return !Double.isNaN(shortCircuitWriteBytesPerSecond);
+    }
 }

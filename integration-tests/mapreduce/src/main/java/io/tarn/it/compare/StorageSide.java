@@ -6,7 +6,7 @@ import java.io.IOException;
  * One file system under comparison, started in this JVM; {@link #close()} stops it. Both sides run
  * the same workloads with the same settings, each through its own native client API.
  */
-interface StorageSide extends AutoCloseable {
+interface StorageSide extends SequentialIo, AutoCloseable {
     /** How the result table names it. */
     String description();
 
@@ -16,11 +16,14 @@ interface StorageSide extends AutoCloseable {
     /** Create and close of new empty files, {@code inflight} at a time; latencies are create to closed. */
     LoadResult createClose(int inflight, CompareSettings settings) throws IOException, InterruptedException;
 
-    /** (Over)writes the sequential file with {@code bytes} in 1 MiB calls; bytes per second, create to closed. */
-    double writeSequential(long bytes) throws IOException;
-
-    /** Reads the sequential file, {@code bytes} long, in 1 MiB calls; bytes per second, open to end of file. */
-    double readSequential(long bytes) throws IOException;
+    /**
+     * The sequential workloads through a second client that copies block data straight from and to
+     * storage on this host instead of over the network, measured next to the side's own
+     * {@link #writeSequential}/{@link #readSequential}; null when the side has no such path here.
+     */
+    default SequentialIo shortCircuit() {
+        return null;
+    }
 
     @Override
     void close() throws IOException;

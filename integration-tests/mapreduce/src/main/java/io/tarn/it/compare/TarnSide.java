@@ -9,6 +9,7 @@ import io.tarn.it.servers.TarnServers;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -16,23 +17,43 @@ import java.util.Map;
  * {@link TarnServers}), reached with {@link TarnClient} from the shaded adapter jar, the client
  * Hadoop and Spark jobs use. getFile is {@code getStatusAsync} with that many calls outstanding on
  * the client's one namenode connection; create + close is blocking, one thread per file in flight,
- * like HDFS's side. The datanode has room for the sequential file plus slack.
+ * like HDFS's side.
+ *
+ * <p>Two clients: the one every workload runs on has {@code tarn.client.shortcircuit = off}, so its
+ * sequential write and read go over TCP to the datanode; a second one with {@code auto} (the
+ * default) writes and reads a file of its own the same way for the {@linkplain #shortCircuit()
+ * short-circuit} rows. The datanode keeps its regions in mapped files (MiniCluster puts them under
+ * {@code /dev/shm}), so that client, on the same host, copies block data straight from and to them.
+ * Each sequential workload checks with {@link TarnClient#shortCircuitBytes()} which path its
+ * bytes took, and warns on standard error when the short-circuit client fell back to TCP. Each
+ * sequential file is deleted after its read, so the datanode, sized for one file plus slack, never
+ * holds both.
  */
 final class TarnSide implements StorageSide {
     private static final long REGION_MB = 16;
     private static final String ROOT = "/compare";
     private static final String STATUS_FILE = ROOT + "/getfile";
-    private static final String DATA_FILE = ROOT + "/sequential";
+    private static final String TCP_FILE = ROOT + "/sequential-tcp";
+    private static final String SHORT_CIRCUIT_FILE = ROOT + "/sequential-shortcircuit";
+    private static final String SHORT_CIRCUIT_KEY = "tarn.client.shortcircuit";
     private static final CreateOptions NEW_FILE = new CreateOptions(false, false, -1);
 
     private final TarnServers servers;
+    /** {@code tarn.client.shortcircuit = off}: every workload, and the sequential ones over TCP. */
     private final TarnClient client;
+    /** {@code tarn.client.shortcircuit = auto}: the short-circuit sequential workloads only. */
+    private final TarnClient autoClient;
+    private final Sequential tcp;
+    private final Sequential shortCircuit;
     private final long datanodeMb;
     private int createRuns;
 
-    private TarnSide(TarnServers servers, TarnClient client, long datanodeMb) {
+    private TarnSide(TarnServers servers, TarnClient client, TarnClient autoClient, long datanodeMb) {
         this.servers = servers;
         this.client = client;
+        this.autoClient = autoClient;
+        this.tcp = new Sequential(client, TCP_FILE, false);
+        this.shortCircuit = new Sequential(autoClient, SHORT_CIRCUIT_FILE, true);
         this.datanodeMb = datanodeMb;
     }
 
@@ -41,23 +62,36 @@ final class TarnSide implements StorageSide {
         TarnServers servers = TarnServers.start(1, Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
                 "tarn.datanode.dram.region.size", REGION_MB + "m"));
+        TarnClient client = null;
         try {
-            TarnConfig config = TarnConfig.builder()
-                    .set("tarn.namenode.address", servers.uri().getHost() + ":" + servers.uri().getPort())
-                    .build();
-            TarnClient client = TarnClient.connect(config);
+            String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();
+            client = connect(namenode, "off");
             client.mkdirs(ROOT);
             client.create(STATUS_FILE, NEW_FILE).close();
-            return new TarnSide(servers, client, datanodeMb);
+            return new TarnSide(servers, client, connect(namenode, "auto"), datanodeMb);
         } catch (IOException | RuntimeException e) {
-            servers.close();
+            try {
+                if (client != null) {
+                    client.close();
+                }
+            } finally {
+                servers.close();
+            }
             throw e;
         }
     }
 
+    private static TarnClient connect(String namenode, String shortCircuit) {
+        return TarnClient.connect(TarnConfig.builder()
+                .set("tarn.namenode.address", namenode)
+                .set(SHORT_CIRCUIT_KEY, shortCircuit)
+                .build());
+    }
+
     @Override
     public String description() {
-        return "Tarn (1 namenode, 1 DRAM datanode of " + datanodeMb + " MiB, TCP; TarnClient from the shaded adapter)";
+        return "Tarn (1 namenode, 1 DRAM datanode of " + datanodeMb + " MiB in mapped files, TCP; TarnClient from the"
+                + " shaded adapter with " + SHORT_CIRCUIT_KEY + "=off, so the sequential rows take the TCP path)";
     }
 
     @Override
@@ -75,38 +109,78 @@ final class TarnSide implements StorageSide {
 
     @Override
     public double writeSequential(long bytes) throws IOException {
-        ByteBuffer buffer = SequentialData.directBuffer();
-        long start = System.nanoTime();
-        try (TarnOutputStream out = client.create(DATA_FILE, CreateOptions.OVERWRITE)) {
-            for (long written = 0; written < bytes; written += buffer.capacity()) {
-                out.write(buffer.duplicate());
-            }
-        }
-        return SequentialData.rate(bytes, start);
+        return tcp.writeSequential(bytes);
     }
 
     @Override
     public double readSequential(long bytes) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocateDirect(CompareSettings.IO_BUFFER);
-        long total = 0;
-        long start = System.nanoTime();
-        try (TarnInputStream in = client.open(DATA_FILE)) {
-            int n;
-            while ((n = in.read(buffer.clear())) >= 0) {
-                total += n;
-            }
-        }
-        double rate = SequentialData.rate(total, start);
-        SequentialData.checkLength("tarn://" + DATA_FILE, total, bytes);
-        return rate;
+        return tcp.readSequential(bytes);
+    }
+
+    /** The same sequential workloads through the client with {@code tarn.client.shortcircuit = auto}. */
+    @Override
+    public SequentialIo shortCircuit() {
+        return shortCircuit;
     }
 
     @Override
     public void close() throws IOException {
         try {
+            autoClient.close();
             client.close();
         } finally {
             servers.close();
+        }
+    }
+
+    /**
+     * One client's sequential file, written and read in 1 MiB calls, deleted after each read.
+     *
+     * @param shortCircuit whether the client is expected to copy every byte short-circuit
+     */
+    private record Sequential(TarnClient client, String path, boolean shortCircuit) implements SequentialIo {
+        @Override
+        public double writeSequential(long bytes) throws IOException {
+            ByteBuffer buffer = SequentialData.directBuffer();
+            long copied = client.shortCircuitBytes();
+            long start = System.nanoTime();
+            try (TarnOutputStream out = client.create(path, CreateOptions.OVERWRITE)) {
+                for (long written = 0; written < bytes; written += buffer.capacity()) {
+                    out.write(buffer.duplicate());
+                }
+            }
+            double rate = SequentialData.rate(bytes, start);
+            checkPath("write", client.shortCircuitBytes() - copied, bytes);
+            return rate;
+        }
+
+        /** The bytes went the way the row says; a fallback to TCP is reported, not hidden. */
+        private void checkPath(String what, long copied, long bytes) {
+            if (shortCircuit && copied != bytes) {
+                System.err.printf(Locale.ROOT, "compare: WARNING: the short-circuit %s copied %d of %d bytes "
+                        + "directly; the rest went over TCP (see the client's log for why)%n", what, copied, bytes);
+            } else if (!shortCircuit && copied != 0) {
+                throw new IllegalStateException("the TCP-path client copied " + copied + " bytes short-circuit");
+            }
+        }
+
+        @Override
+        public double readSequential(long bytes) throws IOException {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(CompareSettings.IO_BUFFER);
+            long total = 0;
+            long copied = client.shortCircuitBytes();
+            long start = System.nanoTime();
+            try (TarnInputStream in = client.open(path)) {
+                int n;
+                while ((n = in.read(buffer.clear())) >= 0) {
+                    total += n;
+                }
+            }
+            double rate = SequentialData.rate(total, start);
+            SequentialData.checkLength("tarn://" + path, total, bytes);
+            checkPath("read", client.shortCircuitBytes() - copied, total);
+            client.delete(path, false);
+            return rate;
         }
     }
 

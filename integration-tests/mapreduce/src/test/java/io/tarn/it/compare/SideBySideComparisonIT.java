@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The side-by-side comparison end to end at a tiny size (0.3 s per load point, an 8 MiB file): every
  * workload runs on Tarn, on HDFS and, where one applies, on its baseline, and the printed table has
- * every row with positive figures and ratios. No timing is asserted: this proves the runner works,
+ * every row with positive figures and ratios, including Tarn's short-circuit sequential rows, whose
+ * baseline is Tarn's TCP path. No timing is asserted: this proves the runner works,
  * {@code bin/tarn-compare} measures.
  */
 class SideBySideComparisonIT {
@@ -44,6 +45,10 @@ class SideBySideComparisonIT {
             assertThat(number(cells[3])).as(workload + ": Tarn / HDFS").isPositive();
             if (workload.startsWith("create")) {
                 assertThat(cells[4]).as(workload + ": baseline").isEqualTo(NONE);
+            } else if (workload.contains("short-circuit")) {
+                assertThat(cells[4]).as(workload + ": baseline").isEqualTo(CompareTable.TARN_TCP);
+                assertThat(number(cells[5])).as(workload + ": Tarn TCP path").isPositive();
+                assertThat(number(cells[6])).as(workload + ": short-circuit / TCP path").isPositive();
             } else {
                 assertThat(cells[4]).as(workload + ": baseline")
                         .isIn(CompareTable.NETTY, CompareTable.PING_PONG, CompareTable.TCP);
@@ -51,7 +56,12 @@ class SideBySideComparisonIT {
                 assertThat(number(cells[6])).as(workload + ": Tarn / baseline").isPositive();
             }
         });
-        assertThat(c.legend()).contains("Tarn (").contains("HDFS (");
+        assertThat(rows.get(CompareTable.SHORT_CIRCUIT_WRITE)[5]).as("short-circuit write: its baseline")
+                .isEqualTo(rows.get("sequential write, 1 MiB calls, MB/s")[1]);
+        assertThat(rows.get(CompareTable.SHORT_CIRCUIT_READ)[5]).as("short-circuit read: its baseline")
+                .isEqualTo(rows.get("sequential read, 1 MiB calls, MB/s")[1]);
+        assertThat(c.legend()).contains("Tarn (").contains("HDFS (")
+                .contains("tarn.client.shortcircuit=off").contains("tarn.client.shortcircuit=auto");
     }
 
     private static List<String> expectedWorkloads() {
@@ -67,6 +77,8 @@ class SideBySideComparisonIT {
         }
         names.add("sequential write, 1 MiB calls, MB/s");
         names.add("sequential read, 1 MiB calls, MB/s");
+        names.add(CompareTable.SHORT_CIRCUIT_WRITE);
+        names.add(CompareTable.SHORT_CIRCUIT_READ);
         return names;
     }
 
