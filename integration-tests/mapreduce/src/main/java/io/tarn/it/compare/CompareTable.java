@@ -96,8 +96,8 @@ final class CompareTable {
             lines.add("Short-circuit rows: Tarn's figure is a second TarnClient, tarn.client.shortcircuit=auto"
                     + " (the default), writing and reading a file of its own the same way; it copies straight from"
                     + " and to the datanode's mapped region files when the datanode grants it, else it falls back"
-                    + " to TCP. This run does not check which it did (the datanode's short-circuit counter is not"
-                    + " exposed to the runner): a Tarn / baseline near 1 suggests TCP. HDFS's figure is its"
+                    + " to TCP (the runner counts the bytes it copied directly and warns on standard error when some"
+                    + " went over TCP). HDFS's figure is its"
                     + " ordinary sequential one (it has no short-circuit client here). The baseline " + TARN_TCP
                     + " is Tarn's figure in the sequential row of the same direction, so Tarn / baseline is"
                     + " short-circuit over TCP path.");
