@@ -1,6 +1,7 @@
 package io.tarn.client.cli;
 
 import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.common.protocol.ShortCircuitProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -14,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /** Every iobench type with tiny sizes against a MiniCluster; checks the reported counts and figures. */
 class IoBenchTest extends WithCluster {
@@ -142,6 +144,20 @@ class IoBenchTest extends WithCluster {
             assertThat(e.get(i).get("ops")).isEqualTo("10");
             assertThat(e.get(i).get("warmup")).isEqualTo("7");
         }
+    }
+
+    @Test
+    void dataTypesSayWhichPathTheBytesTook() {
+        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
+        Map<String, String> local = single("-t", "write", "-f", "/bench/path", "-s", "64k", "-k", "16");
+        assertThat(Long.parseLong(local.get("short_circuit_bytes"))).isEqualTo((long) OPS * SIZE);
+        Map<String, String> tcp = single("-t", "readSequential", "-f", "/bench/path", "-s", "64k", "-k", "16",
+                "-D", "tarn.client.shortcircuit=off");
+        assertThat(tcp.get("short_circuit_bytes")).isEqualTo("0");
+        assertThat(bench("-t", "readSequential", "-f", "/bench/path", "-s", "64k", "-k", "4").out())
+                .contains("ops/s, short-circuit;");
+        assertThat(bench("-t", "write", "-f", "/bench/path", "-s", "64k", "-k", "4", "-D",
+                "tarn.client.shortcircuit=off").out()).contains("ops/s, TCP;");
     }
 
     @Test

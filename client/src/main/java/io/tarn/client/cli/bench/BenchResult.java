@@ -5,14 +5,18 @@ import java.util.Locale;
 /**
  * The outcome of one experiment, printed as a line of text or as one JSON object. MB are 10^6 bytes
  * and Gbit 10^9 bits, as network figures are usually quoted; latencies are microseconds per operation
- * (issue to completion for asynchronous types).
+ * (issue to completion for asynchronous types). {@code shortCircuitBytes} are the experiment's bytes
+ * the client copied straight from or to a co-located datanode's files instead of over TCP.
  */
 record BenchResult(String type, boolean data, int experiment, long ops, long bytes, double seconds,
-                   double p50Micros, double p99Micros, double p999Micros, BenchParams params) {
+                   double p50Micros, double p99Micros, double p999Micros, long shortCircuitBytes,
+                   BenchParams params) {
 
-    static BenchResult of(String type, boolean data, int experiment, Meter meter, BenchParams params) {
+    static BenchResult of(String type, boolean data, int experiment, Meter meter, long shortCircuitBytes,
+                          BenchParams params) {
         return new BenchResult(type, data, experiment, meter.ops(), meter.bytes(), meter.seconds(),
-                meter.percentileMicros(50), meter.percentileMicros(99), meter.percentileMicros(99.9), params);
+                meter.percentileMicros(50), meter.percentileMicros(99), meter.percentileMicros(99.9),
+                shortCircuitBytes, params);
     }
 
     double opsPerSecond() {
@@ -30,20 +34,31 @@ record BenchResult(String type, boolean data, int experiment, long ops, long byt
     String text() {
         String run = params.experiments() > 1 ? " [" + experiment + "/" + params.experiments() + "]" : "";
         String throughput = data
-                ? String.format(Locale.ROOT, "%d bytes in %.3f s: %.1f MB/s, %.2f Gbit/s, %.0f ops/s", bytes, seconds,
-                        megabytesPerSecond(), gigabitsPerSecond(), opsPerSecond())
+                ? String.format(Locale.ROOT, "%d bytes in %.3f s: %.1f MB/s, %.2f Gbit/s, %.0f ops/s, %s", bytes,
+                        seconds, megabytesPerSecond(), gigabitsPerSecond(), opsPerSecond(), path())
                 : String.format(Locale.ROOT, "in %.3f s: %.0f ops/s", seconds, opsPerSecond());
         return String.format(Locale.ROOT, "%s%s: %d ops %s; latency p50 %.1f us, p99 %.1f us, p99.9 %.1f us",
                 type, run, ops, throughput, p50Micros, p99Micros, p999Micros);
     }
 
+    /** Which data path the bytes took: "TCP", "short-circuit" or the share copied short-circuit. */
+    private String path() {
+        if (shortCircuitBytes == 0) {
+            return "TCP";
+        }
+        if (shortCircuitBytes >= bytes) {
+            return "short-circuit";
+        }
+        return String.format(Locale.ROOT, "%.0f%% short-circuit", 100.0 * shortCircuitBytes / bytes);
+    }
+
     String json() {
         return String.format(Locale.ROOT, "{\"type\":\"%s\",\"experiment\":%d,\"ops\":%d,\"bytes\":%d,"
                         + "\"seconds\":%.6f,\"ops_per_sec\":%.1f,\"mb_per_sec\":%.2f,\"gbit_per_sec\":%.3f,"
-                        + "\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,"
+                        + "\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"short_circuit_bytes\":%d,"
                         + "\"path\":\"%s\",\"size\":%d,\"inflight\":%d,\"warmup\":%d,\"experiments\":%d}",
                 type, experiment, ops, bytes, seconds, opsPerSecond(), megabytesPerSecond(), gigabitsPerSecond(),
-                p50Micros, p99Micros, p999Micros, escape(params.path()), params.size(), params.inflight(),
+                p50Micros, p99Micros, p999Micros, shortCircuitBytes, escape(params.path()), params.size(), params.inflight(),
                 params.warmup(), params.experiments());
     }
 

@@ -82,8 +82,10 @@ public final class IoBench implements Callable<Integer> {
                     measure(workload, warmup, "warm-up", cli.err());
                 }
                 for (int e = 1; e <= experiments; e++) {
+                    long copiedBefore = client.shortCircuitBytes();
                     Meter meter = measure(workload, ops, type.label(), cli.err());
-                    BenchResult result = BenchResult.of(type.label(), type.data(), e, meter, params);
+                    BenchResult result = BenchResult.of(type.label(), type.data(), e, meter,
+                            client.shortCircuitBytes() - copiedBefore, params);
                     cli.out().println(json ? result.json() : result.text());
                     cli.out().flush();
                 }
