@@ -1,6 +1,7 @@
 package io.tarn.client;
 
 import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.DatanodeUnavailableException;
 import io.tarn.common.error.ErrorCode;
@@ -10,6 +11,8 @@ import io.tarn.common.error.TarnError;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.net.Socket;
@@ -44,6 +47,10 @@ class ClusterFailuresTest {
         try (TarnInputStream in = client.open(path)) {
             return in.readAllBytes();
         }
+    }
+
+    private static TarnClient client(MiniCluster cluster, ShortCircuitMode mode) {
+        return TarnClient.connect(cluster.config().toBuilder().set(TarnKeys.CLIENT_SHORTCIRCUIT, mode).build());
     }
 
     @Test
@@ -122,11 +129,13 @@ class ClusterFailuresTest {
         }
     }
 
-    @Test
-    void deadDatanodeIsNamedAndLeftOutThenComesBack() throws Exception {
+    /** Over TCP and short-circuit alike: a short-circuit call still asks the datanode first. */
+    @ParameterizedTest
+    @EnumSource(ShortCircuitMode.class)
+    void deadDatanodeIsNamedAndLeftOutThenComesBack(ShortCircuitMode mode) throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().datanodes(2).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                 .set(TarnKeys.DATANODE_TIMEOUT, 1000L).set(TarnKeys.HEARTBEAT_INTERVAL, 100L).start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = client(cluster, mode)) {
             byte[] data = random(8 * BLOCK, 5);
             try (TarnOutputStream out = client.create("/spread")) {
                 out.write(data);
@@ -163,11 +172,13 @@ class ClusterFailuresTest {
         }
     }
 
-    @Test
-    void cleanlyStoppedDatanodeIsLeftOutAtOnce() throws Exception {
+    /** Over TCP and short-circuit alike: a short-circuit call still asks the datanode first. */
+    @ParameterizedTest
+    @EnumSource(ShortCircuitMode.class)
+    void cleanlyStoppedDatanodeIsLeftOutAtOnce(ShortCircuitMode mode) throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().datanodes(2).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                 .set(TarnKeys.DATANODE_TIMEOUT, 3_600_000L).start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = client(cluster, mode)) {
             byte[] data = random(4 * BLOCK, 12);
             try (TarnOutputStream out = client.create("/before-stop")) {
                 out.write(data);
@@ -186,10 +197,12 @@ class ClusterFailuresTest {
         }
     }
 
-    @Test
-    void clientsSeeADatanodeRestartAndReconnect() throws Exception {
+    /** Over TCP and short-circuit alike: a short-circuit call still asks the datanode first. */
+    @ParameterizedTest
+    @EnumSource(ShortCircuitMode.class)
+    void clientsSeeADatanodeRestartAndReconnect(ShortCircuitMode mode) throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().datanodes(1).set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = client(cluster, mode)) {
             byte[] data = random(3 * BLOCK, 8);
             try (TarnOutputStream out = client.create("/survivor")) {
                 out.write(data);

@@ -1,6 +1,7 @@
 package io.tarn.client;
 
 import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -24,6 +25,8 @@ class StreamsTest {
     static final int BLOCK = 64 << 10;
     static MiniCluster cluster;
     static TarnClient client;
+    /** Same settings, tarn.client.shortcircuit = off: the data path over TCP. */
+    static TarnClient tcp;
 
     @BeforeAll
     static void start() throws IOException {
@@ -34,10 +37,13 @@ class StreamsTest {
                 .set(TarnKeys.CLIENT_WRITE_BEHIND, 32L << 10)
                 .start();
         client = cluster.newClient();
+        tcp = TarnClient.connect(cluster.config().toBuilder()
+                .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.OFF).build());
     }
 
     @AfterAll
     static void stop() {
+        tcp.close();
         client.close();
         cluster.close();
     }
@@ -48,18 +54,23 @@ class StreamsTest {
         return b;
     }
 
+    /** Written by one data path, read back by both (short-circuit and TCP) and by the writer's own. */
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 100, BLOCK - 1, BLOCK, BLOCK + 1, 16 << 10, (16 << 10) + 7, 5 * BLOCK + 12345})
     void roundTripOfAwkwardSizes(int size) throws IOException {
         byte[] data = random(size, size);
-        String path = "/sizes/" + size;
-        try (TarnOutputStream out = client.create(path, CreateOptions.OVERWRITE)) {
-            out.write(data);
-        }
-        assertThat(client.getStatus(path).size()).isEqualTo(size);
-        try (TarnInputStream in = client.open(path)) {
-            assertThat(in.readAllBytes()).isEqualTo(data);
-            assertThat(in.read()).isEqualTo(-1);
+        for (TarnClient writer : new TarnClient[] {client, tcp}) {
+            String path = "/sizes/" + size;
+            try (TarnOutputStream out = writer.create(path, CreateOptions.OVERWRITE)) {
+                out.write(data);
+            }
+            assertThat(client.getStatus(path).size()).isEqualTo(size);
+            for (TarnClient reader : new TarnClient[] {client, tcp}) {
+                try (TarnInputStream in = reader.open(path)) {
+                    assertThat(in.readAllBytes()).isEqualTo(data);
+                    assertThat(in.read()).isEqualTo(-1);
+                }
+            }
         }
     }
 
