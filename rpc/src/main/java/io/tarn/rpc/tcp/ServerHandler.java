@@ -28,8 +28,8 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     private final TcpServer server;
     private final RpcHandler handler;
-    /** True between channelRead and channelReadComplete: responses written then are flushed once. */
-    boolean inReadBatch;
+    /** Responses written while a read batch is handled are flushed as this says, once at its end at the latest. */
+    final FlushPacer pacer = new FlushPacer();
 
     ServerHandler(TcpServer server, RpcHandler handler) {
         this.server = server;
@@ -39,7 +39,7 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
-        inReadBatch = true;
+        pacer.read();
         String problem = checkHeader(frame);
         if (problem != null) {
             int version = frame.readableBytes() > Frame.VERSION_OFFSET ? Frame.version(frame) : -1;
@@ -78,7 +78,7 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        inReadBatch = false;
+        pacer.batchEndedShouldFlush();
         ctx.flush();
     }
 

@@ -66,6 +66,8 @@ final class TcpClient implements RpcClient {
     private Channel channel;
     private boolean connecting;
     private long nextId = 1;
+    /** When calls written by {@link #sendNow} are flushed. */
+    private final FlushPacer pacer = new FlushPacer();
     private ScheduledFuture<?> timeoutCheck;
     private volatile boolean closed;
 
@@ -111,6 +113,9 @@ final class TcpClient implements RpcClient {
         }
         call.buf = buf;
         call.deadline = System.nanoTime() + timeoutNanos;
+        if (loop.inEventLoop() && sendNow(call)) {
+            return call.future;
+        }
         submitted.offer(call);
         if (drainScheduled.compareAndSet(false, true)) {
             try {
@@ -174,29 +179,58 @@ final class TcpClient implements RpcClient {
             return;
         }
         Channel ch = channel;
-        boolean wrote = false;
+        boolean wrote = pacer.takeUnflushed();
         Call<?> call;
         while ((call = submitted.poll()) != null) {
-            long id = nextId++;
-            call.id = id;
-            call.buf.setLong(call.buf.readerIndex() + Frame.REQUEST_ID_OFFSET, id);
-            if (!call.resent && call.payload == null && Opcode.isReadOnly(call.opcode)) {
-                call.keep = call.buf.retain(); // kept past the write, for sending once more
-                call.start = call.buf.readerIndex();
-            }
-            inflight.put(id, call);
-            bySendTime.addLast(call);
-            ch.write(call.buf, ch.voidPromise());
-            call.buf = null;
-            if (call.payload != null) {
-                ch.write(call.payload, ch.voidPromise());
-                call.payload = null;
-            }
+            send(ch, call);
             wrote = true;
         }
         if (wrote) {
             ch.flush();
         }
+    }
+
+    /** Event loop: registers the call under a new id and writes it, without flushing. */
+    private void send(Channel ch, Call<?> call) {
+        long id = nextId++;
+        call.id = id;
+        call.buf.setLong(call.buf.readerIndex() + Frame.REQUEST_ID_OFFSET, id);
+        if (!call.resent && call.payload == null && Opcode.isReadOnly(call.opcode)) {
+            call.keep = call.buf.retain(); // kept past the write, for sending once more
+            call.start = call.buf.readerIndex();
+        }
+        call.settled = false;
+        inflight.put(id, call);
+        bySendTime.addLast(call);
+        ch.write(call.buf, ch.voidPromise());
+        call.buf = null;
+        if (call.payload != null) {
+            ch.write(call.payload, ch.voidPromise());
+            call.payload = null;
+        }
+    }
+
+    /**
+     * Event loop: writes a call issued on this connection's own event loop straight to the channel,
+     * as the callback of an earlier answer does when it chains the next call. No queue and no task:
+     * the write is flushed part-way through or at the end of the read batch being handled
+     * ({@link FlushPacer}), or (outside a read batch) by a drain task.
+     *
+     * @return false when the call must take the queue instead (no open channel yet, or earlier calls
+     *         still queued, which go first)
+     */
+    private boolean sendNow(Call<?> call) {
+        Channel ch = channel;
+        if (closed || ch == null || !ch.isActive() || !submitted.isEmpty()) {
+            return false;
+        }
+        send(ch, call);
+        if (pacer.wroteShouldFlush(FlushPacer.clientFlushAt(inflight.size()))) {
+            ch.flush();
+        } else if (!pacer.inReadBatch() && drainScheduled.compareAndSet(false, true)) {
+            loop.execute(drainTask);
+        }
+        return true;
     }
 
     private void connect() {
@@ -233,18 +267,19 @@ final class TcpClient implements RpcClient {
 
     /**
      * Event loop: fails calls whose deadline passed. Calls leave in send order, so only the head is
-     * checked. A call counts as finished once it left the id map, not when its future is done: a
+     * checked. A call counts as finished once it is settled (left the id map), not when its future is done: a
      * future the caller cancelled still holds its slot until the answer or the deadline.
      */
     private void expire() {
         long now = System.nanoTime();
         Call<?> head;
         while ((head = bySendTime.peekFirst()) != null) {
-            if (inflight.get(head.id) != head) {
+            if (head.settled) {
                 bySendTime.pollFirst();
             } else if (now - head.deadline >= 0) {
                 bySendTime.pollFirst();
                 inflight.remove(head.id);
+                head.settled = true;
                 head.dropKept();
                 complete(head, null, TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to "
                         + Opcode.name(head.opcode) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
@@ -252,6 +287,18 @@ final class TcpClient implements RpcClient {
             } else {
                 break;
             }
+        }
+    }
+
+    /**
+     * Event loop: drops answered calls from the head of the send order. Answers mostly come in send
+     * order, so the queue stays about as long as the calls in flight, instead of holding every
+     * answered call (and what it decoded) until the next timeout check.
+     */
+    private void trimSettled() {
+        Call<?> head;
+        while ((head = bySendTime.peekFirst()) != null && head.settled) {
+            bySendTime.pollFirst();
         }
     }
 
@@ -267,6 +314,8 @@ final class TcpClient implements RpcClient {
             if (call == null) {
                 return; // timed out earlier; the late answer is dropped
             }
+            call.settled = true;
+            trimSettled();
             call.dropKept();
             int status = Frame.status(frame);
             // The frame is this response's own slice of the read buffer: step over the header instead
@@ -344,6 +393,16 @@ final class TcpClient implements RpcClient {
         }
     }
 
+    /** The event loop owning this connection (for tests). */
+    EventLoop eventLoop() {
+        return loop;
+    }
+
+    /** Event loop only: calls still in the send-order queue of the timeout check (for tests). */
+    int trackedForTimeout() {
+        return bySendTime.size();
+    }
+
     @Override
     public String remote() {
         return remote;
@@ -391,7 +450,16 @@ final class TcpClient implements RpcClient {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            pacer.read();
             onResponse(ctx.channel(), (ByteBuf) msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.fireChannelReadComplete();
+            if (pacer.batchEndedShouldFlush()) {
+                ctx.flush();
+            }
         }
 
         @Override
@@ -423,6 +491,8 @@ final class TcpClient implements RpcClient {
         int start;
         /** Sent a second time already: never again. */
         boolean resent;
+        /** Answered or given up since it was last sent (event loop only). */
+        boolean settled;
 
         Call(int opcode, ResponseDecoder<T> decoder, ByteBuf payload) {
             this.opcode = opcode;

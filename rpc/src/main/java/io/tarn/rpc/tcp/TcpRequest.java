@@ -125,7 +125,7 @@ final class TcpRequest implements RpcRequest {
             if (payload != null) {
                 channel.write(payload, channel.voidPromise());
             }
-            if (!handler.inReadBatch) {
+            if (!handler.pacer.inReadBatch() || handler.pacer.wroteShouldFlush(FlushPacer.SERVER_FLUSH_AT)) {
                 channel.flush();
             }
         } else {

@@ -152,6 +152,83 @@ class TcpTransportTest {
     }
 
     @Test
+    void chainsOfCallsIssuedOnTheIoThreadAreAllAnswered() throws Exception {
+        RpcClient c = transport.connect(server.localAddress());
+        assertThat(echo(c, 1).join()).isEqualTo(2L);
+        // Many more chains than FlushPacer.MIN_WRITES: read batches flush part-way, then at their end.
+        int chains = 300;
+        int perChain = 40;
+        java.util.concurrent.atomic.AtomicLong sum = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(chains);
+        for (int k = 0; k < chains; k++) {
+            chain(c, k, perChain, sum, failure, done);
+        }
+        assertThat(done.await(20, TimeUnit.SECONDS)).as("every chain finished").isTrue();
+        assertThat(failure.get()).isNull();
+        long expected = 0;
+        for (int k = 0; k < chains; k++) {
+            for (int i = 0; i < perChain; i++) {
+                expected += 2L * (k * 1000L + i);
+            }
+        }
+        assertThat(sum.get()).isEqualTo(expected);
+
+        TcpClient tc = (TcpClient) c;
+        assertThat(tc.eventLoop().submit(tc::trackedForTimeout).get(5, TimeUnit.SECONDS))
+                .as("answered calls leave the timeout queue at once, not at the next check").isZero();
+    }
+
+    /** Issues echo(k * 1000 + i) for i = 0 .. n-1, each from the previous answer's callback. */
+    private void chain(RpcClient c, int k, int n, java.util.concurrent.atomic.AtomicLong sum,
+                       java.util.concurrent.atomic.AtomicReference<Throwable> failure,
+                       java.util.concurrent.CountDownLatch done) {
+        step(c, k, 0, n, sum, failure, done);
+    }
+
+    private void step(RpcClient c, int k, int i, int n, java.util.concurrent.atomic.AtomicLong sum,
+                      java.util.concurrent.atomic.AtomicReference<Throwable> failure,
+                      java.util.concurrent.CountDownLatch done) {
+        long v = k * 1000L + i;
+        echo(c, v).whenComplete((r, e) -> {
+            if (e != null) {
+                failure.compareAndSet(null, e);
+                done.countDown();
+            } else if (r != 2 * v) {
+                failure.compareAndSet(null, new AssertionError("echo(" + v + ") answered " + r));
+                done.countDown();
+            } else {
+                sum.addAndGet(r);
+                if (i + 1 < n) {
+                    step(c, k, i + 1, n, sum, failure, done);
+                } else {
+                    done.countDown();
+                }
+            }
+        });
+    }
+
+    @Test
+    void aCallIssuedOnTheEventLoopOutsideAReadBatchIsSent() throws Exception {
+        RpcClient c = transport.connect(server.localAddress());
+        assertThat(echo(c, 1).join()).isEqualTo(2L);
+        TcpClient tc = (TcpClient) c;
+        // From a task of the connection's own loop (no answer being read): the call must still leave.
+        CompletableFuture<Long> fromTask = tc.eventLoop().submit(() -> echo(c, 21)).get(5, TimeUnit.SECONDS);
+        assertThat(fromTask.get(5, TimeUnit.SECONDS)).isEqualTo(42L);
+        List<CompletableFuture<Long>> many = tc.eventLoop().submit(() -> {
+            List<CompletableFuture<Long>> fs = new ArrayList<>();
+            for (int i = 0; i < 2 * FlushPacer.MIN_WRITES + 3; i++) {
+                fs.add(echo(c, i));
+            }
+            return fs;
+        }).get(5, TimeUnit.SECONDS);
+        for (int i = 0; i < many.size(); i++) {
+            assertThat(many.get(i).get(5, TimeUnit.SECONDS)).isEqualTo(2L * i);
+        }
+    }
+
+    @Test
     void callsFromManyThreadsAllComplete() throws Exception {
         RpcClient c = transport.connect(server.localAddress());
         List<Thread> threads = new ArrayList<>();

@@ -8,12 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Closed-loop load for a fixed time: either N threads each calling a blocking operation back to back
- * (HDFS's client API), or one thread keeping N asynchronous operations outstanding (Tarn's). Each
+ * (HDFS's client API), or N chains of asynchronous operations, each issuing its next call from the
+ * previous one's callback (Tarn's, like the Netty echo baseline's client). Each
  * point first runs the same load unmeasured for the warm-up time, then counts the operations that
  * complete in the measured window and records each one's latency (issue to answer) in an
  * HdrHistogram. The first failure ends the point and is thrown.
@@ -81,43 +84,62 @@ final class LoadDriver {
         return window.result(ops, all);
     }
 
-    /** Up to {@code inflight} calls of {@code op} outstanding, issued from the calling thread. */
-    static LoadResult async(int inflight, double warmupSeconds, double seconds, AsyncOp op)
+    /**
+     * {@code inflight} chains of calls of {@code op}: each answer's callback (on the client's I/O
+     * thread) records the call and issues the chain's next one, the way the Netty echo baseline's
+     * client sends its next message from the answer's handler. Same connection, same depth, no
+     * thread between the answer and the next call.
+     */
+    static LoadResult chained(int inflight, double warmupSeconds, double seconds, AsyncOp op)
             throws IOException, InterruptedException {
         Window window = new Window(warmupSeconds, seconds);
         Histogram latencies = new ConcurrentHistogram(SIGNIFICANT_DIGITS);
-        Semaphore slots = new Semaphore(inflight);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        for (long i = 0; failure.get() == null; i++) {
-            slots.acquire();
+        AtomicLong counter = new AtomicLong();
+        CountDownLatch ended = new CountDownLatch(inflight);
+        Chain chain = new Chain(op, window, latencies, failure, counter, ended);
+        for (int c = 0; c < inflight; c++) {
+            chain.next();
+        }
+        long waitMillis = (long) ((warmupSeconds + seconds) * 1000) + 60_000;
+        if (!ended.await(waitMillis, TimeUnit.MILLISECONDS)) {
+            throw new IOException(ended.getCount() + " of " + inflight + " call chains still running "
+                    + waitMillis + " ms after they started");
+        }
+        rethrow(failure.get());
+        return window.result(latencies.getTotalCount(), latencies);
+    }
+
+    /** The shared state of {@link #chained}'s chains; {@link #next} issues one chain's next call. */
+    private record Chain(AsyncOp op, Window window, Histogram latencies, AtomicReference<Throwable> failure,
+                         AtomicLong counter, CountDownLatch ended) {
+        void next() {
             long start = System.nanoTime();
-            if (start >= window.end) {
-                slots.release();
-                break;
+            if (start >= window.end || failure.get() != null) {
+                ended.countDown();
+                return;
             }
             CompletableFuture<?> f;
             try {
-                f = op.issue(i);
+                f = op.issue(counter.getAndIncrement());
             } catch (IOException | RuntimeException e) {
-                slots.release();
                 failure.compareAndSet(null, e);
-                break;
+                ended.countDown();
+                return;
             }
             f.whenComplete((v, e) -> {
-                if (e == null) {
-                    long end = System.nanoTime();
-                    if (window.measures(start, end)) {
-                        latencies.recordValue(end - start);
-                    }
-                } else {
+                if (e != null) {
                     failure.compareAndSet(null, e);
+                    ended.countDown();
+                    return;
                 }
-                slots.release();
+                long end = System.nanoTime();
+                if (window.measures(start, end)) {
+                    latencies.recordValue(end - start);
+                }
+                next();
             });
         }
-        slots.acquire(inflight);
-        rethrow(failure.get());
-        return window.result(latencies.getTotalCount(), latencies);
     }
 
     static void rethrow(Throwable t) throws IOException {

@@ -16,8 +16,9 @@ import java.util.Map;
  * Tarn's side: a namenode and one DRAM datanode in this JVM (their own class loader, through
  * {@link TarnServers}), reached with {@link TarnClient} from the shaded adapter jar, the client
  * Hadoop and Spark jobs use. getFile is {@code getStatusAsync} with that many calls outstanding on
- * the client's one namenode connection; create + close is blocking, one thread per file in flight,
- * like HDFS's side.
+ * the client's one namenode connection, each answer's callback issuing the next call (as the Netty
+ * echo baseline's client does); create + close is blocking, one thread per file in flight, like
+ * HDFS's side.
  *
  * <p>Two clients: the one every workload runs on has {@code tarn.client.shortcircuit = off}, so its
  * sequential write and read go over TCP to the datanode; a second one with {@code auto} (the
@@ -96,7 +97,7 @@ final class TarnSide implements StorageSide {
 
     @Override
     public LoadResult getFile(int inflight, CompareSettings s) throws IOException, InterruptedException {
-        return LoadDriver.async(inflight, s.warmupSeconds(), s.seconds(), i -> client.getStatusAsync(STATUS_FILE));
+        return LoadDriver.chained(inflight, s.warmupSeconds(), s.seconds(), i -> client.getStatusAsync(STATUS_FILE));
     }
 
     @Override
