@@ -24,14 +24,12 @@ import java.util.Map;
  * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]
  * </pre>
  *
- * Defaults: 5 s measured after 1 s of warm-up per load point (and an unmeasured write and read of up
- * to 64 MiB before the sequential ones), a 1024 MiB file, a fresh temporary
+ * Defaults: 5 s measured after 1 s of warm-up per load point (and an unmeasured write and read of the
+ * same size before the sequential ones), a 1024 MiB file, a fresh temporary
  * work directory that is removed afterwards (a given one is kept). The baselines run first and
  * last, Tarn and HDFS in between; each file system is stopped before the next starts.
  */
 public final class SideBySideComparison {
-    /** The unmeasured write and read of the sequential file before the measured ones (when warming up). */
-    private static final long SEQUENTIAL_WARMUP_BYTES = 64L << 20;
     private static final String USAGE =
             "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]";
 
@@ -75,7 +73,7 @@ public final class SideBySideComparison {
         }
         LoadResult pingPong = logged(log, "baseline socket ping-pong",
                 SocketPingPongBaseline.run(s.warmupSeconds(), s.seconds()));
-        double tcp = TcpStreamBaseline.run(s.sizeBytes(), Math.min(s.sizeBytes(), 256L << 20));
+        double tcp = TcpStreamBaseline.run(s.sizeBytes(), s.sizeBytes());
         log.printf(Locale.ROOT, "compare: baseline TCP stream: %.0f MB/s%n", tcp / 1e6);
         return new BaselineResult(NettyEchoBaseline.transport(), echo, pingPong, tcp);
     }
@@ -105,9 +103,10 @@ public final class SideBySideComparison {
     private static Throughput sequential(SequentialIo io, CompareSettings s, PrintStream log, String what)
             throws IOException {
         if (s.warmupSeconds() > 0) {
-            long warmup = Math.min(s.sizeBytes(), SEQUENTIAL_WARMUP_BYTES);
-            io.writeSequential(warmup);
-            io.readSequential(warmup);
+            // A whole pass of the same size: after only 64 MiB, Tarn's first GiB ran at half its
+            // steady rate (JIT, buffer pools still growing), and HDFS's and the stream's warm up too.
+            io.writeSequential(s.sizeBytes());
+            io.readSequential(s.sizeBytes());
         }
         double write = io.writeSequential(s.sizeBytes());
         double read = io.readSequential(s.sizeBytes());
