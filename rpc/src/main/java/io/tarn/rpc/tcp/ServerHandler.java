@@ -28,7 +28,7 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     private final TcpServer server;
     private final RpcHandler handler;
-    /** Responses written while a read batch is handled are flushed as this says, once at its end at the latest. */
+    /** When responses written while a read batch is handled are flushed: at its end at the latest. */
     final FlushPacer pacer = new FlushPacer();
 
     ServerHandler(TcpServer server, RpcHandler handler) {
@@ -78,8 +78,9 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        pacer.batchEndedShouldFlush();
-        ctx.flush();
+        if (pacer.batchEndedShouldFlush()) {
+            ctx.flush();
+        }
     }
 
     @Override

@@ -267,26 +267,25 @@ final class TcpClient implements RpcClient {
 
     /**
      * Event loop: fails calls whose deadline passed. Calls leave in send order, so only the head is
-     * checked. A call counts as finished once it is settled (left the id map), not when its future is done: a
-     * future the caller cancelled still holds its slot until the answer or the deadline.
+     * checked. A call counts as finished once it is settled (left the id map), not when its future
+     * is done: a future the caller cancelled still holds its slot until the answer or the deadline.
      */
     private void expire() {
         long now = System.nanoTime();
         Call<?> head;
-        while ((head = bySendTime.peekFirst()) != null) {
-            if (head.settled) {
-                bySendTime.pollFirst();
-            } else if (now - head.deadline >= 0) {
-                bySendTime.pollFirst();
-                inflight.remove(head.id);
-                head.settled = true;
-                head.dropKept();
-                complete(head, null, TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to "
-                        + Opcode.name(head.opcode) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                        + " ms (tarn.rpc.timeout)"));
-            } else {
-                break;
+        while (true) {
+            trimSettled();
+            head = bySendTime.peekFirst();
+            if (head == null || now - head.deadline < 0) {
+                return;
             }
+            bySendTime.pollFirst();
+            inflight.remove(head.id);
+            head.settled = true;
+            head.dropKept();
+            complete(head, null, TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to "
+                    + Opcode.name(head.opcode) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                    + " ms (tarn.rpc.timeout)"));
         }
     }
 
