@@ -22,6 +22,16 @@ public interface RpcRequest {
     /** The request body, reader index at its first byte. */
     ByteBuf body();
 
+    /**
+     * -1 when the request's payload, if any, is in its {@linkplain #body() body}. Otherwise the
+     * handler {@linkplain PayloadPlacement placed} the payload: the body holds only the head, and
+     * this many payload bytes were received into the placement's memory (all of them unless it
+     * turned invalid meanwhile).
+     */
+    default int placedBytes() {
+        return -1;
+    }
+
     /** Who sent it (for logs and location affinity). */
     SocketAddress remoteAddress();
 

@@ -7,6 +7,7 @@ import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.ShortCircuitProtocol;
 import io.tarn.common.security.BlockTokens;
+import io.tarn.rpc.PayloadPlacement;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
@@ -36,8 +37,19 @@ import java.util.UUID;
  *
  * <p>Runs on the transport's I/O threads: no locks, no blocking; the only per-request allocations
  * are the response and, for reads, the wrapper that hands region memory to the transport without
- * copying (choosing the registration is an array load). A write copies its data once, from the
+ * copying (choosing the registration is an array load). A write of at least
+ * {@link PayloadPlacement#MIN_PAYLOAD} bytes is received straight into its block
+ * ({@link #place}): once its access part has arrived and passed every check, the generation is
+ * advanced and the socket is read into the region itself, so the data is never copied in this
+ * process. A smaller write, or one whose data had all arrived by then, is copied once from the
  * request buffer into the region.
+ *
+ * <p>A placed write lands while it arrives, not all at once when complete. A block freed and given
+ * to a newer writer meanwhile stops the placement before the next read (the rest is dropped and the
+ * write refused with {@code STALE_GENERATION}); at most the read under way lands after the newer
+ * generation, the same window as two writers copying at once. A write whose connection dies
+ * mid-data leaves part of its bytes in the block under its own, already advanced, generation:
+ * bytes past what its writer has published, which readers never see.
  *
  * <p>Zero-copy reads have one consequence worth knowing: the bytes leave the region when the
  * transport flushes them, so a block freed and rewritten with a newer generation while the
@@ -51,7 +63,7 @@ import java.util.UUID;
  * such files (direct memory) or with short-circuit switched off answers every such request with a
  * refusal, before any check, and the client uses TCP.
  */
-public final class BlockService implements RpcHandler {
+public final class BlockService implements RpcHandler, PayloadPlacement {
 
     private final RegionStore store;
     private final DatanodeMetrics metrics;
@@ -178,7 +190,14 @@ public final class BlockService implements RpcHandler {
         int block = a.blockIndex();
         int generation = a.generation();
         int length = a.length();
-        int carried = body.readableBytes() - DatanodeProtocol.ACCESS_LENGTH;
+        int placed = request.placedBytes();
+        GenerationTable generations = reg.generations();
+        if (placed >= 0 && placed < length) {
+            fail(request, ErrorCode.STALE_GENERATION, describe(request, a) + ": the block was given generation "
+                    + generations.get(region, block) + " while the data arrived; the rest of it was dropped");
+            return;
+        }
+        int carried = body.readableBytes() - DatanodeProtocol.ACCESS_LENGTH + Math.max(placed, 0);
         if (carried != length) {
             fail(request, ErrorCode.MALFORMED_REQUEST, describe(request, a)
                     + ": announces " + length + " data bytes but carries " + carried);
@@ -188,15 +207,53 @@ public final class BlockService implements RpcHandler {
             fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant writing");
             return;
         }
-        GenerationTable generations = reg.generations();
         if (!generations.advance(region, block, generation)) {
             fail(request, ErrorCode.STALE_GENERATION, describe(request, a)
                     + ": the block already holds generation " + generations.get(region, block));
             return;
         }
-        store.write(region, (long) block * reg.blockSize() + a.offset(), body, a.dataIndex(), length);
+        if (placed < 0) {
+            store.write(region, (long) block * reg.blockSize() + a.offset(), body, a.dataIndex(), length);
+        }
         metrics.wrote(length);
         request.send(request.response());
+    }
+
+    @Override
+    public int headLength(int opcode) {
+        return opcode == Opcode.WRITE_BLOCK ? DatanodeProtocol.ACCESS_LENGTH : -1;
+    }
+
+    /**
+     * WRITE_BLOCK's data straight into the block, when the write passes every check {@link #write}
+     * makes; its generation is advanced now, before any byte lands. Anything refused is received
+     * as usual and then refused by {@link #write} with the reason.
+     */
+    @Override
+    public PayloadPlacement.Target place(int opcode, ByteBuf head, int payloadLength) {
+        DatanodeProtocol.Access a = access.get().wrap(head);
+        Registration reg = registration(a);
+        if (reg == null || !insideBlock(reg, a) || a.length() != payloadLength) {
+            return null;
+        }
+        int region = a.regionId();
+        int block = a.blockIndex();
+        int generation = a.generation();
+        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)
+                || !reg.generations().advance(region, block, generation)) {
+            return null;
+        }
+        ByteBuf memory = store.writable(region, (long) block * reg.blockSize() + a.offset(), payloadLength);
+        return new PlacedWrite(memory, reg.generations(), region, block, generation);
+    }
+
+    /** A write's data being received into its block; valid while the block keeps the write's generation. */
+    private record PlacedWrite(ByteBuf memory, GenerationTable generations, int region, int block, int generation)
+            implements PayloadPlacement.Target {
+        @Override
+        public boolean stillValid() {
+            return generations.get(region, block) == generation;
+        }
     }
 
     private void read(RpcRequest request) {
@@ -306,34 +363,47 @@ public final class BlockService implements RpcHandler {
      */
     private Registration admit(RpcRequest request, DatanodeProtocol.Access a) {
         a.wrap(request.body());
+        Registration reg = registration(a);
+        if (reg == null) {
+            int region = a.regionId();
+            if (region < 0 || region >= store.regionCount()) {
+                fail(request, ErrorCode.OUT_OF_RANGE, describe(request, a) + ": no such region (this datanode has "
+                        + store.regionCount() + ")");
+            } else {
+                fail(request, ErrorCode.UNKNOWN_DATANODE, describe(request, a) + ": this datanode is not registered "
+                        + "yet with " + namenodes[RegionShare.owner(region, namenodes.length)] + ", which manages "
+                        + "the region; it keeps trying");
+            }
+            return null;
+        }
+        if (insideBlock(reg, a)) {
+            return reg;
+        }
+        int offset = a.offset();
+        int length = a.length();
+        String problem = a.blockIndex() < 0 || a.blockIndex() >= reg.blocksPerRegion()
+                ? "no such block (a region has " + reg.blocksPerRegion() + ")"
+                : "offset " + offset + " and length " + length + " leave the block of " + reg.blockSize() + " bytes";
+        fail(request, ErrorCode.OUT_OF_RANGE, describe(request, a) + ": " + problem);
+        return null;
+    }
+
+    /** The registration covering the access's region, or null when there is no such region or it has none yet. */
+    private Registration registration(DatanodeProtocol.Access a) {
         int region = a.regionId();
         if (region < 0 || region >= store.regionCount()) {
-            fail(request, ErrorCode.OUT_OF_RANGE, describe(request, a) + ": no such region (this datanode has "
-                    + store.regionCount() + ")");
             return null;
         }
-        int partition = RegionShare.owner(region, namenodes.length);
-        Registration reg = registrations[partition];
-        if (reg == null) {
-            fail(request, ErrorCode.UNKNOWN_DATANODE, describe(request, a) + ": this datanode is not registered yet "
-                    + "with " + namenodes[partition] + ", which manages the region; it keeps trying");
-            return null;
-        }
+        return registrations[RegionShare.owner(region, namenodes.length)];
+    }
+
+    /** True when the access's block exists and its offset and length lie inside it. */
+    private static boolean insideBlock(Registration reg, DatanodeProtocol.Access a) {
         int block = a.blockIndex();
         int offset = a.offset();
         int length = a.length();
-        String problem = null;
-        if (block < 0 || block >= reg.blocksPerRegion()) {
-            problem = "no such block (a region has " + reg.blocksPerRegion() + ")";
-        } else if (offset < 0 || length < 0 || (long) offset + length > reg.blockSize()) {
-            problem = "offset " + offset + " and length " + length + " leave the block of " + reg.blockSize()
-                    + " bytes";
-        }
-        if (problem == null) {
-            return reg;
-        }
-        fail(request, ErrorCode.OUT_OF_RANGE, describe(request, a) + ": " + problem);
-        return null;
+        return block >= 0 && block < reg.blocksPerRegion()
+                && offset >= 0 && length >= 0 && (long) offset + length <= reg.blockSize();
     }
 
     /** "OPCODE region r block b generation g", for error messages. */

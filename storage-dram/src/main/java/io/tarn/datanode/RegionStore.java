@@ -36,6 +36,15 @@ public interface RegionStore extends AutoCloseable {
      */
     ByteBuf read(int region, long offset, int length);
 
+    /**
+     * The {@code length} bytes at {@code offset} in {@code region} as a buffer to write into
+     * (writer index 0, capacity {@code length}): its memory is the region's, so bytes written to it
+     * are stored with no further copy. The caller owns the buffer; releasing it frees nothing.
+     *
+     * @throws IndexOutOfBoundsException when the range is outside the region
+     */
+    ByteBuf writable(int region, long offset, int length);
+
     /** Lets go of the regions; in-flight reads stay valid (memory is reclaimed by the garbage collector). */
     @Override
     void close();

@@ -3,8 +3,13 @@ package io.tarn.rpc.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.tarn.common.protocol.Frame;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.rpc.PayloadPlacement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cuts the byte stream into frames by their length field, without copying (frames are retained
@@ -15,14 +20,34 @@ import io.tarn.common.protocol.Frame;
  * merged into one buffer (cheap to index, right for metadata frames), but once a partial frame is
  * large (block data) further reads are appended as components of a composite buffer, so a 1 MiB
  * frame arriving in 64 KiB reads is not copied, and re-copied as the merge buffer grows.
+ *
+ * <p>On a server whose handler is a {@link PayloadPlacement}, a request whose payload the handler
+ * places is not cumulated at all: the bytes of its payload that came with its head are copied into
+ * the target, then {@link PlacingRecvAllocator} has the channel read the rest straight into it, and
+ * the frame goes on as a {@link PlacedFrame} (header and head only) once the payload is complete.
  */
 final class FrameDecoder extends LengthFieldBasedFrameDecoder {
+    private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
     /** Partial frames beyond this size stop being merged. */
     static final int COMPOSE_ABOVE = 64 * 1024;
 
+    private final long maxFrameTotal;
+    /** The handler placing payloads, or null (clients, servers that do not place). */
+    private final PayloadPlacement placement;
+    /** The payload being placed, or null. */
+    private Placing placing;
+    /** Set once the stream failed to decode: nothing more is placed on this connection. */
+    private boolean broken;
+
     FrameDecoder(int maxFrame) {
+        this(maxFrame, null);
+    }
+
+    FrameDecoder(int maxFrame, PayloadPlacement placement) {
         super(maxFrame + Frame.LENGTH_FIELD, Frame.LENGTH_OFFSET, Frame.LENGTH_FIELD, 0, 0, true);
         setCumulator(FrameDecoder::cumulate);
+        this.maxFrameTotal = (long) maxFrame + Frame.LENGTH_FIELD;
+        this.placement = placement;
     }
 
     private static ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
@@ -31,5 +56,175 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
         return MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
+    }
+
+    @Override
+    protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
+        if (placement != null && !broken && startPlacing(in)) {
+            return null; // everything readable went into the target
+        }
+        try {
+            return super.decode(ctx, in);
+        } catch (Exception e) {
+            broken = true;
+            throw e;
+        }
+    }
+
+    /**
+     * Starts placing the payload of the frame at {@code in}'s reader index when it is a request the
+     * handler places, its head is here and its payload is not all here yet; true when it did
+     * (then every readable byte of {@code in} has been consumed).
+     */
+    private boolean startPlacing(ByteBuf in) {
+        int readable = in.readableBytes();
+        if (readable < Frame.HEADER_LENGTH) {
+            return false;
+        }
+        int start = in.readerIndex();
+        long total = in.getUnsignedInt(start + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD;
+        if (total <= readable || total > maxFrameTotal
+                || in.getByte(start + Frame.VERSION_OFFSET) != Frame.VERSION
+                || (in.getByte(start + Frame.FLAGS_OFFSET) & Frame.FLAG_RESPONSE) != 0) {
+            return false; // complete (nothing to gain), or the usual path refuses it
+        }
+        int opcode = in.getUnsignedShort(start + Frame.OPCODE_OFFSET);
+        int head = placement.headLength(opcode);
+        if (head < 0 || readable < Frame.HEADER_LENGTH + head) {
+            return false;
+        }
+        long payload = total - Frame.HEADER_LENGTH - head;
+        if (payload < PayloadPlacement.MIN_PAYLOAD) {
+            return false;
+        }
+        PayloadPlacement.Target target;
+        try {
+            target = placement.place(opcode, in.slice(start + Frame.HEADER_LENGTH, head), (int) payload);
+        } catch (RuntimeException e) {
+            // A bug in the handler's check: receive the request as usual, so its handler answers it.
+            LOG.warn("placing the payload of a {} request failed; receiving it as usual", Opcode.name(opcode), e);
+            return false;
+        }
+        if (target == null) {
+            return false;
+        }
+        ByteBuf memory = target.memory();
+        int here = readable - Frame.HEADER_LENGTH - head;
+        memory.writeBytes(in, start + Frame.HEADER_LENGTH + head, here);
+        placing = new Placing(in.retainedSlice(start, Frame.HEADER_LENGTH + head), target, (int) payload, here);
+        in.skipBytes(readable);
+        return true;
+    }
+
+    /**
+     * The buffer the channel's next read should go to: the placement target's memory (retained
+     * for the read) while a payload is being placed and its target is valid, else null (read into
+     * a buffer of the channel's allocator). Called by {@link PlacingRecvAllocator} before each read.
+     */
+    ByteBuf nextReadTarget() {
+        Placing p = placing;
+        if (p == null || p.dropping) {
+            return null;
+        }
+        if (!p.target.stillValid()) {
+            p.dropping = true;
+            return null;
+        }
+        return p.memory.retain();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        Placing p = placing;
+        if (p == null) {
+            super.channelRead(ctx, msg);
+            return;
+        }
+        ByteBuf buf = (ByteBuf) msg;
+        if (buf == p.memory) {
+            // The channel read straight into the target: its writer index has moved.
+            buf.release();
+            p.placed = buf.writerIndex();
+            p.received = p.placed;
+        } else {
+            // A read into an ordinary buffer: copy what belongs to the payload, or drop it.
+            int n = (int) Math.min(buf.readableBytes(), (long) p.length - p.received);
+            if (!p.dropping && p.target.stillValid()) {
+                p.memory.writeBytes(buf, n);
+                p.placed += n;
+            } else {
+                p.dropping = true;
+                buf.skipBytes(n);
+            }
+            p.received += n;
+            if (p.received == p.length) {
+                finish(ctx, p);
+                if (buf.isReadable()) {
+                    super.channelRead(ctx, buf); // the next frames
+                } else {
+                    buf.release();
+                }
+                return;
+            }
+            buf.release();
+        }
+        if (p.received == p.length) {
+            finish(ctx, p);
+        }
+    }
+
+    private void finish(ChannelHandlerContext ctx, Placing p) {
+        placing = null;
+        p.memory.release();
+        ctx.fireChannelRead(new PlacedFrame(p.head, p.placed));
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        dropPlacing();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        dropPlacing();
+        super.handlerRemoved0(ctx);
+    }
+
+    /** The connection ended during a payload: the request is never handled, so never answered. */
+    private void dropPlacing() {
+        Placing p = placing;
+        if (p != null) {
+            placing = null;
+            p.head.release();
+            p.memory.release();
+        }
+    }
+
+    /** A request whose payload was placed: its header and head, and how many payload bytes were placed. */
+    record PlacedFrame(ByteBuf frame, int placedBytes) {
+    }
+
+    /** The state of one payload being placed. */
+    private static final class Placing {
+        final ByteBuf head;
+        final PayloadPlacement.Target target;
+        final ByteBuf memory;
+        final int length;
+        /** Payload bytes read from the socket so far, placed or dropped. */
+        int received;
+        /** Payload bytes written to the target. */
+        int placed;
+        /** True once the target turned invalid: the rest of the payload is dropped. */
+        boolean dropping;
+
+        Placing(ByteBuf head, PayloadPlacement.Target target, int length, int received) {
+            this.head = head;
+            this.target = target;
+            this.memory = target.memory();
+            this.length = length;
+            this.received = received;
+            this.placed = received;
+        }
     }
 }

@@ -38,7 +38,15 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ByteBuf frame = (ByteBuf) msg;
+        ByteBuf frame;
+        int placed = -1;
+        if (msg instanceof FrameDecoder.PlacedFrame p) {
+            // Checked like any frame by the decoder before it started placing the payload.
+            frame = p.frame();
+            placed = p.placedBytes();
+        } else {
+            frame = (ByteBuf) msg;
+        }
         pacer.read();
         String problem = checkHeader(frame);
         if (problem != null) {
@@ -50,7 +58,7 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
             closeMalformed(ctx, problem);
             return;
         }
-        TcpRequest request = new TcpRequest(this, ctx.channel(), frame);
+        TcpRequest request = new TcpRequest(this, ctx.channel(), frame, placed);
         try {
             handler.handle(request);
         } catch (MalformedMessageException e) {

@@ -23,11 +23,14 @@ final class TcpRequest implements RpcRequest {
     private final ByteBuf body;
     private final int opcode;
     private final long requestId;
+    private final int placedBytes;
     /** Claimed atomically: a handler answering on its executor may race the I/O thread's failIfOpen. */
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    TcpRequest(ServerHandler handler, Channel channel, ByteBuf frame) {
+    /** @param placedBytes payload bytes placed by the handler ({@link RpcRequest#placedBytes()}), or -1 */
+    TcpRequest(ServerHandler handler, Channel channel, ByteBuf frame, int placedBytes) {
         this.handler = handler;
+        this.placedBytes = placedBytes;
         this.channel = channel;
         this.frame = frame;
         this.opcode = Frame.opcode(frame);
@@ -50,6 +53,11 @@ final class TcpRequest implements RpcRequest {
     @Override
     public ByteBuf body() {
         return body;
+    }
+
+    @Override
+    public int placedBytes() {
+        return placedBytes;
     }
 
     @Override

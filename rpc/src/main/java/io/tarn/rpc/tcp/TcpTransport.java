@@ -25,6 +25,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.tarn.common.config.LeakDetection;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.rpc.PayloadPlacement;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcServer;
@@ -120,7 +121,15 @@ public final class TcpTransport implements Transport {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         server.accepted(ch);
-                        ch.pipeline().addLast("frames", new FrameDecoder(maxFrame()));
+                        FrameDecoder frames;
+                        if (handler instanceof PayloadPlacement placement) {
+                            frames = new FrameDecoder(maxFrame(), placement);
+                            ch.config().setRecvByteBufAllocator(
+                                    new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
+                        } else {
+                            frames = new FrameDecoder(maxFrame());
+                        }
+                        ch.pipeline().addLast("frames", frames);
                         ch.pipeline().addLast("server", new ServerHandler(server, handler));
                     }
                 });

@@ -45,6 +45,11 @@ abstract class MemoryRegions implements RegionStore {
         return Unpooled.wrappedBuffer(slice(region, offset, length));
     }
 
+    @Override
+    public final ByteBuf writable(int region, long offset, int length) {
+        return Unpooled.wrappedBuffer(slice(region, offset, length)).clear();
+    }
+
     private ByteBuffer slice(int region, long offset, int length) {
         if (offset < 0 || offset > regionSize - (long) Math.max(length, 0)) {
             throw new IndexOutOfBoundsException("offset " + offset + " length " + length + " outside region of "

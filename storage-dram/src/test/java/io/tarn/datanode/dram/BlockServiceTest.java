@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -73,20 +72,6 @@ class BlockServiceTest {
         return r;
     }
 
-    private static byte[] data(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
-    }
-
-    private byte[] regionBytes(int region, long offset, int length) {
-        ByteBuf b = regions.read(region, offset, length);
-        byte[] out = new byte[length];
-        b.getBytes(b.readerIndex(), out);
-        b.release();
-        return out;
-    }
-
     private static void assertFailed(CapturedRequest r, ErrorCode code, String fragment, String... more) {
         assertThat(r.status()).as(r.toString()).isEqualTo(code);
         assertThat(r.message()).contains(fragment);
@@ -97,12 +82,13 @@ class BlockServiceTest {
 
     @Test
     void writeThenReadReturnsTheBytes() {
-        byte[] d = data(BLOCK, 1);
+        byte[] d = TestBytes.random(BLOCK, 1);
         assertThat(write(1, 15, 3, writeToken(1, 15, 3), 0, d).status()).isEqualTo(ErrorCode.OK);
         CapturedRequest r = read(1, 15, 3, readToken(1, 15, 3), 0, BLOCK);
         assertThat(r.status()).isEqualTo(ErrorCode.OK);
         assertThat(r.payload()).isEqualTo(d);
-        assertThat(regionBytes(1, 15L * BLOCK, BLOCK)).as("stored at the block's place in its region").isEqualTo(d);
+        assertThat(TestBytes.stored(regions, 1, 15L * BLOCK, BLOCK))
+                .as("stored at the block's place in its region").isEqualTo(d);
 
         assertThat(metrics.writeRequests()).isEqualTo(1);
         assertThat(metrics.readRequests()).isEqualTo(1);
@@ -119,7 +105,7 @@ class BlockServiceTest {
         assertThat(read(0, 2, 1, readToken(0, 2, 1), 99, 5).payload()).containsExactly(0, 1, 2, 3, 0);
         assertThat(read(0, 2, 1, readToken(0, 2, 1), BLOCK - 2, 2).payload()).containsExactly(8, 9);
         assertThat(read(0, 2, 1, readToken(0, 2, 1), 7, 0).payload()).isEmpty();
-        assertThat(regionBytes(0, 3L * BLOCK, 4)).as("next block untouched").containsExactly(0, 0, 0, 0);
+        assertThat(TestBytes.stored(regions, 0, 3L * BLOCK, 4)).as("next block untouched").containsExactly(0, 0, 0, 0);
     }
 
     @Test
@@ -160,7 +146,7 @@ class BlockServiceTest {
         assertFailed(read(0, 1, 1, t, 0, BLOCK + 1), ErrorCode.OUT_OF_RANGE, "length 65537");
         assertFailed(read(0, 1, 1, t, Integer.MAX_VALUE, Integer.MAX_VALUE), ErrorCode.OUT_OF_RANGE,
                 "offset 2147483647");
-        assertThat(regionBytes(0, BLOCK, BLOCK)).as("nothing written").isEqualTo(new byte[BLOCK]);
+        assertThat(TestBytes.stored(regions, 0, BLOCK, BLOCK)).as("nothing written").isEqualTo(new byte[BLOCK]);
         assertThat(metrics.errors(ErrorCode.OUT_OF_RANGE)).isEqualTo(5);
     }
 
@@ -206,7 +192,7 @@ class BlockServiceTest {
         assertFailed(write(0, 1, 1, readToken(0, 1, 1), 0, d), ErrorCode.INVALID_TOKEN, "does not grant writing");
         assertFailed(write(0, 1, 1, new BlockTokens(1, 2).issue(DN, 0, 1, 1, BlockTokens.WRITE), 0, d),
                 ErrorCode.INVALID_TOKEN, "does not grant writing");
-        assertThat(regionBytes(0, BLOCK, 3)).as("nothing written").containsExactly(0, 0, 0);
+        assertThat(TestBytes.stored(regions, 0, BLOCK, 3)).as("nothing written").containsExactly(0, 0, 0);
 
         write(0, 1, 1, writeToken(0, 1, 1), 0, d);
         assertFailed(read(0, 1, 1, readToken(0, 0, 1), 0, 3), ErrorCode.INVALID_TOKEN, "does not grant reading");
@@ -215,9 +201,9 @@ class BlockServiceTest {
 
     @Test
     void anOlderGenerationCannotWriteOrRead() {
-        byte[] newer = data(1000, 2);
+        byte[] newer = TestBytes.random(1000, 2);
         write(1, 4, 5, writeToken(1, 4, 5), 0, newer);
-        assertFailed(write(1, 4, 4, writeToken(1, 4, 4), 0, data(1000, 3)), ErrorCode.STALE_GENERATION,
+        assertFailed(write(1, 4, 4, writeToken(1, 4, 4), 0, TestBytes.random(1000, 3)), ErrorCode.STALE_GENERATION,
                 "region 1 block 4 generation 4", "already holds generation 5");
         assertFailed(read(1, 4, 4, readToken(1, 4, 4), 0, 1000), ErrorCode.STALE_GENERATION,
                 "generation 4", "now holds generation 5");

@@ -24,9 +24,22 @@ final class CapturedRequest implements RpcRequest {
     private byte[] payload;
     private int answers;
 
+    private final int placedBytes;
+
     CapturedRequest(int opcode, ByteBuf body) {
+        this(opcode, body, -1);
+    }
+
+    /** A request whose payload the handler placed: the body holds only the head. */
+    CapturedRequest(int opcode, ByteBuf body, int placedBytes) {
         this.opcode = opcode;
         this.body = body;
+        this.placedBytes = placedBytes;
+    }
+
+    @Override
+    public int placedBytes() {
+        return placedBytes;
     }
 
     @Override
