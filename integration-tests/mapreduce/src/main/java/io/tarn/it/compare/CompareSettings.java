@@ -19,6 +19,12 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
     public static final List<Integer> CREATE_DEPTHS = List.of(1, 16);
     /** Size of each write and read call of the sequential workloads and of the TCP stream baseline. */
     public static final int IO_BUFFER = 1 << 20;
+    /**
+     * Measured passes of each sequential workload and of the TCP stream; each figure is their
+     * median. One pass of a GiB takes well under a second here, and single passes moved by a factor
+     * of two from one run to the next on a shared 2-core machine.
+     */
+    public static final int SEQUENTIAL_PASSES = 3;
 
     public CompareSettings {
         if (!(seconds > 0) || warmupSeconds < 0 || sizeMb < 1) {

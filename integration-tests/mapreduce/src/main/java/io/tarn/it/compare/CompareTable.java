@@ -91,7 +91,9 @@ final class CompareTable {
                         + "one connection, that many messages outstanding; " + PING_PONG
                         + " = blocking java.net.Socket, one in flight; " + TCP
                         + " = one connection, 1 MiB writes. Each baseline figure is the better of a run before"
-                        + " Tarn and one after HDFS. MB = 10^6 bytes."));
+                        + " Tarn and one after HDFS. Sequential figures (both file systems and the TCP stream) are"
+                        + " the median of " + CompareSettings.SEQUENTIAL_PASSES + " passes after an unmeasured one."
+                        + " MB = 10^6 bytes."));
         if (tarn.hasShortCircuit()) {
             lines.add("Short-circuit rows: Tarn's figure is a second TarnClient, tarn.client.shortcircuit=auto"
                     + " (the default), writing and reading a file of its own the same way; it copies straight from"

@@ -27,6 +27,14 @@ final class SequentialData {
         return bytes / ((System.nanoTime() - startNanos) / 1e9);
     }
 
+    /** The median of {@code figures} (the middle one; for an even count, the mean of the two middle ones). */
+    static double median(double[] figures) {
+        double[] sorted = figures.clone();
+        java.util.Arrays.sort(sorted);
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    }
+
     static void checkLength(String what, long read, long expected) throws IOException {
         if (read != expected) {
             throw new IOException("read " + read + " bytes of " + what + ", expected " + expected);

@@ -25,7 +25,8 @@ import java.util.Map;
  * </pre>
  *
  * Defaults: 5 s measured after 1 s of warm-up per load point (and an unmeasured write and read of the
- * same size before the sequential ones), a 1024 MiB file, a fresh temporary
+ * same size before the sequential ones, whose figures are the median of
+ * {@link CompareSettings#SEQUENTIAL_PASSES} passes), a 1024 MiB file, a fresh temporary
  * work directory that is removed afterwards (a given one is kept). The baselines run first and
  * last, Tarn and HDFS in between; each file system is stopped before the next starts.
  */
@@ -99,7 +100,10 @@ public final class SideBySideComparison {
     private record Throughput(double write, double read) {
     }
 
-    /** An unmeasured write and read (when warming up), then the measured ones. */
+    /**
+     * An unmeasured write and read (when warming up), then {@link CompareSettings#SEQUENTIAL_PASSES}
+     * measured ones; the medians.
+     */
     private static Throughput sequential(SequentialIo io, CompareSettings s, PrintStream log, String what)
             throws IOException {
         if (s.warmupSeconds() > 0) {
@@ -108,10 +112,18 @@ public final class SideBySideComparison {
             io.writeSequential(s.sizeBytes());
             io.readSequential(s.sizeBytes());
         }
-        double write = io.writeSequential(s.sizeBytes());
-        double read = io.readSequential(s.sizeBytes());
-        log.printf(Locale.ROOT, "compare: %s write %.0f MB/s, read %.0f MB/s%n", what, write / 1e6, read / 1e6);
-        return new Throughput(write, read);
+        double[] writes = new double[CompareSettings.SEQUENTIAL_PASSES];
+        double[] reads = new double[writes.length];
+        for (int i = 0; i < writes.length; i++) {
+            writes[i] = io.writeSequential(s.sizeBytes());
+            reads[i] = io.readSequential(s.sizeBytes());
+            log.printf(Locale.ROOT, "compare: %s pass %d: write %.0f MB/s, read %.0f MB/s%n", what, i + 1,
+                    writes[i] / 1e6, reads[i] / 1e6);
+        }
+        Throughput median = new Throughput(SequentialData.median(writes), SequentialData.median(reads));
+        log.printf(Locale.ROOT, "compare: %s median: write %.0f MB/s, read %.0f MB/s%n", what, median.write() / 1e6,
+                median.read() / 1e6);
+        return median;
     }
 
     private static LoadResult logged(PrintStream log, String what, LoadResult r) {

@@ -19,12 +19,20 @@ final class TcpStreamBaseline {
     private TcpStreamBaseline() {
     }
 
-    /** Bytes per second of one stream of {@code bytes}, after an unmeasured stream of {@code warmupBytes}. */
+    /**
+     * Bytes per second of a stream of {@code bytes}, the median of
+     * {@link CompareSettings#SEQUENTIAL_PASSES} streams, after an unmeasured stream of
+     * {@code warmupBytes}.
+     */
     static double run(long bytes, long warmupBytes) throws IOException, InterruptedException {
         if (warmupBytes > 0) {
             stream(warmupBytes);
         }
-        return stream(bytes);
+        double[] passes = new double[CompareSettings.SEQUENTIAL_PASSES];
+        for (int i = 0; i < passes.length; i++) {
+            passes[i] = stream(bytes);
+        }
+        return SequentialData.median(passes);
     }
 
     private static double stream(long bytes) throws IOException, InterruptedException {
