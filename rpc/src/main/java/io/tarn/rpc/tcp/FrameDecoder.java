@@ -36,6 +36,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final PayloadPlacement placement;
     /** The payload being placed, or null. */
     private Placing placing;
+    /** True while the incomplete frame at the front was refused placement. */
+    private boolean declined;
     /** Set once the stream failed to decode: nothing more is placed on this connection. */
     private boolean broken;
 
@@ -60,9 +62,16 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
-        if (placement != null && !broken && startPlacing(in)) {
-            return null; // everything readable went into the target
+        if (placement != null && !broken && in.readableBytes() >= Frame.LENGTH_FIELD) {
+            long total = in.getUnsignedInt(in.readerIndex() + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD;
+            if (total <= maxFrameTotal && in.readableBytes() < total) {
+                // An incomplete frame never reaches the superclass, which would remember its length
+                // across calls and then misread the stream once this frame is placed instead.
+                startPlacing(in, total);
+                return null;
+            }
         }
+        declined = false; // a whole frame, or none: the next incomplete one is asked about afresh
         try {
             return super.decode(ctx, in);
         } catch (Exception e) {
@@ -72,21 +81,19 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     }
 
     /**
-     * Starts placing the payload of the frame at {@code in}'s reader index when it is a request the
-     * handler places, its head is here and its payload is not all here yet; true when it did
+     * Starts placing the payload of the incomplete frame of {@code total} bytes at {@code in}'s
+     * reader index when it is a request the handler places and its head is here; true when it did
      * (then every readable byte of {@code in} has been consumed).
      */
-    private boolean startPlacing(ByteBuf in) {
+    private boolean startPlacing(ByteBuf in, long total) {
         int readable = in.readableBytes();
         if (readable < Frame.HEADER_LENGTH) {
             return false;
         }
         int start = in.readerIndex();
-        long total = in.getUnsignedInt(start + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD;
-        if (total <= readable || total > maxFrameTotal
-                || in.getByte(start + Frame.VERSION_OFFSET) != Frame.VERSION
+        if (in.getByte(start + Frame.VERSION_OFFSET) != Frame.VERSION
                 || (in.getByte(start + Frame.FLAGS_OFFSET) & Frame.FLAG_RESPONSE) != 0) {
-            return false; // complete (nothing to gain), or the usual path refuses it
+            return false; // the usual path refuses it
         }
         int opcode = in.getUnsignedShort(start + Frame.OPCODE_OFFSET);
         int head = placement.headLength(opcode);
@@ -94,7 +101,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return false;
         }
         long payload = total - Frame.HEADER_LENGTH - head;
-        if (payload < PayloadPlacement.MIN_PAYLOAD) {
+        if (payload < PayloadPlacement.MIN_PAYLOAD || declined) {
             return false;
         }
         PayloadPlacement.Target target;
@@ -106,6 +113,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return false;
         }
         if (target == null) {
+            declined = true; // not asked again for this frame, which is now received as usual
             return false;
         }
         ByteBuf memory = target.memory();

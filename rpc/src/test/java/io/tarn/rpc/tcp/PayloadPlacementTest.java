@@ -212,6 +212,58 @@ class PayloadPlacementTest {
     }
 
     @Test
+    void aRequestWhoseHeadArrivesInPiecesIsPlacedAndTheFramesAfterItStayInStep() throws Exception {
+        byte[] data = random(new Random(10), 300_000);
+        byte[] first = frame(ECHO, 1, ByteBuffer.allocate(8).putLong(5).array());
+        byte[] store = frame(STORE, 2, ByteBuffer.allocate(8 + data.length).putInt(11).putInt(PLACE).put(data).array());
+        byte[] last = frame(ECHO, 3, ByteBuffer.allocate(8).putLong(6).array());
+        try (Socket s = new Socket("127.0.0.1", server.localAddress().getPort())) {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            // A whole frame with the store's first 10 bytes; then the rest of its header and part of
+            // its head; then the rest and one more frame. The pauses make them separate reads.
+            out.write(concat(first, java.util.Arrays.copyOfRange(store, 0, 10)));
+            out.flush();
+            Thread.sleep(100);
+            out.write(java.util.Arrays.copyOfRange(store, 10, Frame.HEADER_LENGTH + 4));
+            out.flush();
+            Thread.sleep(100);
+            out.write(concat(java.util.Arrays.copyOfRange(store, Frame.HEADER_LENGTH + 4, store.length), last));
+            out.flush();
+            java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+            assertThat(readResponse(in, 1).getLong()).isEqualTo(10L);
+            ByteBuffer stored = readResponse(in, 2);
+            assertThat(new Answer(stored.getInt(), stored.getInt(), stored.getLong()))
+                    .isEqualTo(new Answer(data.length, 0, crc(data)));
+            assertThat(readResponse(in, 3).getLong()).isEqualTo(12L);
+        }
+    }
+
+    /** A request frame: header, then the body. */
+    private static byte[] frame(int opcode, long requestId, byte[] body) {
+        return ByteBuffer.allocate(Frame.HEADER_LENGTH + body.length)
+                .putInt(Frame.HEADER_LENGTH - Frame.LENGTH_FIELD + body.length).put(Frame.VERSION).put((byte) 0)
+                .putShort((short) opcode).putLong(requestId).putInt(ErrorCode.OK.code()).put(body).array();
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /** Reads one response frame, checks its request id and status, and returns its body. */
+    private static ByteBuffer readResponse(java.io.DataInputStream in, long requestId) throws java.io.IOException {
+        byte[] frame = new byte[in.readInt()];
+        in.readFully(frame);
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        assertThat(b.getLong(Frame.REQUEST_ID_OFFSET - Frame.LENGTH_FIELD)).isEqualTo(requestId);
+        assertThat(b.getInt(Frame.STATUS_OFFSET - Frame.LENGTH_FIELD)).isEqualTo(ErrorCode.OK.code());
+        return b.position(Frame.HEADER_LENGTH - Frame.LENGTH_FIELD).slice();
+    }
+
+    @Test
     void aConnectionDyingMidPayloadFreesItsTargetAndHandlesNothing() throws Exception {
         int length = 1 << 20;
         ByteBuffer frame = ByteBuffer.allocate(Frame.HEADER_LENGTH + 8 + 200_000);
