@@ -150,16 +150,15 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         }
         ByteBuf buf = (ByteBuf) msg;
         if (buf == p.memory) {
-            // The channel read straight into the target: its writer index has moved.
+            // The channel read straight into the target: its writer index has moved (and nothing
+            // was dropped before, or the target would not have been handed out).
+            p.received = buf.writerIndex();
             buf.release();
-            p.placed = buf.writerIndex();
-            p.received = p.placed;
         } else {
             // A read into an ordinary buffer: copy what belongs to the payload, or drop it.
             int n = (int) Math.min(buf.readableBytes(), (long) p.length - p.received);
             if (!p.dropping && p.target.stillValid()) {
                 p.memory.writeBytes(buf, n);
-                p.placed += n;
             } else {
                 p.dropping = true;
                 buf.skipBytes(n);
@@ -183,8 +182,9 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     private void finish(ChannelHandlerContext ctx, Placing p) {
         placing = null;
+        int placed = p.memory.writerIndex();
         p.memory.release();
-        ctx.fireChannelRead(new PlacedFrame(p.head, p.placed));
+        ctx.fireChannelRead(new PlacedFrame(p.head, placed));
     }
 
     @Override
@@ -219,10 +219,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         final PayloadPlacement.Target target;
         final ByteBuf memory;
         final int length;
-        /** Payload bytes read from the socket so far, placed or dropped. */
+        /** Payload bytes read from the socket so far, placed (the memory's writer index) or dropped. */
         int received;
-        /** Payload bytes written to the target. */
-        int placed;
         /** True once the target turned invalid: the rest of the payload is dropped. */
         boolean dropping;
 
@@ -232,7 +230,6 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             this.memory = target.memory();
             this.length = length;
             this.received = received;
-            this.placed = received;
         }
     }
 }
