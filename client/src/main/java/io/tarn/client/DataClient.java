@@ -1,6 +1,7 @@
 package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -37,11 +38,14 @@ final class DataClient implements AutoCloseable {
     private static final RpcClient.ResponseDecoder<Void> NO_BODY = b -> null;
     /** Keeps the response frame's memory and hands it to the reader without copying. */
     private static final RpcClient.ResponseDecoder<ByteBuf> RETAIN = ByteBuf::retainedSlice;
+    /** Receives block data in one buffer of its own, read from the socket in large reads. */
+    static final RpcClient.ResponseTarget RECEIVE = ByteBufAllocator.DEFAULT::directBuffer;
 
     private final Transport transport;
     private final boolean shortCircuit;
     private final ConcurrentHashMap<Integer, Connection> byDatanode = new ConcurrentHashMap<>();
     private final LongAdder shortCircuitBytes = new LongAdder();
+    private final LongAdder landedBytes = new LongAdder();
 
     DataClient(Transport transport, ShortCircuitMode mode) {
         this.transport = transport;
@@ -90,14 +94,22 @@ final class DataClient implements AutoCloseable {
 
     /** Reads {@code length} bytes at {@code offset} inside the block; the caller releases the result. */
     CompletableFuture<ByteBuf> read(BlockRef ref, int offset, int length) {
+        return read(ref, offset, length, RECEIVE);
+    }
+
+    /**
+     * Like {@link #read(BlockRef, int, int)}, receiving the data over TCP into the memory
+     * {@code target} names when the transport places it (the result is then that memory).
+     */
+    CompletableFuture<ByteBuf> read(BlockRef ref, int offset, int length, RpcClient.ResponseTarget target) {
         Connection c = connection(ref);
         if (!shortCircuit || c.remote) {
-            return tcpRead(c, ref, offset, length);
+            return tcpRead(c, ref, offset, length, target);
         }
         return c.rpc.call(Opcode.SC_READ, b -> access(b, ref, offset, length), Grant::read)
                 .handle((grant, e) -> {
                     if (e != null) {
-                        return olderDatanode(c, e) ? tcpRead(c, ref, offset, length)
+                        return olderDatanode(c, e) ? tcpRead(c, ref, offset, length, target)
                                 : CompletableFuture.<ByteBuf>failedFuture(e);
                     }
                     LocalStorage storage = c.storage(grant);
@@ -112,8 +124,18 @@ final class DataClient implements AutoCloseable {
                             c.giveUp(x.getMessage(), true);
                         }
                     }
-                    return tcpRead(c, ref, offset, length);
+                    return tcpRead(c, ref, offset, length, target);
                 }).thenCompose(f -> f);
+    }
+
+    /** Counts bytes read over TCP straight into a reader's buffer ({@link Landing}). */
+    void landed(int bytes) {
+        landedBytes.add(bytes);
+    }
+
+    /** Bytes read over TCP straight into readers' buffers, not copied there after the socket read. */
+    long landedBytes() {
+        return landedBytes.sum();
     }
 
     /** Bytes this client copied short-circuit, both directions. */
@@ -126,8 +148,9 @@ final class DataClient implements AutoCloseable {
         return c.rpc.call(Opcode.WRITE_BLOCK, b -> access(b, ref, offset, length), data, NO_BODY);
     }
 
-    private static CompletableFuture<ByteBuf> tcpRead(Connection c, BlockRef ref, int offset, int length) {
-        return c.rpc.call(Opcode.READ_BLOCK, b -> access(b, ref, offset, length), RETAIN);
+    private static CompletableFuture<ByteBuf> tcpRead(Connection c, BlockRef ref, int offset, int length,
+            RpcClient.ResponseTarget target) {
+        return c.rpc.callInto(Opcode.READ_BLOCK, b -> access(b, ref, offset, length), target, RETAIN);
     }
 
     private static void access(ByteBuf b, BlockRef ref, int offset, int length) {

@@ -1,6 +1,7 @@
 package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -23,6 +24,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Sequential reads keep up to {@code tarn.client.readahead} bytes of requests in flight ahead of
  * the position, each at most one chunk ({@code tarn.client.io.chunk}) within one block; responses are
  * consumed from the transport's buffers without another copy until they reach the caller's array.
+ * A caller reading into a direct {@link ByteBuffer} with room for a whole request it is waiting for
+ * gets that request's data received from the socket straight into its buffer ({@link Landing}), as
+ * do positional reads into direct buffers.
  * {@link #seek} drops the read-ahead. {@link #read(long, byte[], int, int)} reads at a position
  * without moving the stream. The size is the one the file had when opened. Not thread-safe, except
  * that positional reads may run concurrently with each other.
@@ -118,6 +122,14 @@ public final class TarnInputStream extends InputStream {
         }
         int total = 0;
         while (dst.hasRemaining() && position < size) {
+            int landed = receiveStraightInto(dst, total);
+            if (landed > 0) {
+                total += landed;
+                continue;
+            }
+            if (landed < 0) {
+                break; // failed after bytes were read: they are returned, the next read meets the failure
+            }
             ByteBuf buf = currentOrNull(total);
             if (buf == null) {
                 break;
@@ -249,11 +261,20 @@ public final class TarnInputStream extends InputStream {
         while (p < end) {
             int piece = pieceLength(p, end);
             int at = base + (int) (p - pos);
-            parts.add(requestRange(p, piece).thenAccept(buf -> {
+            Landing landing = new Landing();
+            if (dst.isDirect()) {
+                landing.offer(Unpooled.wrappedBuffer(dst.slice(at, piece)).clear());
+            }
+            parts.add(requestRange(p, piece, landing).thenAccept(buf -> {
                 try {
-                    buf.getBytes(buf.readerIndex(), dst.duplicate().position(at).limit(at + piece));
+                    if (landing.claimed()) {
+                        client.data().landed(piece);
+                    } else {
+                        buf.getBytes(buf.readerIndex(), dst.duplicate().position(at).limit(at + piece));
+                    }
                 } finally {
                     buf.release();
+                    landing.withdraw();
                 }
             }));
             p += piece;
@@ -278,7 +299,13 @@ public final class TarnInputStream extends InputStream {
      */
     public int read(long pos, ByteBuffer dst) throws IOException {
         TarnClient.refuseOnIoThread(); // before any request, so that no answer is left unread
-        return TarnClient.await(readAsync(pos, dst));
+        CompletableFuture<Integer> read = readAsync(pos, dst);
+        try {
+            return TarnClient.await(read);
+        } catch (java.io.InterruptedIOException e) {
+            Landing.settle(read); // data may still be landing in dst: it is the caller's again only after
+            throw e;
+        }
     }
 
     /** Fills {@code dst} from {@code pos} on, or throws {@link EOFException} when the file ends first. */
@@ -357,15 +384,9 @@ public final class TarnInputStream extends InputStream {
         if (buffers.current != null && buffers.current.isReadable()) {
             return buffers.current;
         }
-        if (buffers.current != null) {
-            buffers.current.release();
-            buffers.current = null;
-        }
-        if (buffers.ahead.isEmpty()) {
-            requestedUpTo = position;
-        }
-        fillReadahead();
-        CompletableFuture<ByteBuf> next = buffers.ahead.pollFirst();
+        Pending pending = upcoming();
+        buffers.ahead.pollFirst();
+        CompletableFuture<ByteBuf> next = pending.data;
         try {
             buffers.current = TarnClient.await(next);
         } catch (IOException e) {
@@ -374,18 +395,86 @@ public final class TarnInputStream extends InputStream {
             requestedUpTo = position;
             throw describe(e);
         } catch (IllegalStateException e) {
-            buffers.ahead.addFirst(next); // refused to wait on an I/O thread: nothing happened
+            buffers.ahead.addFirst(pending); // refused to wait on an I/O thread: nothing happened
             throw e;
         }
         fillReadahead();
         return buffers.current;
     }
 
+    /**
+     * Drops the current buffer, all read, and returns the request for the byte at the position
+     * (requesting it and the read-ahead when needed), left at the head of the queue.
+     */
+    private Pending upcoming() {
+        if (buffers.current != null) {
+            buffers.current.release();
+            buffers.current = null;
+        }
+        if (buffers.ahead.isEmpty()) {
+            requestedUpTo = position;
+        }
+        fillReadahead();
+        return buffers.ahead.peekFirst();
+    }
+
+    /**
+     * Receives the next request's data straight into {@code dst} when the stream has nothing
+     * unread in hand, {@code dst} is direct with room for all of that request, and its data has not
+     * started to arrive: then returns its length, with {@code dst} and the position advanced. Returns
+     * 0 when it did not (the data, if it came meanwhile, is then the current buffer), and -1 when the
+     * request failed after {@code copied} bytes were read (as {@link #currentOrNull}).
+     */
+    private int receiveStraightInto(ByteBuffer dst, int copied) throws IOException {
+        if (!dst.isDirect() || (buffers.current != null && buffers.current.isReadable())) {
+            return 0;
+        }
+        Pending next = upcoming();
+        if (next.data.isDone() || dst.remaining() < next.length) {
+            return 0;
+        }
+        TarnClient.refuseOnIoThread(); // before offering: nothing may land where nobody waits
+        ByteBuf memory = Unpooled.wrappedBuffer(dst.slice(dst.position(), next.length)).clear();
+        if (!next.landing.offer(memory)) {
+            memory.release();
+            return 0;
+        }
+        buffers.ahead.pollFirst();
+        ByteBuf buf;
+        try {
+            buf = TarnClient.await(next.data);
+        } catch (IOException e) {
+            if (!next.landing.withdraw()) {
+                Landing.settle(next.data); // claimed: dst is the transport's until the read ends
+            }
+            next.data.thenAccept(ByteBuf::release);
+            dropReadahead();
+            requestedUpTo = position;
+            if (copied > 0) {
+                return -1;
+            }
+            throw describe(e);
+        }
+        if (next.landing.claimed()) {
+            client.data().landed(next.length);
+            buf.release();
+            dst.position(dst.position() + next.length);
+            position += next.length;
+            fillReadahead();
+            return next.length;
+        }
+        next.landing.withdraw();
+        buffers.current = buf;
+        fillReadahead();
+        return 0;
+    }
+
     private void fillReadahead() {
         long limit = Math.min(size, position + Math.max(readahead, 1));
         while (requestedUpTo < size && (buffers.ahead.isEmpty() || requestedUpTo < limit)) {
             int piece = pieceLength(requestedUpTo, size);
-            buffers.ahead.addLast(requestRange(requestedUpTo, piece));
+            Landing landing = new Landing();
+            buffers.ahead.addLast(new Pending(requestRange(requestedUpTo, piece, landing), landing, piece));
             requestedUpTo += piece;
         }
     }
@@ -396,9 +485,13 @@ public final class TarnInputStream extends InputStream {
     }
 
     private CompletableFuture<ByteBuf> requestRange(long pos, int length) {
+        return requestRange(pos, length, DataClient.RECEIVE);
+    }
+
+    private CompletableFuture<ByteBuf> requestRange(long pos, int length, io.tarn.rpc.RpcClient.ResponseTarget target) {
         int index = (int) (pos / blockSize);
         int offset = (int) (pos % blockSize);
-        return ref(index).thenCompose(r -> client.data().read(r, offset, length)).thenApply(buf -> {
+        return ref(index).thenCompose(r -> client.data().read(r, offset, length, target)).thenApply(buf -> {
             if (buf.readableBytes() != length) {
                 int got = buf.readableBytes();
                 buf.release();
@@ -433,7 +526,7 @@ public final class TarnInputStream extends InputStream {
      * otherwise that direct memory would never return to the pool.
      */
     private static final class Buffers implements Runnable {
-        final ArrayDeque<CompletableFuture<ByteBuf>> ahead = new ArrayDeque<>();
+        final ArrayDeque<Pending> ahead = new ArrayDeque<>();
         ByteBuf current;
 
         @Override
@@ -446,15 +539,19 @@ public final class TarnInputStream extends InputStream {
                 current.release();
                 current = null;
             }
-            CompletableFuture<ByteBuf> f;
-            while ((f = ahead.pollFirst()) != null) {
-                f.whenComplete((buf, e) -> {
+            Pending p;
+            while ((p = ahead.pollFirst()) != null) {
+                p.data.whenComplete((buf, e) -> {
                     if (buf != null) {
                         buf.release();
                     }
                 });
             }
         }
+    }
+
+    /** One read-ahead request: its data, where the data lands, and its length. */
+    private record Pending(CompletableFuture<ByteBuf> data, Landing landing, int length) {
     }
 
     private void ensureOpen() throws IOException {

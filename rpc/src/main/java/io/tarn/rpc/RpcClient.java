@@ -32,6 +32,23 @@ public interface RpcClient extends AutoCloseable {
         T decode(ByteBuf body) throws Exception;
     }
 
+    /**
+     * Names the memory the body of a large answer is received into (block data read into the
+     * caller's buffer), instead of the transport's buffers and copied from there.
+     */
+    @FunctionalInterface
+    interface ResponseTarget {
+        /**
+         * Memory for an OK answer's body of {@code bodyLength} bytes: empty (writer index at reader
+         * index) with at least that many writable bytes, or null to receive the body as usual.
+         * Asked on the I/O thread, at most once per call, once the answer's header has arrived,
+         * when its body is at least {@link PayloadPlacement#MIN_PAYLOAD} bytes and not all here
+         * yet. The transport writes the body from the socket straight into it, hands it to the
+         * call's decoder as the body (the decoder retains what it keeps), then releases it.
+         */
+        ByteBuf claim(int bodyLength);
+    }
+
     /** Calls {@code opcode} with a body written by {@code writer}. */
     <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ResponseDecoder<T> decoder);
 
@@ -40,6 +57,16 @@ public interface RpcClient extends AutoCloseable {
      * data). Takes ownership of {@code payload}: it is released once sent or on failure.
      */
     <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ByteBuf payload, ResponseDecoder<T> decoder);
+
+    /**
+     * Like {@link #call(int, BodyWriter, ResponseDecoder)}, receiving the body of a large OK answer
+     * into the memory {@code target} names (see {@link ResponseTarget}); a body that is not placed
+     * reaches the decoder as usual. Once the call's future is complete (or cancelled) no further
+     * byte is written to that memory, except by the one socket read under way when it was
+     * cancelled.
+     */
+    <T> CompletableFuture<T> callInto(int opcode, BodyWriter writer, ResponseTarget target,
+            ResponseDecoder<T> decoder);
 
     /** host:port of the server, for messages. */
     String remote();

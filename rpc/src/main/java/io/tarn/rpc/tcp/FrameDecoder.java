@@ -21,10 +21,11 @@ import org.slf4j.LoggerFactory;
  * large (block data) further reads are appended as components of a composite buffer, so a 1 MiB
  * frame arriving in 64 KiB reads is not copied, and re-copied as the merge buffer grows.
  *
- * <p>On a server whose handler is a {@link PayloadPlacement}, a request whose payload the handler
- * places is not cumulated at all: the bytes of its payload that came with its head are copied into
- * the target, then {@link PlacingRecvAllocator} has the channel read the rest straight into it, and
- * the frame goes on as a {@link PlacedFrame} (header and head only) once the payload is complete.
+ * <p>With a {@link FramePlacer} (a server whose handler is a {@link PayloadPlacement}, or a client
+ * whose calls name memory for their answers), a frame whose payload is placed is not cumulated at
+ * all: the bytes of its payload that came with its head are copied into the target, then
+ * {@link PlacingRecvAllocator} has the channel read the rest straight into it, and the frame goes
+ * on as a {@link PlacedFrame} (header and head only) once the payload is complete.
  */
 final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
@@ -32,8 +33,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     static final int COMPOSE_ABOVE = 64 * 1024;
 
     private final long maxFrameTotal;
-    /** The handler placing payloads, or null (clients, servers that do not place). */
-    private final PayloadPlacement placement;
+    /** Decides which payloads are placed, or null on connections that never place. */
+    private final FramePlacer placer;
     /** The payload being placed, or null. */
     private Placing placing;
     /** True while the incomplete frame at the front was refused placement. */
@@ -45,11 +46,11 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         this(maxFrame, null);
     }
 
-    FrameDecoder(int maxFrame, PayloadPlacement placement) {
+    FrameDecoder(int maxFrame, FramePlacer placer) {
         super(maxFrame + Frame.LENGTH_FIELD, Frame.LENGTH_OFFSET, Frame.LENGTH_FIELD, 0, 0, true);
         setCumulator(FrameDecoder::cumulate);
         this.maxFrameTotal = (long) maxFrame + Frame.LENGTH_FIELD;
-        this.placement = placement;
+        this.placer = placer;
     }
 
     private static ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
@@ -62,7 +63,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
-        if (placement != null && !broken && in.readableBytes() >= Frame.LENGTH_FIELD) {
+        if (placer != null && !broken && in.readableBytes() >= Frame.LENGTH_FIELD) {
             long total = in.getUnsignedInt(in.readerIndex() + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD;
             if (total <= maxFrameTotal && in.readableBytes() < total) {
                 // An incomplete frame never reaches the superclass, which would remember its length
@@ -82,34 +83,33 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     /**
      * Starts placing the payload of the incomplete frame of {@code total} bytes at {@code in}'s
-     * reader index when it is a request the handler places and its head is here; true when it did
-     * (then every readable byte of {@code in} has been consumed).
+     * reader index when the placer wants it placed and its head is here; true when it did (then
+     * every readable byte of {@code in} has been consumed).
      */
     private boolean startPlacing(ByteBuf in, long total) {
         int readable = in.readableBytes();
-        if (readable < Frame.HEADER_LENGTH) {
+        if (readable < Frame.HEADER_LENGTH || declined) {
             return false;
         }
         int start = in.readerIndex();
-        if (in.getByte(start + Frame.VERSION_OFFSET) != Frame.VERSION
-                || (in.getByte(start + Frame.FLAGS_OFFSET) & Frame.FLAG_RESPONSE) != 0) {
+        if (in.getByte(start + Frame.VERSION_OFFSET) != Frame.VERSION) {
             return false; // the usual path refuses it
         }
-        int opcode = in.getUnsignedShort(start + Frame.OPCODE_OFFSET);
-        int head = placement.headLength(opcode);
+        int head = placer.headLength(in);
         if (head < 0 || readable < Frame.HEADER_LENGTH + head) {
             return false;
         }
         long payload = total - Frame.HEADER_LENGTH - head;
-        if (payload < PayloadPlacement.MIN_PAYLOAD || declined) {
+        if (payload < PayloadPlacement.MIN_PAYLOAD) {
             return false;
         }
         PayloadPlacement.Target target;
         try {
-            target = placement.place(opcode, in.slice(start + Frame.HEADER_LENGTH, head), (int) payload);
+            target = placer.place(in, head, (int) payload);
         } catch (RuntimeException e) {
-            // A bug in the handler's check: receive the request as usual, so its handler answers it.
-            LOG.warn("placing the payload of a {} request failed; receiving it as usual", Opcode.name(opcode), e);
+            // A bug in the check: receive the frame as usual, so its handler answers it.
+            LOG.warn("placing the payload of a {} frame failed; receiving it as usual",
+                    Opcode.name(Frame.opcode(in)), e);
             return false;
         }
         if (target == null) {
@@ -209,7 +209,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         }
     }
 
-    /** A request whose payload was placed: its header and head, and how many payload bytes were placed. */
+    /** A frame whose payload was placed: its header and head, and how many payload bytes were placed. */
     record PlacedFrame(ByteBuf frame, int placedBytes) {
     }
 

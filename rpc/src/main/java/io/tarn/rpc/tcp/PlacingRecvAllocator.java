@@ -7,7 +7,7 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
 /**
- * The receive-buffer allocator of one server connection whose handler places payloads: while its
+ * The receive-buffer allocator of one connection that places payloads: while its
  * {@link FrameDecoder} is placing one, each read goes straight into the placement's memory (at
  * most the payload's remaining bytes, so a read never takes bytes of the next frame); otherwise
  * it is the channel's usual allocator. Everything else (how much to read, when to stop) is the

@@ -88,7 +88,18 @@ final class TcpClient implements RpcClient {
 
     @Override
     public <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ByteBuf payload, ResponseDecoder<T> decoder) {
-        Call<T> call = new Call<>(opcode, decoder, payload);
+        return submit(new Call<>(opcode, decoder, payload, null), writer);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> callInto(int opcode, BodyWriter writer, ResponseTarget target,
+            ResponseDecoder<T> decoder) {
+        return submit(new Call<>(opcode, decoder, null, target), writer);
+    }
+
+    private <T> CompletableFuture<T> submit(Call<T> call, BodyWriter writer) {
+        int opcode = call.opcode;
+        ByteBuf payload = call.payload;
         if (closed) {
             call.releaseBuffers();
             call.future.completeExceptionally(new TarnException(ErrorCode.CONNECTION_LOST,
@@ -238,7 +249,10 @@ final class TcpClient implements RpcClient {
         ChannelFuture f = transport.clientBootstrap(loop).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast("frames", new FrameDecoder(transport.maxFrame()));
+                FrameDecoder frames = new FrameDecoder(transport.maxFrame(), new AnswerPlacer());
+                ch.config().setRecvByteBufAllocator(
+                        new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
+                ch.pipeline().addLast("frames", frames);
                 ch.pipeline().addLast("client", new ResponseHandler());
             }
         }).connect(address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address);
@@ -283,6 +297,7 @@ final class TcpClient implements RpcClient {
             inflight.remove(head.id);
             head.settled = true;
             head.dropKept();
+            head.dropPlaced();
             complete(head, null, TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to "
                     + Opcode.name(head.opcode) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                     + " ms (tarn.rpc.timeout)"));
@@ -316,6 +331,7 @@ final class TcpClient implements RpcClient {
             call.settled = true;
             trimSettled();
             call.dropKept();
+            call.dropPlaced(); // named memory for an answer that came the usual way
             int status = Frame.status(frame);
             // The frame is this response's own slice of the read buffer: step over the header instead
             // of slicing again (one object less per call).
@@ -342,6 +358,44 @@ final class TcpClient implements RpcClient {
             }
         } finally {
             frame.release();
+        }
+    }
+
+    /**
+     * Event loop: an OK answer whose body was received into the memory its call named. Fewer bytes
+     * than the body were placed only when the call was given up meanwhile (then it is settled and
+     * no longer in the map) or its future was cancelled.
+     */
+    private void onPlaced(FrameDecoder.PlacedFrame placed) {
+        ByteBuf header = placed.frame();
+        try {
+            Call<?> call = inflight.remove(Frame.requestId(header));
+            if (call == null) {
+                return; // timed out earlier; its memory was released then
+            }
+            call.settled = true;
+            trimSettled();
+            call.dropKept();
+            ByteBuf memory = call.placed;
+            call.placed = null;
+            long bodyLength = header.getUnsignedInt(header.readerIndex() + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD
+                    - Frame.HEADER_LENGTH;
+            if (memory == null || placed.placedBytes() != bodyLength) {
+                if (memory != null) {
+                    memory.release();
+                }
+                complete(call, null, new TarnException(ErrorCode.CONNECTION_LOST, "the answer to "
+                        + Opcode.name(call.opcode) + " from " + remote + " was dropped: the call was cancelled"));
+                return;
+            }
+            memory.writerIndex(memory.writerIndex() + placed.placedBytes());
+            try {
+                call.decodeAndComplete(memory, remote, slots);
+            } finally {
+                memory.release();
+            }
+        } finally {
+            header.release();
         }
     }
 
@@ -375,11 +429,13 @@ final class TcpClient implements RpcClient {
                 // slot still held and a fresh deadline.
                 call.buf = call.keep.readerIndex(call.start);
                 call.keep = null;
+                call.dropPlaced(); // the answer on the new connection is received as usual
                 call.resent = true;
                 call.deadline = System.nanoTime() + timeoutNanos;
                 submitted.offer(call);
             } else {
                 call.dropKept();
+                call.dropPlaced();
                 complete(call, null, error);
             }
         }
@@ -450,7 +506,11 @@ final class TcpClient implements RpcClient {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             pacer.read();
-            onResponse(ctx.channel(), (ByteBuf) msg);
+            if (msg instanceof FrameDecoder.PlacedFrame placed) {
+                onPlaced(placed);
+            } else {
+                onResponse(ctx.channel(), (ByteBuf) msg);
+            }
         }
 
         @Override
@@ -475,6 +535,48 @@ final class TcpClient implements RpcClient {
         }
     }
 
+    /**
+     * Places OK answers whose call names memory for them ({@link #callInto}). Asks a call's
+     * {@link ResponseTarget} once; the memory it names is the call's until the call is settled.
+     */
+    private final class AnswerPlacer implements FramePlacer {
+        @Override
+        public int headLength(ByteBuf frame) {
+            return (Frame.flags(frame) & Frame.FLAG_RESPONSE) != 0 && Frame.status(frame) == ErrorCode.OK.code()
+                    ? 0 : -1;
+        }
+
+        @Override
+        public io.tarn.rpc.PayloadPlacement.Target place(ByteBuf frame, int headLength, int payloadLength) {
+            Call<?> call = inflight.get(Frame.requestId(frame));
+            if (call == null || call.target == null || call.future.isDone()) {
+                return null;
+            }
+            ResponseTarget target = call.target;
+            call.target = null; // asked at most once
+            ByteBuf memory = target.claim(payloadLength);
+            if (memory == null) {
+                return null;
+            }
+            if (memory.isReadable() || memory.writableBytes() < payloadLength) {
+                String what = memory.readableBytes() + " readable and " + memory.writableBytes() + " writable bytes";
+                memory.release();
+                throw new IllegalStateException("memory named for an answer of " + payloadLength + " bytes has "
+                        + what);
+            }
+            call.placed = memory;
+            return new PlacedAnswer(memory.retainedSlice(memory.writerIndex(), payloadLength).writerIndex(0), call);
+        }
+    }
+
+    /** The memory one answer's body is received into, while its call waits for it. */
+    private record PlacedAnswer(ByteBuf memory, Call<?> call) implements io.tarn.rpc.PayloadPlacement.Target {
+        @Override
+        public boolean stillValid() {
+            return !call.settled && !call.future.isDone();
+        }
+    }
+
     /** One call in flight. */
     private static final class Call<T> {
         final int opcode;
@@ -482,6 +584,10 @@ final class TcpClient implements RpcClient {
         final CompletableFuture<T> future = new CompletableFuture<>();
         ByteBuf buf;
         ByteBuf payload;
+        /** Names memory for the answer's body, until asked. */
+        ResponseTarget target;
+        /** The memory the answer's body is being received into, held until the call is settled. */
+        ByteBuf placed;
         long id;
         long deadline;
         /** A read-only call's request, kept until answered so that it can be sent once more. */
@@ -493,10 +599,11 @@ final class TcpClient implements RpcClient {
         /** Answered or given up since it was last sent (event loop only). */
         boolean settled;
 
-        Call(int opcode, ResponseDecoder<T> decoder, ByteBuf payload) {
+        Call(int opcode, ResponseDecoder<T> decoder, ByteBuf payload, ResponseTarget target) {
             this.opcode = opcode;
             this.decoder = decoder;
             this.payload = payload;
+            this.target = target;
         }
 
         /**
@@ -526,6 +633,14 @@ final class TcpClient implements RpcClient {
             if (keep != null) {
                 keep.release();
                 keep = null;
+            }
+        }
+
+        /** The call is given up or sent again: the memory its answer was being placed into goes back. */
+        void dropPlaced() {
+            if (placed != null) {
+                placed.release();
+                placed = null;
             }
         }
 

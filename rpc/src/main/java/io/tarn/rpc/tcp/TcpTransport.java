@@ -123,7 +123,7 @@ public final class TcpTransport implements Transport {
                         server.accepted(ch);
                         FrameDecoder frames;
                         if (handler instanceof PayloadPlacement placement) {
-                            frames = new FrameDecoder(maxFrame(), placement);
+                            frames = new FrameDecoder(maxFrame(), FramePlacer.requests(placement));
                             ch.config().setRecvByteBufAllocator(
                                     new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
                         } else {

@@ -92,7 +92,8 @@ final class CompareTable {
                         + " = blocking java.net.Socket, one in flight; " + TCP
                         + " = one connection, 1 MiB writes. Each baseline figure is the better of a run before"
                         + " Tarn and one after HDFS. Sequential figures (both file systems and the TCP stream) are"
-                        + " the median of " + CompareSettings.SEQUENTIAL_PASSES + " passes after an unmeasured one."
+                        + " the median of " + CompareSettings.SEQUENTIAL_PASSES + " passes after "
+                        + CompareSettings.SEQUENTIAL_WARMUP_PASSES + " unmeasured ones (none with --warmup-seconds 0)."
                         + " MB = 10^6 bytes."));
         if (tarn.hasShortCircuit()) {
             lines.add("Short-circuit rows: Tarn's figure is a second TarnClient, tarn.client.shortcircuit=auto"

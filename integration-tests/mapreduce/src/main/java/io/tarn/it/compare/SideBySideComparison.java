@@ -24,8 +24,9 @@ import java.util.Map;
  * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]
  * </pre>
  *
- * Defaults: 5 s measured after 1 s of warm-up per load point (and an unmeasured write and read of the
- * same size before the sequential ones, whose figures are the median of
+ * Defaults: 5 s measured after 1 s of warm-up per load point (and
+ * {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES} unmeasured writes and reads of the same size
+ * before the sequential ones, whose figures are the median of
  * {@link CompareSettings#SEQUENTIAL_PASSES} passes), a 1024 MiB file, a fresh temporary
  * work directory that is removed afterwards (a given one is kept). The baselines run first and
  * last, Tarn and HDFS in between; each file system is stopped before the next starts.
@@ -74,7 +75,8 @@ public final class SideBySideComparison {
         }
         LoadResult pingPong = logged(log, "baseline socket ping-pong",
                 SocketPingPongBaseline.run(s.warmupSeconds(), s.seconds()));
-        double tcp = TcpStreamBaseline.run(s.sizeBytes(), s.sizeBytes());
+        double tcp = TcpStreamBaseline.run(s.sizeBytes(),
+                s.warmupSeconds() > 0 ? CompareSettings.SEQUENTIAL_WARMUP_PASSES * s.sizeBytes() : 0);
         log.printf(Locale.ROOT, "compare: baseline TCP stream: %.0f MB/s%n", tcp / 1e6);
         return new BaselineResult(NettyEchoBaseline.transport(), echo, pingPong, tcp);
     }
@@ -101,16 +103,18 @@ public final class SideBySideComparison {
     }
 
     /**
-     * An unmeasured write and read (when warming up), then {@link CompareSettings#SEQUENTIAL_PASSES}
-     * measured ones; the medians.
+     * {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES} unmeasured writes and reads (when warming
+     * up), then {@link CompareSettings#SEQUENTIAL_PASSES} measured ones; the medians.
      */
     private static Throughput sequential(SequentialIo io, CompareSettings s, PrintStream log, String what)
             throws IOException {
         if (s.warmupSeconds() > 0) {
-            // A whole pass of the same size: after only 64 MiB, Tarn's first GiB ran at half its
+            // Whole passes of the same size: after only 64 MiB, Tarn's first GiB ran at half its
             // steady rate (JIT, buffer pools still growing), and HDFS's and the stream's warm up too.
-            io.writeSequential(s.sizeBytes());
-            io.readSequential(s.sizeBytes());
+            for (int i = 0; i < CompareSettings.SEQUENTIAL_WARMUP_PASSES; i++) {
+                io.writeSequential(s.sizeBytes());
+                io.readSequential(s.sizeBytes());
+            }
         }
         double[] writes = new double[CompareSettings.SEQUENTIAL_PASSES];
         double[] reads = new double[writes.length];

@@ -1,0 +1,95 @@
+package io.tarn.client;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.rpc.RpcClient;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Where the data of one block read lands: straight in the reader's buffer when the reader offered
+ * it before the data started to arrive, so nothing is copied after the socket read; otherwise in a
+ * buffer of its own, copied to the reader later.
+ *
+ * <p>A sequential reader offers its buffer only once it waits for this read and has room for all of
+ * it; a positional read into a direct buffer offers it at once. The transport's I/O thread claims
+ * (asks {@link #claim}) when the answer's header arrives. States: open, offered, claimed (the data
+ * goes to the offered memory) or closed (it goes elsewhere). The offered memory belongs to the
+ * transport from the claim until the read's future completes: a reader that stops waiting earlier
+ * (interrupted) must {@link #settle} first.
+ */
+final class Landing implements RpcClient.ResponseTarget {
+    private static final int OPEN = 0;
+    private static final int OFFERED = 1;
+    private static final int CLAIMED = 2;
+    private static final int CLOSED = 3;
+
+    private final AtomicInteger state = new AtomicInteger(OPEN);
+    private volatile ByteBuf offered;
+
+    /**
+     * Offers {@code memory} (empty, room for the whole read) for the data; false, with the memory
+     * left to the caller, when the data already goes elsewhere.
+     */
+    boolean offer(ByteBuf memory) {
+        offered = memory;
+        if (state.compareAndSet(OPEN, OFFERED)) {
+            return true;
+        }
+        offered = null;
+        return false;
+    }
+
+    /** True when the data is received, or being received, into the offered memory. */
+    boolean claimed() {
+        return state.get() == CLAIMED;
+    }
+
+    /**
+     * Takes back an offer nobody claimed and releases its memory (the data then came, or comes,
+     * another way); false when it was claimed.
+     */
+    boolean withdraw() {
+        ByteBuf memory = offered;
+        if (state.compareAndSet(OFFERED, CLOSED)) {
+            offered = null;
+            memory.release();
+            return true;
+        }
+        return state.get() != CLAIMED;
+    }
+
+    @Override
+    public ByteBuf claim(int bodyLength) {
+        ByteBuf memory = offered;
+        if (memory != null && memory.writableBytes() >= bodyLength && state.compareAndSet(OFFERED, CLAIMED)) {
+            offered = null;
+            return memory;
+        }
+        state.compareAndSet(OPEN, CLOSED);
+        return DataClient.RECEIVE.claim(bodyLength);
+    }
+
+    /**
+     * Waits, ignoring interrupts (and keeping the thread's interrupt status), until {@code read}
+     * completes in any way: then no byte is written to memory offered for it any more. Bounded by
+     * the RPC timeout.
+     */
+    static void settle(CompletableFuture<?> read) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                read.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
