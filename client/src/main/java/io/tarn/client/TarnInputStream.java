@@ -111,7 +111,11 @@ public final class TarnInputStream extends InputStream {
         return total;
     }
 
-    /** Reads into {@code dst} until it is full or the file ends; returns the bytes read or -1 at the end. */
+    /**
+     * Reads into {@code dst} until it is full or the file ends; returns the bytes read or -1 at the
+     * end. A direct {@code dst} may receive data straight from the socket, so when a read fails,
+     * bytes of {@code dst} past the ones it returned may have been overwritten.
+     */
     public int read(ByteBuffer dst) throws IOException {
         ensureOpen();
         if (!dst.hasRemaining()) {
