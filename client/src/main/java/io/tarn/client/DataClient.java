@@ -115,7 +115,7 @@ final class DataClient implements AutoCloseable {
                     LocalStorage storage = c.storage(grant);
                     if (storage != null) {
                         try {
-                            ByteBuf copy = storage.read(ref, offset, length);
+                            ByteBuf copy = storage.read(ref, offset, length, target);
                             shortCircuitBytes.add(length);
                             return CompletableFuture.completedFuture(copy);
                         } catch (TarnException | RuntimeException x) {

@@ -27,12 +27,15 @@ final class Landing implements RpcClient.ResponseTarget {
 
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private volatile ByteBuf offered;
+    /** Where the offered memory starts, or 0 when nothing was offered or it has no known address. */
+    private long address;
 
     /**
      * Offers {@code memory} (empty, room for the whole read) for the data; false, with the memory
      * left to the caller, when the data already goes elsewhere.
      */
     boolean offer(ByteBuf memory) {
+        address = memory.hasMemoryAddress() ? memory.memoryAddress() + memory.writerIndex() : 0;
         offered = memory;
         if (state.compareAndSet(OPEN, OFFERED)) {
             return true;
@@ -41,9 +44,22 @@ final class Landing implements RpcClient.ResponseTarget {
         return false;
     }
 
-    /** True when the data is received, or being received, into the offered memory. */
+    /**
+     * True when the memory was claimed: from then until the read completes, data may be written
+     * into it.
+     */
     boolean claimed() {
         return state.get() == CLAIMED;
+    }
+
+    /**
+     * True when {@code data}, the read's result, is the offered memory: its bytes are already where
+     * the reader wants them. Decided by address, not by {@link #claimed()}: a claimed read may still
+     * deliver its data elsewhere (a short-circuit copy that failed and went over TCP, an answer
+     * sent again on a new connection after the first one broke mid-data), and must then be copied.
+     */
+    boolean holds(ByteBuf data) {
+        return address != 0 && data.hasMemoryAddress() && data.memoryAddress() + data.readerIndex() == address;
     }
 
     /**

@@ -7,6 +7,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.protocol.ShortCircuitProtocol;
 import io.tarn.common.protocol.ShortCircuitProtocol.Grant;
+import io.tarn.rpc.RpcClient;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -111,12 +112,14 @@ final class LocalStorage {
     }
 
     /**
-     * Copies a block range out of its region into a new buffer (the caller releases it), then
-     * checks that the block still holds the reference's generation.
+     * Copies a block range out of its region into the memory {@code target} names (a reader's
+     * buffer) or a new buffer, which the caller releases, then checks that the block still holds
+     * the reference's generation.
      */
-    ByteBuf read(BlockRef ref, int offset, int length) throws IOException {
+    ByteBuf read(BlockRef ref, int offset, int length, RpcClient.ResponseTarget target) throws IOException {
         ByteBuffer region = region(ref.regionId());
-        ByteBuf copy = ByteBufAllocator.DEFAULT.directBuffer(length, length);
+        ByteBuf named = target.claim(length);
+        ByteBuf copy = named != null ? named : ByteBufAllocator.DEFAULT.directBuffer(length, length);
         try {
             copy.writeBytes(region.slice(position(ref, offset, length), length));
             // The copy's loads must be done before the generation is read again.

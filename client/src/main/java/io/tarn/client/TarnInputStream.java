@@ -271,7 +271,7 @@ public final class TarnInputStream extends InputStream {
             }
             parts.add(requestRange(p, piece, landing).thenAccept(buf -> {
                 try {
-                    if (landing.claimed()) {
+                    if (landing.holds(buf)) {
                         client.data().landed(piece);
                     } else {
                         buf.getBytes(buf.readerIndex(), dst.duplicate().position(at).limit(at + piece));
@@ -459,7 +459,7 @@ public final class TarnInputStream extends InputStream {
             }
             throw describe(e);
         }
-        if (next.landing.claimed()) {
+        if (next.landing.holds(buf)) {
             client.data().landed(next.length);
             buf.release();
             dst.position(dst.position() + next.length);

@@ -140,6 +140,27 @@ class ReadsIntoCallerBuffersTest {
     }
 
     @Test
+    void shortCircuitReadsCopyStraightIntoTheCallersBuffer() throws IOException {
+        try (TarnClient local = TarnClient.connect(cluster.config().toBuilder()
+                .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.AUTO).build())) {
+            ByteBuffer dst = ByteBuffer.allocateDirect(CHUNK);
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            try (TarnInputStream in = local.open("/landing/file")) {
+                int n;
+                while ((n = in.read(dst.clear())) >= 0) {
+                    got.write(bytes(dst), 0, n);
+                }
+                ByteBuffer at = ByteBuffer.allocateDirect(BLOCK + 5);
+                in.readFully(BLOCK - 3, at);
+                assertThat(bytes(at)).isEqualTo(Arrays.copyOfRange(data, BLOCK - 3, 2 * BLOCK + 2));
+            }
+            assertThat(got.toByteArray()).isEqualTo(data);
+            assertThat(local.data().shortCircuitBytes()).isGreaterThanOrEqualTo(data.length);
+            assertThat(local.data().landedBytes()).isPositive();
+        }
+    }
+
+    @Test
     void anInterruptedReadIntoADirectBufferLeavesTheStreamUsable() throws IOException {
         try (TarnInputStream in = client.open("/landing/file")) {
             ByteBuffer dst = ByteBuffer.allocateDirect(2 * BLOCK);
