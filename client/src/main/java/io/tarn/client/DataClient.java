@@ -61,35 +61,69 @@ final class DataClient implements AutoCloseable {
             data.release(); // ownership passed to this call: no path may drop it
             throw e;
         }
+        int length = data.readableBytes();
+        return grantWrite(c, ref, offset, length).handle((range, e) -> {
+            if (e != null) {
+                data.release();
+                return CompletableFuture.<Void>failedFuture(e);
+            }
+            if (range == null) {
+                return tcpWrite(c, ref, offset, data);
+            }
+            try {
+                range.copy(0, data);
+                copiedShortCircuit(length);
+                return CompletableFuture.<Void>completedFuture(null);
+            } catch (TarnException | RuntimeException x) {
+                return CompletableFuture.<Void>failedFuture(x);
+            } finally {
+                data.release();
+            }
+        }).thenCompose(f -> f);
+    }
+
+    /**
+     * Asks the datanode for a short-circuit write of a block range ahead of its data, so that the
+     * writer can copy its bytes straight into the region (every check of a write is made and the
+     * generation advanced, as for WRITE_BLOCK). Completes with the range, or with null when the
+     * write goes over TCP: short-circuit off, another host, or unavailable.
+     */
+    CompletableFuture<LocalStorage.WriteRange> grantWrite(BlockRef ref, int offset, int length) {
+        return grantWrite(connection(ref), ref, offset, length);
+    }
+
+    private CompletableFuture<LocalStorage.WriteRange> grantWrite(Connection c, BlockRef ref, int offset,
+            int length) {
         LocalStorage known = c.local;
         if (!shortCircuit || c.remote || known != null && !known.writable()) {
-            return tcpWrite(c, ref, offset, data);
+            return CompletableFuture.completedFuture(null);
         }
-        int length = data.readableBytes();
         return c.rpc.call(Opcode.SC_WRITE, b -> access(b, ref, offset, length), Grant::read)
                 .handle((grant, e) -> {
                     if (e != null) {
                         if (olderDatanode(c, e)) {
-                            return tcpWrite(c, ref, offset, data);
+                            return null;
                         }
-                        data.release();
-                        return CompletableFuture.<Void>failedFuture(e);
+                        throw e instanceof CompletionException ce ? ce : new CompletionException(e);
                     }
                     LocalStorage storage = c.storage(grant);
                     try {
-                        if (storage != null && storage.write(ref, offset, data)) {
-                            shortCircuitBytes.add(length);
-                            data.release();
-                            return CompletableFuture.<Void>completedFuture(null);
-                        }
-                    } catch (TarnException | RuntimeException x) {
-                        data.release();
-                        return CompletableFuture.<Void>failedFuture(x);
+                        return storage == null ? null : storage.writeRange(ref, offset, length);
                     } catch (IOException x) {
                         c.giveUp(x.getMessage(), true);
+                        return null;
                     }
-                    return tcpWrite(c, ref, offset, data);
-                }).thenCompose(f -> f);
+                });
+    }
+
+    /** True when this client copies to and from co-located datanodes when it can. */
+    boolean shortCircuits() {
+        return shortCircuit;
+    }
+
+    /** Counts bytes copied short-circuit. */
+    void copiedShortCircuit(long bytes) {
+        shortCircuitBytes.add(bytes);
     }
 
     /** Reads {@code length} bytes at {@code offset} inside the block; the caller releases the result. */
@@ -128,12 +162,15 @@ final class DataClient implements AutoCloseable {
                 }).thenCompose(f -> f);
     }
 
-    /** Counts bytes read over TCP straight into a reader's buffer ({@link Landing}). */
+    /**
+     * Counts bytes moved straight between a caller's buffer and the socket or a datanode's region
+     * ({@link Landing}, short-circuit writes from direct buffers), with no copy in between.
+     */
     void landed(int bytes) {
         landedBytes.add(bytes);
     }
 
-    /** Bytes read over TCP straight into readers' buffers, not copied there after the socket read. */
+    /** Bytes moved straight between callers' buffers and the socket or a region (see {@link #landed}). */
     long landedBytes() {
         return landedBytes.sum();
     }

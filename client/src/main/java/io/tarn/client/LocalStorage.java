@@ -139,16 +139,52 @@ final class LocalStorage {
      * @return false when the region could only be mapped for reading (nothing was written; use TCP)
      */
     boolean write(BlockRef ref, int offset, ByteBuf data) throws IOException {
+        WriteRange range = writeRange(ref, offset, data.readableBytes());
+        if (range == null) {
+            return false;
+        }
+        range.copy(0, data);
+        return true;
+    }
+
+    /**
+     * The block range a granted write goes to, for copying into it piece by piece; null when the
+     * region could only be mapped for reading (use TCP).
+     */
+    WriteRange writeRange(BlockRef ref, int offset, int length) throws IOException {
         ByteBuffer region = region(ref.regionId());
         if (region.isReadOnly()) {
             writable = false;
-            return false;
+            return null;
         }
-        int length = data.readableBytes();
-        ByteBuffer target = region.slice(position(ref, offset, length), length);
-        checkGeneration(ref, "write");
-        data.getBytes(data.readerIndex(), target);
-        return true;
+        return new WriteRange(ref, region.slice(position(ref, offset, length), length));
+    }
+
+    /** A block range a short-circuit write was granted for. */
+    final class WriteRange {
+        private final BlockRef ref;
+        private final ByteBuffer target;
+
+        private WriteRange(BlockRef ref, ByteBuffer target) {
+            this.ref = ref;
+            this.target = target;
+        }
+
+        /**
+         * Copies {@code src}'s remaining bytes to {@code at} inside the range (advancing
+         * {@code src}), unless the block moved on to a newer generation since the grant.
+         */
+        void copy(int at, ByteBuffer src) throws TarnException {
+            checkGeneration(ref, "write");
+            target.put(at, src, src.position(), src.remaining());
+            src.position(src.limit());
+        }
+
+        /** Like {@link #copy(int, ByteBuffer)} for {@code src}'s readable bytes, leaving its indexes alone. */
+        void copy(int at, ByteBuf src) throws TarnException {
+            checkGeneration(ref, "write");
+            src.getBytes(src.readerIndex(), target.slice(at, src.readableBytes()));
+        }
     }
 
     private int position(BlockRef ref, int offset, int length) {

@@ -2,6 +2,7 @@ package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.ThreadExecutorMap;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,6 +23,12 @@ import java.util.concurrent.CompletableFuture;
  * chunk is sent to its block's datanode without waiting, up to {@code tarn.client.write.behind}
  * bytes in flight. The location of the next block is fetched while the current one is being
  * written.
+ *
+ * <p>A client that copies short-circuit to a co-located datanode asks for each chunk's grant when
+ * the chunk starts, and, once the caller writes whole chunks at a time, for the grants (and blocks)
+ * of the chunks up to the write-behind ahead. {@link #write(ByteBuffer)} then copies straight into
+ * the block in the datanode's region instead of into the chunk; other writes' chunks are copied
+ * there when full.
  *
  * <p>Durability, from weakest to strongest: {@link #flush()} sends buffered bytes to their datanode
  * without waiting; {@link #hflush()} waits until every byte written so far is stored in datanode
@@ -42,12 +50,21 @@ public final class TarnOutputStream extends OutputStream {
     private long inflightBytes;
 
     private ByteBuf buffer;
+    /** The short-circuit grant asked for the chunk being filled, or null (a TCP client). */
+    private CompletableFuture<LocalStorage.WriteRange> grant;
+    /** Grants asked ahead for the chunks expected to follow, in order, up to the write-behind. */
+    private final ArrayDeque<Ahead> grantsAhead = new ArrayDeque<>();
+    /** Set once the caller writes whole chunks at a time: only then are grants asked ahead. */
+    private boolean streaming;
+    /** The chunk's block range once bytes go straight into it (its first {@link #inRegion} bytes are there). */
+    private LocalStorage.WriteRange direct;
+    /** Bytes of the chunk already in the region (the buffer's own bytes start here). */
+    private int inRegion;
     private long position;
     /** Bytes handed to datanode writes so far. */
     private long sent;
-    private int refIndex = -1;
-    private CompletableFuture<BlockRef> ref;
-    private CompletableFuture<BlockRef> nextRef;
+    /** Locations of the block being written and of the blocks asked for ahead of it, by index. */
+    private final TreeMap<Integer, CompletableFuture<BlockRef>> blocks = new TreeMap<>();
     /**
      * Completes when every write sent so far is stored. Writes to different datanodes finish in
      * any order, so the newest write's own future says nothing about the ones before it.
@@ -99,13 +116,30 @@ public final class TarnOutputStream extends OutputStream {
     /** Writes the remaining bytes of {@code src}; like {@link #write(byte[], int, int)} for NIO buffers. */
     public void write(ByteBuffer src) throws IOException {
         ensureWritable();
+        streaming |= src.remaining() >= chunkSize;
         while (src.hasRemaining()) {
             ByteBuf buf = buffer();
             int n = Math.min(src.remaining(), buf.writableBytes());
             int limit = src.limit();
             src.limit(src.position() + n);
-            buf.writeBytes(src);
-            src.limit(limit);
+            LocalStorage.WriteRange range = granted(true);
+            if (range != null) {
+                try {
+                    copyBuffered(range, buf);
+                    range.copy(buf.writerIndex(), src);
+                } catch (TarnException e) {
+                    failure = e;
+                    throw describe(e);
+                } finally {
+                    src.limit(limit);
+                }
+                buf.writerIndex(buf.writerIndex() + n); // counts the chunk's bytes; they are in the region
+                inRegion = buf.writerIndex();
+                client.data().landed(n);
+            } else {
+                buf.writeBytes(src);
+                src.limit(limit);
+            }
             position += n;
             if (!buf.isWritable()) {
                 sendBuffer();
@@ -180,38 +214,127 @@ public final class TarnOutputStream extends OutputStream {
     }
 
     private void release() {
+        grant = null;
+        grantsAhead.clear();
+        direct = null;
+        inRegion = 0;
         if (buffer != null) {
             buffer.release();
             buffer = null;
         }
-        if (nextRef != null) {
-            nextRef.cancel(false);
-        }
+        blocks.values().forEach(f -> f.cancel(false));
     }
 
     private ByteBuf buffer() {
         if (buffer == null) {
             int inBlock = (int) (position % blockSize);
-            buffer = ByteBufAllocator.DEFAULT.directBuffer(Math.min(chunkSize, blockSize - inBlock));
+            int length = Math.min(chunkSize, blockSize - inBlock);
+            buffer = ByteBufAllocator.DEFAULT.directBuffer(length);
+            if (client.data().shortCircuits()) {
+                block((int) (position / blockSize));
+                grant = takeGrant(position, length);
+                if (streaming) {
+                    askAhead(position + length);
+                }
+            }
         }
         return buffer;
+    }
+
+    /** The grant of the chunk starting at {@code start}: the one asked ahead for it, or asked now. */
+    private CompletableFuture<LocalStorage.WriteRange> takeGrant(long start, int length) {
+        Ahead next = grantsAhead.peekFirst();
+        if (next != null && next.start() == start && next.length() == length) {
+            grantsAhead.pollFirst();
+            // One that failed ahead (the block could not be had then) is asked again now.
+            return next.grant().isCompletedExceptionally() ? askGrant(start, length) : next.grant();
+        }
+        grantsAhead.clear(); // the writer flushed part of a chunk: the chunks ahead start elsewhere now
+        return askGrant(start, length);
+    }
+
+    /**
+     * Asks for the grants of the chunks from {@code from} on, up to the write-behind ahead of it, so
+     * that each is there by the time the caller's bytes for it come. Their blocks are asked for
+     * too; those past the file's final size are freed by the namenode at close.
+     */
+    private void askAhead(long from) {
+        Ahead last = grantsAhead.peekLast();
+        long next = last == null ? from : last.start() + last.length();
+        if (next >= from + writeBehind / 2) {
+            return; // topped up in batches, so that the calls of one batch share their wake-ups
+        }
+        while (next < from + writeBehind) {
+            int length = Math.min(chunkSize, blockSize - (int) (next % blockSize));
+            grantsAhead.addLast(new Ahead(next, length, askGrant(next, length)));
+            next += length;
+        }
+    }
+
+    private CompletableFuture<LocalStorage.WriteRange> askGrant(long start, int length) {
+        int offset = (int) (start % blockSize);
+        return blockAhead((int) (start / blockSize))
+                .thenCompose(r -> client.data().grantWrite(r, offset, length));
+    }
+
+    /** A short-circuit grant asked ahead for the chunk of {@code length} bytes at {@code start}. */
+    private record Ahead(long start, int length, CompletableFuture<LocalStorage.WriteRange> grant) {
+    }
+
+    /**
+     * The chunk's block range when its bytes may be copied straight there, else null. With
+     * {@code wait}, waits for a grant still on its way (it was asked a chunk ahead, so this is the
+     * first chunk's round trip, or none), except on an I/O thread; a grant that failed or was
+     * refused leaves the chunk to {@link #store}, which reports the failure as any write does.
+     */
+    private LocalStorage.WriteRange granted(boolean wait) {
+        if (direct == null && grant != null && (grant.isDone()
+                || wait && ThreadExecutorMap.currentExecutor() == null)) {
+            try {
+                direct = TarnClient.await(grant);
+            } catch (IOException | RuntimeException e) {
+                grant = grant.isDone() ? grant : null;
+            }
+        }
+        return direct;
+    }
+
+    /** Copies the chunk's bytes still in its buffer to the region. */
+    private void copyBuffered(LocalStorage.WriteRange range, ByteBuf buf) throws TarnException {
+        if (buf.writerIndex() > inRegion) {
+            range.copy(inRegion, buf.slice(inRegion, buf.writerIndex() - inRegion));
+            inRegion = buf.writerIndex();
+        }
     }
 
     private void sendBuffer() throws IOException {
         ByteBuf data = buffer;
         buffer = null;
+        CompletableFuture<LocalStorage.WriteRange> asked = grant;
+        LocalStorage.WriteRange range = granted(false);
+        grant = null;
+        direct = null;
         int n = data.readableBytes();
         long start = position - n;
         int index = (int) (start / blockSize);
         int offset = (int) (start % blockSize);
-        CompletableFuture<BlockRef> block = block(index);
-        CompletableFuture<Void> written = block.handle((r, e) -> {
-            if (e != null) {
+        CompletableFuture<Void> written;
+        if (range != null) {
+            // Granted: the bytes still buffered go to the region now, on this thread.
+            try {
+                copyBuffered(range, data);
+            } catch (TarnException e) {
+                failure = e;
+                throw describe(e);
+            } finally {
                 data.release();
-                return CompletableFuture.<Void>failedFuture(e);
+                inRegion = 0;
             }
-            return client.data().write(r, offset, data);
-        }).thenCompose(f -> f);
+            client.data().copiedShortCircuit(n);
+            written = CompletableFuture.completedFuture(null);
+        } else {
+            written = store(block(index), asked, offset, data);
+        }
         written.whenComplete((v, e) -> {
             if (e != null && failure == null) {
                 failure = e;
@@ -228,24 +351,64 @@ public final class TarnOutputStream extends OutputStream {
         throwIfFailed();
     }
 
-    /** The location of block {@code index}, asking for the following block's ahead of time. */
-    private CompletableFuture<BlockRef> block(int index) {
-        if (index != refIndex) {
-            if (index == refIndex + 1 && nextRef != null) {
-                ref = nextRef;
-            } else {
-                ref = client.writeBlock(file, index, durableSize());
+    /**
+     * Stores a chunk once its block's location is known: through its grant when one was asked
+     * (copied where the grant completes), else by {@link DataClient#write}. Takes ownership of
+     * {@code data}.
+     */
+    private CompletableFuture<Void> store(CompletableFuture<BlockRef> block,
+            CompletableFuture<LocalStorage.WriteRange> asked, int offset, ByteBuf data) {
+        CompletableFuture<LocalStorage.WriteRange> granted = asked != null ? asked
+                : CompletableFuture.completedFuture(null);
+        return block.thenCombine(granted, Granted::new).handle((g, e) -> {
+            if (e != null) {
+                data.release();
+                return CompletableFuture.<Void>failedFuture(e);
             }
-            refIndex = index;
-            nextRef = null;
-        }
+            if (g.range() == null) {
+                return client.data().write(g.ref(), offset, data);
+            }
+            int n = data.readableBytes();
+            try {
+                g.range().copy(0, data);
+            } catch (TarnException | RuntimeException x) {
+                return CompletableFuture.<Void>failedFuture(x);
+            } finally {
+                data.release();
+            }
+            client.data().copiedShortCircuit(n);
+            return CompletableFuture.<Void>completedFuture(null);
+        }).thenCompose(f -> f);
+    }
+
+    /** A chunk's block and, when short-circuit, the range its grant covers. */
+    private record Granted(BlockRef ref, LocalStorage.WriteRange range) {
+    }
+
+    /**
+     * The location of block {@code index}, the one being written (forgetting those before it),
+     * asking for the following block's ahead of time.
+     */
+    private CompletableFuture<BlockRef> block(int index) {
+        blocks.headMap(index).clear();
+        CompletableFuture<BlockRef> ref = blockAhead(index);
         // Ask for the next block once this one is half written, so its location is known when
         // needed. A file that ends at this block's end leaves the extra block unused; the namenode
         // frees blocks past the final size at close.
-        if (nextRef == null && position - (long) index * blockSize >= blockSize / 2) {
-            nextRef = client.writeBlock(file, index + 1, durableSize());
+        if (position - (long) index * blockSize >= blockSize / 2) {
+            blockAhead(index + 1);
         }
         return ref;
+    }
+
+    /** The location of block {@code index}, asked for once (again when the last answer was an error). */
+    private CompletableFuture<BlockRef> blockAhead(int index) {
+        CompletableFuture<BlockRef> known = blocks.get(index);
+        if (known == null || known.isCompletedExceptionally()) {
+            known = client.writeBlock(file, index, durableSize());
+            blocks.put(index, known);
+        }
+        return known;
     }
 
     private void awaitOldest() throws IOException {

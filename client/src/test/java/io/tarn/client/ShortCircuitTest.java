@@ -12,9 +12,12 @@ import io.tarn.datanode.DatanodeMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -147,8 +150,13 @@ class ShortCircuitTest {
         }
     }
 
-    @Test
-    void writerOfADeletedFileCannotOverwriteTheBlocksNewOwner() throws Exception {
+    /**
+     * Writes from an array go through the stream's chunk; from a direct buffer, straight into the
+     * region once granted.
+     */
+    @ParameterizedTest(name = "from a direct buffer: {0}")
+    @ValueSource(booleans = {false, true})
+    void writerOfADeletedFileCannotOverwriteTheBlocksNewOwner(boolean direct) throws Exception {
         try (MiniCluster cluster = oneBlockCluster();
              TarnClient local = client(cluster, ShortCircuitMode.AUTO);
              TarnClient other = client(cluster, ShortCircuitMode.AUTO)) {
@@ -164,12 +172,47 @@ class ShortCircuitTest {
 
             // The deleted file's writer goes on in the same block, with its old generation.
             assertThatThrownBy(() -> {
-                stale.write(random(64 << 10, 7));
+                byte[] more = random(64 << 10, 7);
+                if (direct) {
+                    stale.write(ByteBuffer.allocateDirect(more.length).put(more).flip());
+                } else {
+                    stale.write(more);
+                }
                 stale.hflush();
             }).satisfies(e -> assertThat(codeOf(e)).isEqualTo(ErrorCode.STALE_GENERATION));
             assertThatThrownBy(stale::close).isInstanceOf(IOException.class);
             assertThat(read(other, "/new")).isEqualTo(b);
             assertThat(other.data().shortCircuitBytes()).isEqualTo(before + b.length);
+        }
+    }
+
+    @Test
+    void writesFromDirectBuffersGoStraightIntoTheRegionByteForByte() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(1)
+                .set(TarnKeys.BLOCK_SIZE, (long) MIB).set(TarnKeys.DRAM_CAPACITY, 16L * MIB).start();
+             TarnClient local = client(cluster, ShortCircuitMode.AUTO);
+             TarnClient tcp = client(cluster, ShortCircuitMode.OFF)) {
+            byte[] data = random(5 * MIB + 12_345, 21);
+            ByteBuffer src = ByteBuffer.allocateDirect(data.length).put(data).flip();
+            long before = local.data().shortCircuitBytes();
+            long landedBefore = local.data().landedBytes();
+            try (TarnOutputStream out = local.create("/direct")) {
+                // Whole chunks (grants asked ahead), bytes from an array in between, a flush mid-chunk
+                // (the chunks asked ahead no longer line up), odd sizes, a heap buffer at the end.
+                out.write(src.slice(0, 2 * MIB));
+                out.write(data, 2 * MIB, 1000);
+                out.write(src.slice(2 * MIB + 1000, 700_000));
+                out.flush();
+                int at = 2 * MIB + 701_000;
+                out.write(src.slice(at, MIB + 3));
+                at += MIB + 3;
+                out.write(ByteBuffer.wrap(data, at, data.length - at));
+            }
+            assertThat(tcp.getStatus("/direct").size()).isEqualTo(data.length);
+            assertThat(read(tcp, "/direct")).isEqualTo(data);
+            assertThat(local.data().shortCircuitBytes() - before).isEqualTo(data.length);
+            // The direct buffers' bytes went straight into the region once their grants were there.
+            assertThat(local.data().landedBytes() - landedBefore).isPositive();
         }
     }
 
