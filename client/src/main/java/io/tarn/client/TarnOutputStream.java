@@ -25,8 +25,8 @@ import java.util.concurrent.CompletableFuture;
  * written.
  *
  * <p>A client that copies short-circuit to a co-located datanode asks for each chunk's grant when
- * the chunk starts, and, once the caller writes whole chunks at a time, for the grants (and blocks)
- * of the chunks up to the write-behind ahead. {@link #write(ByteBuffer)} then copies straight into
+ * the chunk starts, and, once the caller writes whole chunks at a time and a grant has come back,
+ * for the grants (and blocks) of the chunks up to the write-behind ahead. {@link #write(ByteBuffer)} then copies straight into
  * the block in the datanode's region instead of into the chunk; other writes' chunks are copied
  * there when full.
  *
@@ -56,6 +56,12 @@ public final class TarnOutputStream extends OutputStream {
     private final ArrayDeque<Ahead> grantsAhead = new ArrayDeque<>();
     /** Set once the caller writes whole chunks at a time: only then are grants asked ahead. */
     private boolean streaming;
+    /**
+     * Set once a grant came back with a range (the datanode is on this host and lets this client
+     * in): before that, nothing is asked ahead, so writers to other hosts' datanodes ask for no
+     * blocks early.
+     */
+    private boolean granting;
     /** The chunk's block range once bytes go straight into it (its first {@link #inRegion} bytes are there). */
     private LocalStorage.WriteRange direct;
     /** Bytes of the chunk already in the region (the buffer's own bytes start here). */
@@ -233,7 +239,7 @@ public final class TarnOutputStream extends OutputStream {
             if (client.data().shortCircuits()) {
                 block((int) (position / blockSize));
                 grant = takeGrant(position, length);
-                if (streaming) {
+                if (streaming && granting) {
                     askAhead(position + length);
                 }
             }
@@ -292,6 +298,7 @@ public final class TarnOutputStream extends OutputStream {
                 || wait && ThreadExecutorMap.currentExecutor() == null)) {
             try {
                 direct = TarnClient.await(grant);
+                granting |= direct != null;
             } catch (IOException | RuntimeException e) {
                 grant = grant.isDone() ? grant : null;
             }
