@@ -61,8 +61,29 @@ final class DataClient implements AutoCloseable {
             data.release(); // ownership passed to this call: no path may drop it
             throw e;
         }
+        return write(c, ref, offset, data, grantWrite(c, ref, offset, data.readableBytes()));
+    }
+
+    /**
+     * Like {@link #write(BlockRef, int, ByteBuf)}, through a grant already asked for this range
+     * ({@link #grantWrite}).
+     */
+    CompletableFuture<Void> write(BlockRef ref, int offset, ByteBuf data,
+            CompletableFuture<LocalStorage.WriteRange> granted) {
+        Connection c;
+        try {
+            c = connection(ref);
+        } catch (RuntimeException e) {
+            data.release();
+            throw e;
+        }
+        return write(c, ref, offset, data, granted);
+    }
+
+    private CompletableFuture<Void> write(Connection c, BlockRef ref, int offset, ByteBuf data,
+            CompletableFuture<LocalStorage.WriteRange> granted) {
         int length = data.readableBytes();
-        return grantWrite(c, ref, offset, length).handle((range, e) -> {
+        return granted.handle((range, e) -> {
             if (e != null) {
                 data.release();
                 return CompletableFuture.<Void>failedFuture(e);

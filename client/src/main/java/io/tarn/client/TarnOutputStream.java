@@ -26,9 +26,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>A client that copies short-circuit to a co-located datanode asks for each chunk's grant when
  * the chunk starts, and, once the caller writes whole chunks at a time and a grant has come back,
- * for the grants (and blocks) of the chunks up to the write-behind ahead. {@link #write(ByteBuffer)} then copies straight into
- * the block in the datanode's region instead of into the chunk; other writes' chunks are copied
- * there when full.
+ * for the grants (and blocks) of the chunks up to the write-behind ahead. {@link #write(ByteBuffer)}
+ * then copies straight into the block in the datanode's region instead of into the chunk; other
+ * writes' chunks are copied there when full.
  *
  * <p>Durability, from weakest to strongest: {@link #flush()} sends buffered bytes to their datanode
  * without waiting; {@link #hflush()} waits until every byte written so far is stored in datanode
@@ -359,37 +359,18 @@ public final class TarnOutputStream extends OutputStream {
     }
 
     /**
-     * Stores a chunk once its block's location is known: through its grant when one was asked
-     * (copied where the grant completes), else by {@link DataClient#write}. Takes ownership of
-     * {@code data}.
+     * Stores a chunk once its block's location is known: through its grant when one was asked,
+     * else as {@link DataClient#write} decides. Takes ownership of {@code data}.
      */
     private CompletableFuture<Void> store(CompletableFuture<BlockRef> block,
             CompletableFuture<LocalStorage.WriteRange> asked, int offset, ByteBuf data) {
-        CompletableFuture<LocalStorage.WriteRange> granted = asked != null ? asked
-                : CompletableFuture.completedFuture(null);
-        return block.thenCombine(granted, Granted::new).handle((g, e) -> {
+        return block.handle((r, e) -> {
             if (e != null) {
                 data.release();
                 return CompletableFuture.<Void>failedFuture(e);
             }
-            if (g.range() == null) {
-                return client.data().write(g.ref(), offset, data);
-            }
-            int n = data.readableBytes();
-            try {
-                g.range().copy(0, data);
-            } catch (TarnException | RuntimeException x) {
-                return CompletableFuture.<Void>failedFuture(x);
-            } finally {
-                data.release();
-            }
-            client.data().copiedShortCircuit(n);
-            return CompletableFuture.<Void>completedFuture(null);
+            return asked != null ? client.data().write(r, offset, data, asked) : client.data().write(r, offset, data);
         }).thenCompose(f -> f);
-    }
-
-    /** A chunk's block and, when short-circuit, the range its grant covers. */
-    private record Granted(BlockRef ref, LocalStorage.WriteRange range) {
     }
 
     /**
