@@ -9,6 +9,7 @@ import io.tarn.common.config.TransportKind;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.protocol.Frame;
+import io.tarn.common.protocol.Opcode;
 import io.tarn.rpc.PayloadPlacement;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.RpcHandler;
@@ -242,6 +243,58 @@ class AnswerPlacementTest {
         }
     }
 
+    /**
+     * A read-only call whose answer breaks off mid-body is sent again on a new connection; that
+     * answer arrives whole, the usual way, and the memory the first one was placed into is given
+     * back (a reader must then copy, not take the half-filled memory for the answer).
+     */
+    @Test
+    void aReadOnlyCallCutOffMidAnswerIsAnsweredAgainTheUsualWay() throws Exception {
+        transport = Transports.create(config(30_000));
+        int length = 1 << 20;
+        byte[] body = data(9, length);
+        try (ServerSocket listener = new ServerSocket(0, 2, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Void> script = CompletableFuture.runAsync(() -> {
+                try {
+                    try (Socket first = listener.accept()) {
+                        DataInputStream in = new DataInputStream(first.getInputStream());
+                        OutputStream out = first.getOutputStream();
+                        out.write(header(readRequestId(in), length, Opcode.READ_BLOCK));
+                        out.write(body, 0, 300_000);
+                        out.flush();
+                    } // closed mid-body
+                    try (Socket second = listener.accept()) {
+                        second.setTcpNoDelay(true);
+                        DataInputStream in = new DataInputStream(second.getInputStream());
+                        OutputStream out = second.getOutputStream();
+                        byte[] whole = new byte[Frame.HEADER_LENGTH + length];
+                        System.arraycopy(header(readRequestId(in), length, Opcode.READ_BLOCK), 0, whole, 0,
+                                Frame.HEADER_LENGTH);
+                        System.arraycopy(body, 0, whole, Frame.HEADER_LENGTH, length);
+                        out.write(whole);
+                        out.flush();
+                        in.read(); // until the client closes
+                    }
+                } catch (java.io.IOException e) {
+                    throw new CompletionException(e);
+                }
+            });
+            RpcClient c = transport.connect(new InetSocketAddress("127.0.0.1", listener.getLocalPort()));
+            Memory m = new Memory();
+            Seen seen = c.callInto(Opcode.READ_BLOCK, b -> b.writeLong(1), m,
+                    b -> new Seen(b == m.memory, ByteBufUtil.getBytes(b)))
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(seen.bytes()).isEqualTo(body);
+            // The first answer was being placed (asked once); the second came the usual way.
+            assertThat(m.asked).hasValue(1);
+            assertThat(seen.inNamedMemory()).isFalse();
+            eventually(() -> m.memory.refCnt() == 1);
+            m.memory.release();
+            c.close();
+            script.join();
+        }
+    }
+
     /** Waits up to 10 s for the condition; fails the test when it never holds. */
     private static void eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
@@ -258,11 +311,15 @@ class AnswerPlacementTest {
         return ByteBuffer.wrap(frame).getLong(Frame.REQUEST_ID_OFFSET - Frame.LENGTH_FIELD);
     }
 
-    /** The header of an OK answer with a body of {@code bodyLength} bytes. */
+    /** The header of an OK answer to FETCH with a body of {@code bodyLength} bytes. */
     private static byte[] header(long requestId, int bodyLength) {
+        return header(requestId, bodyLength, FETCH);
+    }
+
+    private static byte[] header(long requestId, int bodyLength, int opcode) {
         return ByteBuffer.allocate(Frame.HEADER_LENGTH)
                 .putInt(Frame.HEADER_LENGTH - Frame.LENGTH_FIELD + bodyLength).put(Frame.VERSION)
-                .put((byte) Frame.FLAG_RESPONSE).putShort((short) FETCH).putLong(requestId)
+                .put((byte) Frame.FLAG_RESPONSE).putShort((short) opcode).putLong(requestId)
                 .putInt(ErrorCode.OK.code()).array();
     }
 }
