@@ -8,10 +8,8 @@ import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.datanode.BlockService;
-import io.tarn.datanode.DatanodeMetrics;
 import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.Registration;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -21,30 +19,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Every validation rule of the block service, driven through its RpcHandler entry with real buffers. */
-class BlockServiceTest {
-    private static final int REGION = 1 << 20;
+class BlockServiceTest extends RegisteredBlockServiceFixture {
     private static final int BLOCK = 64 << 10;
-    private static final int REGIONS = 2;
-    private static final int DN = 7;
 
-    private final BlockTokens tokens = new BlockTokens(0x1234, 0x5678);
-    private final DatanodeMetrics metrics = new DatanodeMetrics();
-    private MemoryRegions regions;
-    private BlockService service;
-
-    @BeforeEach
-    void setUp() {
-        regions = DirectRegions.allocate(REGIONS, REGION);
-        service = new BlockService(regions, metrics, List.of("nn:9060"));
-        service.register(0, new Registration(DN, BLOCK, tokens, GenerationTable.inMemory(REGION, REGIONS, BLOCK)));
+    BlockServiceTest() {
+        super(BLOCK);
     }
 
     private long writeToken(int region, int block, int generation) {
-        return tokens.issue(DN, region, block, generation, BlockTokens.WRITE);
+        return token(region, block, generation, BlockTokens.WRITE);
     }
 
     private long readToken(int region, int block, int generation) {
-        return tokens.issue(DN, region, block, generation, BlockTokens.READ);
+        return token(region, block, generation, BlockTokens.READ);
     }
 
     private CapturedRequest write(int region, int block, int generation, long token, int offset, byte[] data) {

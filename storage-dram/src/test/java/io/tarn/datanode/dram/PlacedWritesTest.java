@@ -7,11 +7,7 @@ import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.datanode.BlockService;
-import io.tarn.datanode.DatanodeMetrics;
-import io.tarn.datanode.GenerationTable;
-import io.tarn.datanode.Registration;
 import io.tarn.rpc.PayloadPlacement;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -23,27 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * places only what it would store, advances the generation before any byte lands, and refuses a
  * write whose block was taken over while its data arrived.
  */
-class PlacedWritesTest {
-    private static final int REGION = 1 << 20;
+class PlacedWritesTest extends RegisteredBlockServiceFixture {
     private static final int BLOCK = 256 << 10;
-    private static final int REGIONS = 2;
-    private static final int DN = 7;
 
-    private final BlockTokens tokens = new BlockTokens(0x1234, 0x5678);
-    private final DatanodeMetrics metrics = new DatanodeMetrics();
-    private final GenerationTable generations = GenerationTable.inMemory(REGION, REGIONS, BLOCK);
-    private MemoryRegions regions;
-    private BlockService service;
-
-    @BeforeEach
-    void setUp() {
-        regions = DirectRegions.allocate(REGIONS, REGION);
-        service = new BlockService(regions, metrics, List.of("nn:9060"));
-        service.register(0, new Registration(DN, BLOCK, tokens, generations));
-    }
-
-    private long token(int region, int block, int generation, int mode) {
-        return tokens.issue(DN, region, block, generation, mode);
+    PlacedWritesTest() {
+        super(BLOCK);
     }
 
     private static ByteBuf head(int region, int block, int generation, long token, int offset, int length) {

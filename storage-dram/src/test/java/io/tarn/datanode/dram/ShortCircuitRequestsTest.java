@@ -10,8 +10,6 @@ import io.tarn.common.protocol.ShortCircuitProtocol;
 import io.tarn.common.protocol.ShortCircuitProtocol.Grant;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.datanode.BlockService;
-import io.tarn.datanode.DatanodeMetrics;
-import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.Registration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,31 +26,24 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * WRITE_BLOCK, advance generations like a write, count in the metrics, and answer a grant naming
  * the storage; a datanode that does not offer it refuses before any check.
  */
-class ShortCircuitRequestsTest {
-    private static final int REGION = 1 << 20;
+class ShortCircuitRequestsTest extends RegisteredBlockServiceFixture {
     private static final int BLOCK = 64 << 10;
-    private static final int REGIONS = 2;
-    private static final int DN = 7;
     private static final UUID STORAGE = UUID.fromString("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
     private static final String DIR = "/dev/shm/tarn/" + STORAGE;
 
-    private final BlockTokens tokens = new BlockTokens(0x1234, 0x5678);
-    private final DatanodeMetrics metrics = new DatanodeMetrics();
-    private final GenerationTable generations = GenerationTable.inMemory(REGION, REGIONS, BLOCK);
-    private MemoryRegions regions;
-    private BlockService service;
-
-    @BeforeEach
-    void setUp() {
-        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
-        regions = DirectRegions.allocate(REGIONS, REGION);
-        service = new BlockService(regions, metrics, List.of("nn:9060"), new BlockService.LocalFiles(STORAGE, DIR),
-                "unused");
-        service.register(0, new Registration(DN, BLOCK, tokens, generations));
+    ShortCircuitRequestsTest() {
+        super(BLOCK);
     }
 
-    private long token(int region, int block, int generation, int mode) {
-        return tokens.issue(DN, region, block, generation, mode);
+    @Override
+    BlockService newService() {
+        return new BlockService(regions, metrics, List.of("nn:9060"), new BlockService.LocalFiles(STORAGE, DIR),
+                "unused");
+    }
+
+    @BeforeEach
+    void needsABootId() {
+        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
     }
 
     private CapturedRequest request(int opcode, int region, int block, int generation, long token, int offset,
