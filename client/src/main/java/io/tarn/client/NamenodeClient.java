@@ -7,6 +7,7 @@ import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.AllocateBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
 import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
@@ -72,6 +73,12 @@ final class NamenodeClient {
                                          long durableSize) {
         GetBlockRequest r = new GetBlockRequest(fileId, index, write, clientId, clientHost, durableSize);
         return rpc.call(Opcode.GET_BLOCK, r::encode, NamenodeProtocol::decodeBlockRef);
+    }
+
+    CompletableFuture<List<BlockRef>> allocateBlocks(long fileId, int first, int count, long clientId,
+                                                     String clientHost, long durableSize) {
+        AllocateBlocksRequest r = new AllocateBlocksRequest(fileId, first, count, clientId, clientHost, durableSize);
+        return rpc.call(Opcode.ALLOCATE_BLOCKS, r::encode, b -> BlockRefs.decode(b).blocks());
     }
 
     CompletableFuture<List<BlockRef>> getBlocks(long fileId, int first, int count) {

@@ -593,8 +593,21 @@ public final class TarnClient implements AutoCloseable {
         return following(f, (nn, id) -> nn.getBlock(id, index, true, clientId, clientHost, durableSize));
     }
 
+    /**
+     * Write locations of {@code count} blocks from {@code first} on, allocating those the file lacks:
+     * at least one, fewer than {@code count} when storage ran out part-way.
+     */
+    CompletableFuture<List<BlockRef>> writeBlocks(FileRef f, int first, int count, long durableSize) {
+        return following(f, (nn, id) -> nn.allocateBlocks(id, first, count, clientId, clientHost, durableSize));
+    }
+
     CompletableFuture<BlockRef> readBlock(FileRef f, int index) {
         return following(f, (nn, id) -> nn.getBlock(id, index, false, clientId, clientHost, -1));
+    }
+
+    /** Read locations of up to {@code count} blocks from {@code first} on: one page, fewer at the file's end. */
+    CompletableFuture<List<BlockRef>> readBlocks(FileRef f, int first, int count) {
+        return following(f, (nn, id) -> nn.getBlocks(id, first, count));
     }
 
     CompletableFuture<FileStatus> syncFile(FileRef f, long durableSize) {

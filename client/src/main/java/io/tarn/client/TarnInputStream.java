@@ -34,6 +34,8 @@ import java.util.concurrent.CompletableFuture;
 public final class TarnInputStream extends InputStream {
     /** Frees the buffers of streams dropped without close (one daemon thread for all streams). */
     private static final Cleaner CLEANER = Cleaner.create();
+    /** Block locations asked of the namenode in one call (see {@link #ref}). */
+    static final int REFS_PER_CALL = 16;
     private final TarnClient client;
     private final String path;
     /** The file's id, followed when a rename moves the file to another namenode. */
@@ -506,16 +508,58 @@ public final class TarnInputStream extends InputStream {
         });
     }
 
+    /**
+     * The location of block {@code index}. Locations are asked for {@link #REFS_PER_CALL} blocks of
+     * the file at a time (one GET_BLOCKS), the next such page once the reader is half-way through
+     * the last one, so a sequential reader of 1 MiB blocks makes one namenode call per 16 MiB
+     * instead of one per block. A block the page did not name (the file grew since it was opened,
+     * or the page failed, say because a later block is on a dead datanode) is asked for alone, as is
+     * one whose lookup failed before.
+     */
     private synchronized CompletableFuture<BlockRef> ref(int index) {
-        while (refs.size() <= index) {
-            refs.add(null);
-        }
-        CompletableFuture<BlockRef> f = refs.get(index);
-        if (f == null || f.isCompletedExceptionally()) {
+        CompletableFuture<BlockRef> f = index < refs.size() ? refs.get(index) : null;
+        if (f == null) {
+            askPage(index);
+            f = refs.get(index);
+        } else if (f.isCompletedExceptionally()) {
             f = client.readBlock(file, index);
             refs.set(index, f);
         }
+        int ahead = index + REFS_PER_CALL / 2;
+        if (ahead < blocksInFile() && (ahead >= refs.size() || refs.get(ahead) == null)) {
+            askPage(ahead);
+        }
         return f;
+    }
+
+    /** Asks for the locations of the blocks from {@code first} on whose location is not asked yet. */
+    private void askPage(int first) {
+        int count = (int) Math.max(1, Math.min(REFS_PER_CALL, blocksInFile() - first));
+        while (refs.size() < first + count) {
+            refs.add(null);
+        }
+        while (count > 1 && refs.get(first + count - 1) != null) {
+            count--;
+        }
+        if (count == 1) {
+            refs.set(first, client.readBlock(file, first));
+            return;
+        }
+        CompletableFuture<List<BlockRef>> page = client.readBlocks(file, first, count);
+        for (int i = 0; i < count; i++) {
+            if (refs.get(first + i) != null) {
+                continue;
+            }
+            int k = i;
+            refs.set(first + k, page.handle((blocks, e) -> e == null && k < blocks.size()
+                    ? CompletableFuture.completedFuture(blocks.get(k))
+                    : client.readBlock(file, first + k)).thenCompose(x -> x));
+        }
+    }
+
+    /** Blocks the file had when opened (at least one, so that a file that grew is still read). */
+    private long blocksInFile() {
+        return Math.max(1, (size + blockSize - 1) / blockSize);
     }
 
     private void dropReadahead() {

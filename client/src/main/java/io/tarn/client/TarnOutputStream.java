@@ -13,8 +13,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Writes one file, block by block, with data in flight while the caller goes on writing.
@@ -46,6 +48,9 @@ public final class TarnOutputStream extends OutputStream {
     private final int blockSize;
     private final int chunkSize;
     private final long writeBehind;
+    /** Blocks asked for in one namenode call past the first: twice the write-behind's worth, 1 to 16. */
+    private final int blocksPerCall;
+    private static final int MAX_BLOCKS_PER_CALL = 16;
     private final ArrayDeque<Pending> inflight = new ArrayDeque<>();
     private long inflightBytes;
 
@@ -89,6 +94,7 @@ public final class TarnOutputStream extends OutputStream {
         this.sent = status.size();
         this.chunkSize = (int) Math.min(blockSize, client.config().get(TarnKeys.CLIENT_IO_CHUNK));
         this.writeBehind = Math.max(chunkSize, client.config().get(TarnKeys.CLIENT_WRITE_BEHIND));
+        this.blocksPerCall = (int) Math.max(1, Math.min(MAX_BLOCKS_PER_CALL, 2 * writeBehind / blockSize));
         client.opened(this);
     }
 
@@ -389,14 +395,40 @@ public final class TarnOutputStream extends OutputStream {
         return ref;
     }
 
-    /** The location of block {@code index}, asked for once (again when the last answer was an error). */
+    /**
+     * The location of block {@code index}, asked for once (again, alone, when the last answer was an
+     * error). Past the first block, the blocks are asked for {@link #blocksPerCall} at a time (one
+     * ALLOCATE_BLOCKS): a file that outgrows its first block is likely to go on, and one namenode
+     * call per block cost a round trip and two wake-ups per megabyte. Blocks asked for past the
+     * final size are freed by the namenode at close; a block the answer did not name (storage ran
+     * out part-way) fails with NO_SPACE, and is asked for again when the writer gets there.
+     */
     private CompletableFuture<BlockRef> blockAhead(int index) {
         CompletableFuture<BlockRef> known = blocks.get(index);
-        if (known == null || known.isCompletedExceptionally()) {
+        if (known != null && !known.isCompletedExceptionally()) {
+            return known;
+        }
+        if (index == 0 || known != null || blocksPerCall == 1) {
             known = client.writeBlock(file, index, durableSize());
             blocks.put(index, known);
+            return known;
         }
-        return known;
+        int count = blocksPerCall;
+        while (count > 1 && blocks.containsKey(index + count - 1)) {
+            count--;
+        }
+        CompletableFuture<List<BlockRef>> page = client.writeBlocks(file, index, count, durableSize());
+        for (int i = 0; i < count; i++) {
+            int k = i;
+            blocks.putIfAbsent(index + k, page.thenApply(refs -> {
+                if (k < refs.size()) {
+                    return refs.get(k);
+                }
+                throw new CompletionException(TarnException.of(ErrorCode.NO_SPACE, "writing " + path
+                        + ": no storage left for block " + (index + k) + " when it was asked for ahead"));
+            }));
+        }
+        return blocks.get(index);
     }
 
     private void awaitOldest() throws IOException {

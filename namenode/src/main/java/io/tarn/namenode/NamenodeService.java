@@ -25,6 +25,7 @@ import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
 import io.tarn.common.protocol.NamenodeProtocol.FreeBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
+import io.tarn.common.protocol.NamenodeProtocol.AllocateBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
 import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
@@ -228,6 +229,14 @@ public final class NamenodeService implements RpcHandler {
                 case Opcode.GET_PARTITIONS -> {
                     ByteBuf out = request.response();
                     partitionMap().encode(out);
+                    request.send(out);
+                }
+                case Opcode.ALLOCATE_BLOCKS -> {
+                    AllocateBlocksRequest r = AllocateBlocksRequest.decode(body);
+                    BlockRefs refs = new BlockRefs(fileService.allocateBlocks(r.fileId(), r.first(), r.count(),
+                            r.clientId(), r.clientHost(), r.durableSize()));
+                    ByteBuf out = request.response();
+                    refs.encode(out);
                     request.send(out);
                 }
                 case Opcode.GET_BLOCKS -> {

@@ -124,7 +124,8 @@ public final class TarnKeys {
             "Bytes a sequential reader requests ahead of the position it has reached.");
 
     public static final ConfigKey<Long> CLIENT_WRITE_BEHIND = ConfigKey.bytes("tarn.client.write.behind", 4 * MIB,
-            0, GIB, "Bytes a writer may have in flight to datanodes before write() waits.");
+            0, GIB, "Bytes a writer may have in flight to datanodes before write() waits; a writer also allocates"
+                    + " twice this many bytes of blocks (1 to 16 blocks) per namenode call.");
 
     public static final ConfigKey<Integer> CLIENT_STORAGE_CLASS = ConfigKey.integer("tarn.client.storage.class", 0,
             0, 15, "class", "Storage class new files prefer; allocation spills to the next class when it is full.");

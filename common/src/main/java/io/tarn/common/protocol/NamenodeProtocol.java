@@ -349,7 +349,38 @@ public final class NamenodeProtocol {
         }
     }
 
-    /** GET_BLOCKS response: block references in block order. */
+    /**
+     * ALLOCATE_BLOCKS request: the writer of a file asks for write locations of {@code count}
+     * consecutive blocks from {@code first} on, in one round trip; those the file does not have yet
+     * are allocated (blocks are allocated in order, so {@code first} is at most the file's block
+     * count). Like a write GET_BLOCK, it reports {@code durableSize} (-1: nothing to report). The
+     * answer ({@link BlockRefs}) names the blocks from {@code first} on, at least one and at most
+     * {@code count} (fewer when storage ran out part-way) and {@link #MAX_BLOCKS_PER_CALL}.
+     */
+    public record AllocateBlocksRequest(long fileId, int first, int count, long clientId, String clientHost,
+                                        long durableSize) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(fileId);
+            buf.writeInt(first);
+            buf.writeInt(count);
+            buf.writeLong(clientId);
+            Wire.writeString(buf, clientHost);
+            buf.writeLong(durableSize);
+        }
+
+        public static AllocateBlocksRequest decode(ByteBuf buf) {
+            AllocateBlocksRequest r = new AllocateBlocksRequest(Wire.readLong(buf),
+                    Wire.readInt(buf, 0, Integer.MAX_VALUE, "first"), Wire.readInt(buf, 1, Integer.MAX_VALUE, "count"),
+                    Wire.readLong(buf), Wire.readString(buf), Wire.readLong(buf));
+            Wire.end(buf);
+            if (r.durableSize < -1) {
+                throw new MalformedMessageException("durableSize " + r.durableSize);
+            }
+            return r;
+        }
+    }
+
+    /** GET_BLOCKS and ALLOCATE_BLOCKS response: block references in block order. */
     public record BlockRefs(List<BlockRef> blocks) {
         public void encode(ByteBuf buf) {
             buf.writeInt(blocks.size());

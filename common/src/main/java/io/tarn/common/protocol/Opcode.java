@@ -24,6 +24,8 @@ public final class Opcode {
     public static final int GET_BLOCKS = 13;
     public static final int GET_PARTITIONS = 14;
     public static final int WHERE_MOVED = 15;
+    /** Write locations of several consecutive blocks, allocating those the file lacks (a writer's blocks ahead). */
+    public static final int ALLOCATE_BLOCKS = 16;
     // namenode to namenode: the directory coordinator (partition 0) replicating directory changes
     public static final int DIR_MKDIR = 30;
     public static final int DIR_DELETE = 31;
@@ -87,6 +89,7 @@ public final class Opcode {
             case GET_BLOCKS: return "GET_BLOCKS";
             case GET_PARTITIONS: return "GET_PARTITIONS";
             case WHERE_MOVED: return "WHERE_MOVED";
+            case ALLOCATE_BLOCKS: return "ALLOCATE_BLOCKS";
             case DIR_MKDIR: return "DIR_MKDIR";
             case DIR_DELETE: return "DIR_DELETE";
             case DIR_RENAME: return "DIR_RENAME";

@@ -98,6 +98,35 @@ public final class FileService {
     }
 
     /**
+     * Write references of {@code count} consecutive blocks from {@code first} on for the file's
+     * writer, allocating those the file does not have yet, as that many write
+     * {@link #getBlock(long, int, boolean, long, String, long)} calls would in one round trip (at
+     * most {@link NamenodeProtocol#MAX_BLOCKS_PER_CALL}). When storage runs out part-way, the
+     * blocks allocated so far are returned; NO_SPACE only when not even block {@code first} can be
+     * had. Blocks past the size the file is closed at are freed then, as any block asked ahead is.
+     */
+    public List<BlockRef> allocateBlocks(long fileId, int first, int count, long clientId, String clientHost,
+                                         long durableSize) throws TarnException {
+        int n = Math.min(count, NamenodeProtocol.MAX_BLOCKS_PER_CALL);
+        List<BlockRef> refs = new ArrayList<>(n);
+        FileInode f = file(fileId);
+        synchronized (f) {
+            refs.add(getBlock(fileId, first, true, clientId, clientHost, durableSize));
+            for (int i = first + 1; i < first + n; i++) {
+                try {
+                    refs.add(getBlock(fileId, i, true, clientId, clientHost, -1));
+                } catch (TarnException e) {
+                    if (e.code() != ErrorCode.NO_SPACE) {
+                        throw e;
+                    }
+                    break; // the writer asks again for the next block when it gets there
+                }
+            }
+        }
+        return refs;
+    }
+
+    /**
      * Read references of up to {@code count} blocks from block {@code first} on (at most
      * {@link NamenodeProtocol#MAX_BLOCKS_PER_CALL}); fewer, possibly none, at the end of the file.
      * Lock-free like a single read {@link #getBlock}, and failing the same way when one of them is

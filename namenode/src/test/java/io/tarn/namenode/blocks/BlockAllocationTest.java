@@ -167,6 +167,40 @@ class BlockAllocationTest {
     }
 
     @Test
+    void allocateBlocksNamesKnownBlocksAndAllocatesTheRestInOrder() throws Exception {
+        fx.datanode(1, "h", 1, 0, 1, 8, false);
+        long f = newFile("/f");
+        BlockRef first = fx.write(f, 0, C);
+        List<BlockRef> page = fx.nn.files().allocateBlocks(f, 0, 4, C, "h", -1);
+        assertThat(page).hasSize(4);
+        assertThat(page.get(0).blockIndex()).isEqualTo(first.blockIndex()); // known: the same block
+        assertThat(page).allMatch(BlockRef::writable);
+        assertThat(page.stream().map(r -> List.of(r.regionId(), r.blockIndex())).distinct()).hasSize(4);
+        for (int i = 0; i < 4; i++) { // the same blocks a write GET_BLOCK names, now and for readers
+            assertThat(fx.write(f, i, C).blockIndex()).isEqualTo(page.get(i).blockIndex());
+        }
+        assertThat(fx.nn.datanodes().get(1).freeBlocks()).isEqualTo(4);
+        // Closing inside block 1 frees the two asked for ahead.
+        assertThat(fx.nn.files().close(f, C, Fixture.BLOCK + 1).size()).isEqualTo(Fixture.BLOCK + 1);
+        assertThat(fx.nn.datanodes().get(1).freeBlocks()).isEqualTo(6);
+        failsWith(ErrorCode.BLOCK_NOT_FOUND, () -> fx.read(f, 2));
+    }
+
+    @Test
+    void allocateBlocksChecksOrderAndLeaseAndStopsWhereStorageEnds() throws Exception {
+        fx.datanode(1, "h", 1, 0, 1, 3, false);
+        long f = newFile("/f");
+        failsWith(ErrorCode.INVALID_ARGUMENT, () -> fx.nn.files().allocateBlocks(f, 1, 2, C, "h", -1));
+        failsWith(ErrorCode.LEASE_CONFLICT, () -> fx.nn.files().allocateBlocks(f, 0, 2, C + 1, "h", -1));
+        assertThat(fx.nn.datanodes().get(1).freeBlocks()).isEqualTo(3);
+        List<BlockRef> page = fx.nn.files().allocateBlocks(f, 0, 5, C, "h", -1);
+        assertThat(page).hasSize(3); // what there was room for, not a failure
+        assertThat(failsWith(ErrorCode.NO_SPACE, () -> fx.nn.files().allocateBlocks(f, 3, 2, C, "h", -1)))
+                .contains("no free block");
+        assertThat(fx.nn.files().close(f, C, 3L * Fixture.BLOCK).size()).isEqualTo(3L * Fixture.BLOCK);
+    }
+
+    @Test
     void deadDatanodeIsSkippedAndReadsOfItsBlocksFailNamingIt() throws Exception {
         int a = fx.datanode(1, "ha", 11, 0, 1, 10, false).datanodeId();
         int b = fx.datanode(2, "hb", 22, 0, 1, 10, false).datanodeId();
