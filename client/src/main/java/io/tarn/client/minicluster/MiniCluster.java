@@ -72,15 +72,27 @@ public final class MiniCluster implements AutoCloseable {
                     .set(TarnKeys.NAMENODE_BIND, "127.0.0.1:0").build()));
             return namenodes.get(0);
         }
-        StringBuilder list = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            list.append(i == 0 ? "" : ",").append("127.0.0.1:").append(freePort());
+        for (int attempt = 1; ; attempt++) {
+            StringBuilder list = new StringBuilder();
+            for (int i = 0; i < count; i++) {
+                list.append(i == 0 ? "" : ",").append("127.0.0.1:").append(freePort());
+            }
+            try {
+                for (int i = 0; i < count; i++) {
+                    namenodes.add(Namenode.start(base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, list.toString())
+                            .set(TarnKeys.NAMENODE_PARTITION, i).set(TarnKeys.NAMENODE_BIND, "").build()));
+                }
+                return namenodes.get(0);
+            } catch (IOException e) {
+                // Typically a port picked free was taken before its namenode bound it (by any
+                // socket of this machine): start again on fresh ports, a few times.
+                if (attempt == 5) {
+                    throw e;
+                }
+                namenodes.forEach(Namenode::close);
+                namenodes.clear();
+            }
         }
-        for (int i = 0; i < count; i++) {
-            namenodes.add(Namenode.start(base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, list.toString())
-                    .set(TarnKeys.NAMENODE_PARTITION, i).set(TarnKeys.NAMENODE_BIND, "").build()));
-        }
-        return namenodes.get(0);
     }
 
     private static int freePort() throws IOException {
