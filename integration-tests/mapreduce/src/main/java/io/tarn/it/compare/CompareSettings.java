@@ -26,12 +26,25 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
      */
     public static final int SEQUENTIAL_PASSES = 3;
     /**
-     * Unmeasured passes before them (when warming up), on every side alike. Tarn's client and
+     * Unmeasured passes before them (when warming up), on every side alike, at least. Tarn's client and
      * datanode run in this JVM: its JIT compiler threads spent 1.4 CPU-seconds during the first GiB
      * and 0.2-0.4 per GiB over the next four, and one warm pass left the measured ones still rising
-     * (2.0, 2.4, 2.9 GB/s read in one run). Three reach the steady rate a long-running executor sees.
+     * (2.0, 2.4, 2.9 GB/s read in one run).
      */
     public static final int SEQUENTIAL_WARMUP_PASSES = 3;
+    /**
+     * Unmeasured passes at most: after {@link #SEQUENTIAL_WARMUP_PASSES}, warm-up goes on while the
+     * last pass still spent more than {@link #JIT_QUIET_SHARE} of its time compiling. Code run once
+     * per MiB (a stream's write, the datanode's request checks) is called about a thousand times a
+     * GiB and reaches the optimizing compiler only after several GiB: with three passes of 1 GiB,
+     * the C2 compiler was still compiling Tarn's per-request methods during the measured passes,
+     * taking up to a fifth of the two cores (async-profiler), and a run with twelve passes measured
+     * 2.7-3.1 GB/s write against 2.2-2.4 with three. A long-running executor runs that compiled
+     * code; the measured passes should too.
+     */
+    public static final int SEQUENTIAL_WARMUP_PASSES_MAX = 16;
+    /** The share of a warm-up pass's time spent compiling below which the JIT counts as settled. */
+    public static final double JIT_QUIET_SHARE = 0.02;
 
     public CompareSettings {
         if (!(seconds > 0) || warmupSeconds < 0 || sizeMb < 1) {

@@ -92,8 +92,12 @@ final class CompareTable {
                         + " = blocking java.net.Socket, one in flight; " + TCP
                         + " = one connection, 1 MiB writes. Each baseline figure is the better of a run before"
                         + " Tarn and one after HDFS. Sequential figures (both file systems and the TCP stream) are"
-                        + " the median of " + CompareSettings.SEQUENTIAL_PASSES + " passes after "
-                        + CompareSettings.SEQUENTIAL_WARMUP_PASSES + " unmeasured ones (none with --warmup-seconds 0)."
+                        + " the median of " + CompareSettings.SEQUENTIAL_PASSES + " passes after unmeasured ones"
+                        + " (none with --warmup-seconds 0): the TCP stream " + CompareSettings.SEQUENTIAL_WARMUP_PASSES
+                        + ", each file system at least " + CompareSettings.SEQUENTIAL_WARMUP_PASSES + " and then more,"
+                        + " up to " + CompareSettings.SEQUENTIAL_WARMUP_PASSES_MAX + ", until a pass spends less than "
+                        + Math.round(CompareSettings.JIT_QUIET_SHARE * 100) + "% of its time in the JIT compiler"
+                        + " (standard error logs each warm-up pass)."
                         + " MB = 10^6 bytes."));
         if (tarn.hasShortCircuit()) {
             lines.add("Short-circuit rows: Tarn's figure is a second TarnClient, tarn.client.shortcircuit=auto"

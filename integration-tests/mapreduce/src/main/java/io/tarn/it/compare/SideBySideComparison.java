@@ -4,6 +4,8 @@ import io.tarn.it.ComparisonMain;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -24,9 +26,9 @@ import java.util.Map;
  * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]
  * </pre>
  *
- * Defaults: 5 s measured after 1 s of warm-up per load point (and
- * {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES} unmeasured writes and reads of the same size
- * before the sequential ones, whose figures are the median of
+ * Defaults: 5 s measured after 1 s of warm-up per load point (and unmeasured writes and reads of
+ * the same size before the sequential ones until the JIT settles, see {@link #warmUp}; their figures
+ * are the median of
  * {@link CompareSettings#SEQUENTIAL_PASSES} passes), a 1024 MiB file, a fresh temporary
  * work directory that is removed afterwards (a given one is kept). The baselines run first and
  * last, Tarn and HDFS in between; each file system is stopped before the next starts.
@@ -103,18 +105,12 @@ public final class SideBySideComparison {
     }
 
     /**
-     * {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES} unmeasured writes and reads (when warming
-     * up), then {@link CompareSettings#SEQUENTIAL_PASSES} measured ones; the medians.
+     * unmeasured writes and reads until the JIT settles ({@link #warmUp}, when warming up), then {@link CompareSettings#SEQUENTIAL_PASSES} measured ones; the medians.
      */
     private static Throughput sequential(SequentialIo io, CompareSettings s, PrintStream log, String what)
             throws IOException {
         if (s.warmupSeconds() > 0) {
-            // Whole passes of the same size: after only 64 MiB, Tarn's first GiB ran at half its
-            // steady rate (JIT, buffer pools still growing), and HDFS's and the stream's warm up too.
-            for (int i = 0; i < CompareSettings.SEQUENTIAL_WARMUP_PASSES; i++) {
-                io.writeSequential(s.sizeBytes());
-                io.readSequential(s.sizeBytes());
-            }
+            warmUp(io, s, log, what);
         }
         double[] writes = new double[CompareSettings.SEQUENTIAL_PASSES];
         double[] reads = new double[writes.length];
@@ -128,6 +124,31 @@ public final class SideBySideComparison {
         log.printf(Locale.ROOT, "compare: %s median: write %.0f MB/s, read %.0f MB/s%n", what, median.write() / 1e6,
                 median.read() / 1e6);
         return median;
+    }
+
+    /**
+     * Whole unmeasured passes of the same size (after only 64 MiB, Tarn's first GiB ran at half its
+     * steady rate, and HDFS warms up too): at least {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES},
+     * then more until a pass spends less than {@link CompareSettings#JIT_QUIET_SHARE} of its time in
+     * the JIT compiler (this JVM's, which runs both file systems' servers too), at most
+     * {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES_MAX}.
+     */
+    private static void warmUp(SequentialIo io, CompareSettings s, PrintStream log, String what) throws IOException {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        for (int i = 1; i <= CompareSettings.SEQUENTIAL_WARMUP_PASSES_MAX; i++) {
+            long compiledBefore = timed ? jit.getTotalCompilationTime() : 0;
+            long start = System.nanoTime();
+            double write = io.writeSequential(s.sizeBytes());
+            double read = io.readSequential(s.sizeBytes());
+            double millis = (System.nanoTime() - start) / 1e6;
+            long compiled = timed ? jit.getTotalCompilationTime() - compiledBefore : 0;
+            log.printf(Locale.ROOT, "compare: %s warm-up pass %d: write %.0f MB/s, read %.0f MB/s, JIT %d ms of %.0f%n",
+                    what, i, write / 1e6, read / 1e6, compiled, millis);
+            if (i >= CompareSettings.SEQUENTIAL_WARMUP_PASSES && (!timed || compiled < CompareSettings.JIT_QUIET_SHARE * millis)) {
+                return;
+            }
+        }
     }
 
     private static LoadResult logged(PrintStream log, String what, LoadResult r) {
