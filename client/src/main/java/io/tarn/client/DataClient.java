@@ -168,19 +168,50 @@ final class DataClient implements AutoCloseable {
                                 : CompletableFuture.<ByteBuf>failedFuture(e);
                     }
                     LocalStorage storage = c.storage(grant);
-                    if (storage != null) {
-                        try {
-                            ByteBuf copy = storage.read(ref, offset, length, target);
-                            shortCircuitBytes.add(length);
-                            return CompletableFuture.completedFuture(copy);
-                        } catch (TarnException | RuntimeException x) {
-                            return CompletableFuture.<ByteBuf>failedFuture(x);
-                        } catch (IOException x) {
-                            c.giveUp(x.getMessage(), true);
-                        }
+                    if (storage == null) {
+                        return tcpRead(c, ref, offset, length, target);
                     }
-                    return tcpRead(c, ref, offset, length, target);
+                    if (!(target instanceof Landing landing)) {
+                        return copyOut(c, storage, ref, offset, length, target);
+                    }
+                    CompletableFuture<ByteBuf> result = new CompletableFuture<>();
+                    landing.park(new Landing.DeferredCopy() {
+                        @Override
+                        public void copyInto(RpcClient.ResponseTarget memory) {
+                            copyOut(c, storage, ref, offset, length, memory).whenComplete((buf, x) -> {
+                                if (x != null) {
+                                    result.completeExceptionally(x);
+                                } else if (!result.complete(buf)) {
+                                    buf.release();
+                                }
+                            });
+                        }
+
+                        @Override
+                        public void abandon() {
+                            result.cancel(false);
+                        }
+                    });
+                    return result;
                 }).thenCompose(f -> f);
+    }
+
+    /**
+     * Copies a granted block range out of the co-located datanode's region into the memory
+     * {@code target} names, or reads it over TCP when the region cannot be mapped here.
+     */
+    private CompletableFuture<ByteBuf> copyOut(Connection c, LocalStorage storage, BlockRef ref, int offset,
+            int length, RpcClient.ResponseTarget target) {
+        try {
+            ByteBuf copy = storage.read(ref, offset, length, target);
+            shortCircuitBytes.add(length);
+            return CompletableFuture.completedFuture(copy);
+        } catch (TarnException | RuntimeException x) {
+            return CompletableFuture.failedFuture(x);
+        } catch (IOException x) {
+            c.giveUp(x.getMessage(), true);
+            return tcpRead(c, ref, offset, length, target);
+        }
     }
 
     /**

@@ -18,21 +18,72 @@ import java.util.concurrent.atomic.AtomicInteger;
  * goes to the offered memory) or closed (it goes elsewhere). The offered memory belongs to the
  * transport from the claim until the read's future completes: a reader that stops waiting earlier
  * (interrupted) must {@link #settle} first.
+ *
+ * <p>A short-circuit read has nothing in flight once the datanode granted it, only a copy out of the
+ * mapped region left to make. When the landing may {@linkplain #Landing(boolean) wait for its
+ * reader}, that copy is {@linkplain #park parked} (state parked) instead of made into a buffer of
+ * its own on the I/O thread: the reader makes it on its own thread, straight into the buffer it
+ * {@linkplain #offer offers} (one copy instead of two), or into a buffer of its own when it
+ * {@linkplain #take takes} the data without offering.
  */
 final class Landing implements RpcClient.ResponseTarget {
     private static final int OPEN = 0;
     private static final int OFFERED = 1;
     private static final int CLAIMED = 2;
     private static final int CLOSED = 3;
+    private static final int PARKED = 4;
 
     private final AtomicInteger state = new AtomicInteger(OPEN);
+    /** True when a short-circuit copy may wait for the reader (see the class comment). */
+    private final boolean waitsForReader;
     private volatile ByteBuf offered;
+    /** The copy waiting for the reader while parked. */
+    private volatile DeferredCopy parked;
     /** Where the offered memory starts, or 0 when nothing was offered or it has no known address. */
     private long address;
 
+    /** A landing whose short-circuit copy is made at once, wherever the read completes. */
+    Landing() {
+        this(false);
+    }
+
+    /** @param waitsForReader whether a short-circuit copy may wait for the reader ({@link #park}) */
+    Landing(boolean waitsForReader) {
+        this.waitsForReader = waitsForReader;
+    }
+
+    /**
+     * A short-circuit read's copy out of the mapped region, made later: into the memory a target
+     * names, completing the read itself.
+     */
+    interface DeferredCopy {
+        /** Makes the copy into the memory {@code target} names and completes the read with it. */
+        void copyInto(RpcClient.ResponseTarget target);
+
+        /** The read was given up before the copy was made: completes it without data. */
+        void abandon();
+    }
+
+    /**
+     * Called where the read's grant arrived (an I/O thread): leaves {@code copy} to the reader when
+     * this landing waits for it and nothing was offered yet; otherwise makes it now, into the
+     * offered memory or a buffer of its own.
+     */
+    void park(DeferredCopy copy) {
+        if (waitsForReader) {
+            parked = copy;
+            if (state.compareAndSet(OPEN, PARKED)) {
+                return;
+            }
+            parked = null;
+        }
+        copy.copyInto(this);
+    }
+
     /**
      * Offers {@code memory} (empty, room for the whole read) for the data; false, with the memory
-     * left to the caller, when the data already goes elsewhere.
+     * left to the caller, when the data already goes elsewhere. A parked copy is made here, on the
+     * caller's thread, straight into {@code memory}.
      */
     boolean offer(ByteBuf memory) {
         address = memory.hasMemoryAddress() ? memory.memoryAddress() + memory.writerIndex() : 0;
@@ -41,7 +92,39 @@ final class Landing implements RpcClient.ResponseTarget {
             return true;
         }
         offered = null;
+        if (state.compareAndSet(PARKED, CLAIMED)) {
+            DeferredCopy copy = parked;
+            parked = null;
+            copy.copyInto(bodyLength -> memory);
+            return true;
+        }
         return false;
+    }
+
+    /**
+     * For a reader about to wait for the data without offering memory: a parked copy is made now,
+     * on the caller's thread, into a buffer of its own.
+     */
+    void take() {
+        if (state.compareAndSet(PARKED, CLOSED)) {
+            DeferredCopy copy = parked;
+            parked = null;
+            copy.copyInto(DataClient.RECEIVE);
+        }
+    }
+
+    /** True while a short-circuit copy waits for the reader (for tests). */
+    boolean isParked() {
+        return state.get() == PARKED;
+    }
+
+    /** The read is given up: a parked copy is never made. */
+    void dropParked() {
+        if (state.compareAndSet(PARKED, CLOSED)) {
+            DeferredCopy copy = parked;
+            parked = null;
+            copy.abandon();
+        }
     }
 
     /**

@@ -50,6 +50,13 @@ public final class TarnInputStream extends InputStream {
 
     private long position;
     private long requestedUpTo;
+    /**
+     * Set while the caller reads into direct buffers of a chunk or more, which it offers for the
+     * data ({@link #receiveStraightInto}): short-circuit copies of the read-ahead then wait for it
+     * and go straight into its buffer ({@link Landing#park}). Reads into arrays leave them to the
+     * I/O thread, where they overlap with the caller's own copy.
+     */
+    private boolean offersBuffers;
     private boolean closed;
 
     TarnInputStream(TarnClient client, String path, FileStatus status) {
@@ -126,6 +133,7 @@ public final class TarnInputStream extends InputStream {
         if (position >= size) {
             return -1;
         }
+        offersBuffers = dst.isDirect() && dst.remaining() >= chunkSize;
         int total = 0;
         while (dst.hasRemaining() && position < size) {
             int landed = receiveStraightInto(dst, total);
@@ -392,6 +400,7 @@ public final class TarnInputStream extends InputStream {
         }
         Pending pending = upcoming();
         buffers.ahead.pollFirst();
+        pending.landing.take(); // a short-circuit copy left to this reader is made now
         CompletableFuture<ByteBuf> next = pending.data;
         try {
             buffers.current = TarnClient.await(next);
@@ -475,11 +484,20 @@ public final class TarnInputStream extends InputStream {
         return 0;
     }
 
+    /** Read-ahead requests whose short-circuit copy waits for this reader (for tests). */
+    int parkedAhead() {
+        int n = 0;
+        for (Pending p : buffers.ahead) {
+            n += p.landing.isParked() ? 1 : 0;
+        }
+        return n;
+    }
+
     private void fillReadahead() {
         long limit = Math.min(size, position + Math.max(readahead, 1));
         while (requestedUpTo < size && (buffers.ahead.isEmpty() || requestedUpTo < limit)) {
             int piece = pieceLength(requestedUpTo, size);
-            Landing landing = new Landing();
+            Landing landing = new Landing(offersBuffers);
             buffers.ahead.addLast(new Pending(requestRange(requestedUpTo, piece, landing), landing, piece));
             requestedUpTo += piece;
         }
@@ -589,6 +607,7 @@ public final class TarnInputStream extends InputStream {
             }
             Pending p;
             while ((p = ahead.pollFirst()) != null) {
+                p.landing.dropParked();
                 p.data.whenComplete((buf, e) -> {
                     if (buf != null) {
                         buf.release();

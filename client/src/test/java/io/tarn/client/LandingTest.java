@@ -69,6 +69,87 @@ class LandingTest {
         own.release();
     }
 
+    /** A deferred copy that records where it was made and on which thread. */
+    private static final class RecordingCopy implements Landing.DeferredCopy {
+        final CompletableFuture<ByteBuf> result = new CompletableFuture<>();
+        Thread madeOn;
+        boolean abandoned;
+
+        @Override
+        public void copyInto(io.tarn.rpc.RpcClient.ResponseTarget target) {
+            madeOn = Thread.currentThread();
+            ByteBuf memory = target.claim(32);
+            result.complete(memory.writeBytes(new byte[32]));
+        }
+
+        @Override
+        public void abandon() {
+            abandoned = true;
+            result.cancel(false);
+        }
+    }
+
+    @Test
+    void aParkedCopyIsMadeByTheOfferingReaderStraightIntoItsBuffer() throws Exception {
+        Landing landing = new Landing(true);
+        RecordingCopy copy = new RecordingCopy();
+        Thread io = new Thread(() -> landing.park(copy));
+        io.start();
+        io.join();
+        assertThat(landing.isParked()).isTrue();
+        assertThat(copy.result).isNotDone(); // nothing copied on the granting thread
+
+        ByteBuffer dst = ByteBuffer.allocateDirect(32);
+        assertThat(landing.offer(offerable(dst, 0, 32))).isTrue();
+        assertThat(copy.madeOn).isSameAs(Thread.currentThread());
+        assertThat(landing.holds(copy.result.get())).isTrue();
+        assertThat(landing.withdraw()).isFalse(); // claimed: the memory is the data
+    }
+
+    @Test
+    void aParkedCopyTakenWithoutAnOfferGoesToABufferOfItsOwn() throws Exception {
+        Landing landing = new Landing(true);
+        RecordingCopy copy = new RecordingCopy();
+        landing.park(copy);
+        landing.take();
+        ByteBuf own = copy.result.get();
+        assertThat(own.readableBytes()).isEqualTo(32);
+        assertThat(landing.holds(own)).isFalse();
+        assertThat(landing.offer(offerable(ByteBuffer.allocateDirect(32), 0, 32))).isFalse(); // too late
+        landing.take(); // made once only
+        own.release();
+    }
+
+    @Test
+    void aCopyIsMadeAtOnceWhenTheReaderOfferedFirstOrDoesNotWait() throws Exception {
+        ByteBuffer dst = ByteBuffer.allocateDirect(32);
+        Landing offeredFirst = new Landing(true);
+        assertThat(offeredFirst.offer(offerable(dst, 0, 32))).isTrue();
+        RecordingCopy intoOffer = new RecordingCopy();
+        offeredFirst.park(intoOffer);
+        assertThat(offeredFirst.holds(intoOffer.result.get())).isTrue();
+
+        Landing eager = new Landing(); // a reader of arrays: the copy overlaps with its own
+        RecordingCopy now = new RecordingCopy();
+        eager.park(now);
+        assertThat(eager.isParked()).isFalse();
+        assertThat(now.result).isDone();
+        now.result.get().release();
+    }
+
+    @Test
+    void aParkedCopyOfAnAbandonedReadIsNeverMade() {
+        Landing landing = new Landing(true);
+        RecordingCopy copy = new RecordingCopy();
+        landing.park(copy);
+        landing.dropParked();
+        assertThat(copy.abandoned).isTrue();
+        assertThat(copy.madeOn).isNull();
+        assertThat(copy.result).isCancelled();
+        landing.take();
+        assertThat(copy.madeOn).isNull();
+    }
+
     @Test
     void settleWaitsThroughInterruptsAndKeepsTheFlag() throws Exception {
         CompletableFuture<Void> read = new CompletableFuture<>();

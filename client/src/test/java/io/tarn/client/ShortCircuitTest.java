@@ -151,6 +151,44 @@ class ShortCircuitTest {
     }
 
     /**
+     * A reader of direct buffers leaves the read-ahead's copies to itself ({@link Landing#park}), so
+     * the copy out of the region is made after the grant, possibly long after: the block may have
+     * been given to another file meanwhile. The copy made then is refused, never returned.
+     */
+    @Test
+    void readAheadGrantedBeforeTheBlockIsReusedIsStaleWhenTheReaderCopies() throws Exception {
+        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
+        try (MiniCluster cluster = oneBlockCluster();
+             TarnClient local = TarnClient.connect(cluster.config().toBuilder()
+                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.AUTO)
+                     .set(TarnKeys.CLIENT_IO_CHUNK, (long) MIB / 2).build())) {
+            byte[] a = random(MIB, 11);
+            write(local, "/a", a);
+            long copiedBefore = local.data().shortCircuitBytes();
+            try (TarnInputStream in = local.open("/a")) {
+                ByteBuffer dst = ByteBuffer.allocateDirect(MIB / 2);
+                assertThat(in.read(dst)).isEqualTo(MIB / 2);
+                assertThat(dst.flip()).isEqualTo(ByteBuffer.wrap(a, 0, MIB / 2));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (in.parkedAhead() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(1); // the second half's grant is on its way
+                }
+                assertThat(in.parkedAhead()).as("the second half waits for the reader").isEqualTo(1);
+
+                local.delete("/a", false);
+                byte[] b = random(MIB, 12);
+                write(local, "/b", b); // the only block, now with a newer generation
+
+                assertThatThrownBy(() -> in.read(dst.clear()))
+                        .satisfies(e -> assertThat(codeOf(e)).isEqualTo(ErrorCode.STALE_GENERATION));
+                assertThat(read(local, "/b")).isEqualTo(b);
+            }
+            // Only the first half was copied out for /a; the refused copy is not counted.
+            assertThat(local.data().shortCircuitBytes() - copiedBefore).isEqualTo((long) MIB / 2 + 2L * MIB);
+        }
+    }
+
+    /**
      * Writes from an array go through the stream's chunk; from a direct buffer, straight into the
      * region once granted.
      */
