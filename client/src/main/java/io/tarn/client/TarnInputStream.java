@@ -528,9 +528,9 @@ public final class TarnInputStream extends InputStream {
 
     /**
      * The location of block {@code index}. Locations are asked for {@link #REFS_PER_CALL} blocks of
-     * the file at a time (one GET_BLOCKS), the next such page once the reader is half-way through
-     * the last one, so a sequential reader of 1 MiB blocks makes one namenode call per 16 MiB
-     * instead of one per block. A block the page did not name (the file grew since it was opened,
+     * the file at a time (one GET_BLOCKS), and, for a reader going from block to block, the next such
+     * page once it is half-way through the last one, so a sequential reader of 1 MiB blocks makes one
+     * namenode call per 16 MiB instead of one per block. A block the page did not name (the file grew since it was opened,
      * or the page failed, say because a later block is on a dead datanode) is asked for alone, as is
      * one whose lookup failed before.
      */
@@ -544,7 +544,8 @@ public final class TarnInputStream extends InputStream {
             refs.set(index, f);
         }
         int ahead = index + REFS_PER_CALL / 2;
-        if (ahead < blocksInFile() && (ahead >= refs.size() || refs.get(ahead) == null)) {
+        boolean sequential = index > 0 && refs.get(index - 1) != null;
+        if (sequential && ahead < blocksInFile() && (ahead >= refs.size() || refs.get(ahead) == null)) {
             askPage(ahead);
         }
         return f;

@@ -3,18 +3,22 @@ package io.tarn.client;
 import io.tarn.client.minicluster.MiniCluster;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.DatanodeUnavailableException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Streams that ask the namenode for block locations several at a time: a writer allocates its
@@ -96,6 +100,42 @@ class BlockPagesTest {
             }
             client.delete(path, false);
             assertThat(freeBlocks()).isEqualTo(freeBefore);
+        }
+    }
+
+    /**
+     * A page naming a block on a stopped datanode fails as a whole (GET_BLOCKS answers for all of
+     * its blocks or none); the blocks on the live datanode are then asked for one by one and read,
+     * and those on the stopped one fail naming the loss, as before pages.
+     */
+    @ParameterizedTest
+    @EnumSource(ShortCircuitMode.class)
+    void blocksOnALiveDatanodeAreReadWhenTheirPageNamesADeadOne(ShortCircuitMode mode) throws Exception {
+        try (MiniCluster small = MiniCluster.builder().datanodes(2).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.DATANODE_TIMEOUT, 3_600_000L).start();
+             TarnClient reader = TarnClient.connect(small.config().toBuilder()
+                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, mode).build())) {
+            byte[] data = StreamsTest.random(6 * BLOCK, 21);
+            try (TarnOutputStream out = reader.create("/spread")) {
+                out.write(data);
+            }
+            List<BlockRef> refs = reader.getBlocks(reader.getStatus("/spread").fileId(), 0, 6);
+            int stoppedPort = small.datanode(1).address().getPort();
+            assertThat(refs).anyMatch(r -> r.port() == stoppedPort).anyMatch(r -> r.port() != stoppedPort);
+            small.stopDatanode(1);
+            try (TarnInputStream in = reader.open("/spread")) {
+                byte[] piece = new byte[BLOCK];
+                for (int b = 0; b < refs.size(); b++) {
+                    long pos = (long) b * BLOCK;
+                    if (refs.get(b).port() == stoppedPort) {
+                        assertThatThrownBy(() -> in.readFully(pos, piece, 0, BLOCK))
+                                .isInstanceOf(DatanodeUnavailableException.class);
+                    } else {
+                        in.readFully(pos, piece, 0, BLOCK);
+                        assertThat(piece).isEqualTo(Arrays.copyOfRange(data, (int) pos, (int) pos + BLOCK));
+                    }
+                }
+            }
         }
     }
 }
