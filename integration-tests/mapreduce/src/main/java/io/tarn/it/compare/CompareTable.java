@@ -15,6 +15,8 @@ final class CompareTable {
     static final String NETTY = "Netty echo";
     static final String PING_PONG = "socket ping-pong";
     static final String TCP = "TCP stream";
+    static final String TCP_INTO_MEMORY = "TCP stream into memory";
+    static final String WRITE_VS_MEMORY = "sequential write, 1 MiB calls, MB/s, vs a stream kept in memory";
     static final String TARN_TCP = "Tarn, TCP path";
     static final String SHORT_CIRCUIT_WRITE = "sequential write, short-circuit, 1 MiB calls, MB/s";
     static final String SHORT_CIRCUIT_READ = "sequential read, short-circuit, 1 MiB calls, MB/s";
@@ -52,6 +54,8 @@ final class CompareTable {
         }
         rows.add(new Row("sequential write, 1 MiB calls, MB/s", tarn.writeBytesPerSecond() / MB,
                 hdfs.writeBytesPerSecond() / MB, TCP, base.tcpBytesPerSecond() / MB, "%,.0f"));
+        rows.add(new Row(WRITE_VS_MEMORY, tarn.writeBytesPerSecond() / MB, hdfs.writeBytesPerSecond() / MB,
+                TCP_INTO_MEMORY, base.tcpIntoMemoryBytesPerSecond() / MB, "%,.0f"));
         rows.add(new Row("sequential read, 1 MiB calls, MB/s", tarn.readBytesPerSecond() / MB,
                 hdfs.readBytesPerSecond() / MB, TCP, base.tcpBytesPerSecond() / MB, "%,.0f"));
         if (tarn.hasShortCircuit()) {
@@ -90,7 +94,11 @@ final class CompareTable {
                         + NETTY + " = Netty 4.2 (" + base.nettyTransport() + ", the Tarn client's relocated copy), "
                         + "one connection, that many messages outstanding; " + PING_PONG
                         + " = blocking java.net.Socket, one in flight; " + TCP
-                        + " = one connection, 1 MiB writes. Each baseline figure is the better of a run before"
+                        + " = one connection, 1 MiB writes, the receiver reading into one 1 MiB buffer; "
+                        + TCP_INTO_MEMORY + " = the same, the receiver keeping the bytes, each MiB read into the"
+                        + " next MiB of a mapped /dev/shm file of the data's size (where the datanode keeps its"
+                        + " regions): what storing them in memory costs before any file system work."
+                        + " Each baseline figure is the better of a run before"
                         + " Tarn and one after HDFS. Sequential figures (both file systems and the TCP stream) are"
                         + " the median of " + CompareSettings.SEQUENTIAL_PASSES + " passes after unmeasured ones"
                         + " (none with --warmup-seconds 0): the TCP stream " + CompareSettings.SEQUENTIAL_WARMUP_PASSES

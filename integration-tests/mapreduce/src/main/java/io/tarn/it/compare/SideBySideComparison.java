@@ -77,10 +77,18 @@ public final class SideBySideComparison {
         }
         LoadResult pingPong = logged(log, "baseline socket ping-pong",
                 SocketPingPongBaseline.run(s.warmupSeconds(), s.seconds()));
-        double tcp = TcpStreamBaseline.run(s.sizeBytes(),
-                s.warmupSeconds() > 0 ? CompareSettings.SEQUENTIAL_WARMUP_PASSES * s.sizeBytes() : 0);
+        long warmup = s.warmupSeconds() > 0 ? CompareSettings.SEQUENTIAL_WARMUP_PASSES * s.sizeBytes() : 0;
+        double tcp = TcpStreamBaseline.run(s.sizeBytes(), warmup);
         log.printf(Locale.ROOT, "compare: baseline TCP stream: %.0f MB/s%n", tcp / 1e6);
-        return new BaselineResult(NettyEchoBaseline.transport(), echo, pingPong, tcp);
+        double intoMemory = TcpStreamBaseline.runIntoMemory(s.sizeBytes(), warmup, memoryDirectory(s));
+        log.printf(Locale.ROOT, "compare: baseline TCP stream into memory: %.0f MB/s%n", intoMemory / 1e6);
+        return new BaselineResult(NettyEchoBaseline.transport(), echo, pingPong, tcp, intoMemory);
+    }
+
+    /** Where the stream into memory maps its file: /dev/shm, as the datanode's regions, else the work directory. */
+    private static Path memoryDirectory(CompareSettings s) {
+        Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : s.workDir();
     }
 
     private static SideResult measure(StorageSide side, CompareSettings s, PrintStream log) throws Exception {

@@ -51,11 +51,15 @@ class SideBySideComparisonIT {
                 assertThat(number(cells[6])).as(workload + ": short-circuit / TCP path").isPositive();
             } else {
                 assertThat(cells[4]).as(workload + ": baseline")
-                        .isIn(CompareTable.NETTY, CompareTable.PING_PONG, CompareTable.TCP);
+                        .isIn(CompareTable.NETTY, CompareTable.PING_PONG, CompareTable.TCP,
+                                CompareTable.TCP_INTO_MEMORY);
                 assertThat(number(cells[5])).as(workload + ": baseline figure").isPositive();
                 assertThat(number(cells[6])).as(workload + ": Tarn / baseline").isPositive();
             }
         });
+        assertThat(rows.get(CompareTable.WRITE_VS_MEMORY)[1]).as("the write against the stream kept in memory")
+                .isEqualTo(rows.get("sequential write, 1 MiB calls, MB/s")[1]);
+        assertThat(rows.get(CompareTable.WRITE_VS_MEMORY)[4]).isEqualTo(CompareTable.TCP_INTO_MEMORY);
         assertThat(rows.get(CompareTable.SHORT_CIRCUIT_WRITE)[5]).as("short-circuit write: its baseline")
                 .isEqualTo(rows.get("sequential write, 1 MiB calls, MB/s")[1]);
         assertThat(rows.get(CompareTable.SHORT_CIRCUIT_READ)[5]).as("short-circuit read: its baseline")
@@ -76,6 +80,7 @@ class SideBySideComparisonIT {
             names.add("create + close empty file, " + depth + " in flight, ops/s");
         }
         names.add("sequential write, 1 MiB calls, MB/s");
+        names.add(CompareTable.WRITE_VS_MEMORY);
         names.add("sequential read, 1 MiB calls, MB/s");
         names.add(CompareTable.SHORT_CIRCUIT_WRITE);
         names.add(CompareTable.SHORT_CIRCUIT_READ);
