@@ -86,6 +86,7 @@ public final class TarnInputStream extends InputStream {
         if (position >= size) {
             return -1;
         }
+        offersBuffers = false;
         ByteBuf buf = current();
         position++;
         return buf.readUnsignedByte();
@@ -101,6 +102,7 @@ public final class TarnInputStream extends InputStream {
         if (position >= size) {
             return -1;
         }
+        offersBuffers = false;
         int total = 0;
         while (len > 0 && position < size) {
             ByteBuf buf = currentOrNull(total);
@@ -528,11 +530,11 @@ public final class TarnInputStream extends InputStream {
 
     /**
      * The location of block {@code index}. Locations are asked for {@link #REFS_PER_CALL} blocks of
-     * the file at a time (one GET_BLOCKS), and, for a reader going from block to block, the next such
-     * page once it is half-way through the last one, so a sequential reader of 1 MiB blocks makes one
-     * namenode call per 16 MiB instead of one per block. A block the page did not name (the file grew since it was opened,
-     * or the page failed, say because a later block is on a dead datanode) is asked for alone, as is
-     * one whose lookup failed before.
+     * the file at a time (one GET_BLOCKS), and, for a reader going from block to block, the next
+     * such page once it is half-way through the last one, so a sequential reader of 1 MiB blocks
+     * makes one namenode call per 16 MiB instead of one per block. A block the page did not name
+     * (the file grew since it was opened, or the page failed, say because a later block is on a
+     * dead datanode) is asked for alone, as is one whose lookup failed before.
      */
     private synchronized CompletableFuture<BlockRef> ref(int index) {
         CompletableFuture<BlockRef> f = index < refs.size() ? refs.get(index) : null;
