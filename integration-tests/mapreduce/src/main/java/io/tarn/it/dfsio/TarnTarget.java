@@ -8,8 +8,10 @@ import java.util.Map;
 
 /**
  * Tarn's side: a namenode and two DRAM datanodes in this JVM (their own class loader), reached
- * through the shaded adapter. Each datanode gets room for the whole data set, so block placement
- * never runs short whichever datanode it prefers.
+ * through the shaded adapter with its default settings: the datanodes run on this host, so the
+ * client copies block data short-circuit (docs/short-circuit.md), as a Hadoop job next to its
+ * datanodes does. Each datanode gets room for the whole data set, so block placement never runs
+ * short whichever datanode it prefers.
  */
 final class TarnTarget implements BenchmarkTarget {
     static final int DATANODES = 2;
@@ -34,7 +36,9 @@ final class TarnTarget implements BenchmarkTarget {
 
     @Override
     public String description() {
-        return "Tarn (" + DATANODES + " DRAM datanodes of " + datanodeMb + " MiB, TCP)";
+        return "Tarn (" + DATANODES + " DRAM datanodes of " + datanodeMb + " MiB; the adapter's default"
+                + " tarn.client.shortcircuit=auto, so the map tasks copy block data straight from and to the"
+                + " datanodes' mapped files in this JVM's host)";
     }
 
     @Override
