@@ -7,6 +7,7 @@ import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.ShortCircuitProtocol;
 import io.tarn.datanode.DatanodeMetrics;
 import io.netty.buffer.ByteBuf;
@@ -89,6 +90,8 @@ class ShortCircuitTest {
              TarnClient local = client(cluster, ShortCircuitMode.AUTO);
              TarnClient tcp = client(cluster, ShortCircuitMode.OFF)) {
             assertThat(cluster.datanode(0).offersShortCircuit()).isTrue();
+            assertThat(local.clusterStatus().datanodes()).as("what tarn status shows")
+                    .hasSize(2).allMatch(DatanodeStatus::shortCircuit);
             byte[] a = random(5 * MIB + 12_345, 1);
             byte[] b = random(3 * MIB + 7, 2);
             write(local, "/sc/a", a);
@@ -322,6 +325,8 @@ class ShortCircuitTest {
                 MiniCluster.builder().datanodes(1).set(TarnKeys.DRAM_SHORTCIRCUIT, false)}) {
             try (MiniCluster cluster = b.start(); TarnClient c = client(cluster, ShortCircuitMode.AUTO)) {
                 assertThat(cluster.datanode(0).offersShortCircuit()).isFalse();
+                assertThat(c.clusterStatus().datanodes()).as("what tarn status shows")
+                        .singleElement().matches(d -> !d.shortCircuit());
                 byte[] data = random(2 * MIB + 3, 8);
                 write(c, "/f", data);
                 assertThat(read(c, "/f")).isEqualTo(data);

@@ -609,7 +609,7 @@ public final class NamenodeService implements RpcHandler {
         List<DatanodeStatus> list = new ArrayList<>();
         for (DatanodeInfo dn : datanodes.all()) {
             list.add(new DatanodeStatus(dn.id(), dn.host(), dn.port(), dn.storageClass(), wireState(dn),
-                    dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn)));
+                    dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn), dn.shortCircuit()));
         }
         return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
                 operations(), blockSize, list);

@@ -18,7 +18,7 @@ import java.util.Locale;
  */
 final class StatusPrinter {
     private static final String NAMENODE_ROW = "  %-5s %-24s %-9s %10s %12s %14s %11s";
-    private static final String DATANODE_ROW = "  %-4s %-24s %-6s %-7s %10s %10s %6s  %-12s%s";
+    private static final String DATANODE_ROW = "  %-4s %-24s %-6s %-7s %10s %10s %6s  %-12s %-13s %s";
 
     private final PrintStream out;
 
@@ -128,7 +128,7 @@ final class StatusPrinter {
             return;
         }
         line(DATANODE_ROW, "ID", "ADDRESS", "CLASS", "STATE", "CAPACITY", "FREE", "USED",
-                "LAST HEARD", several ? "SHARE PER NAMENODE" : "");
+                "LAST HEARD", "SHORT-CIRCUIT", several ? "SHARE PER NAMENODE" : "");
         for (DatanodeStatus d : list) {
             datanode(d, viewer, now, several);
         }
@@ -150,7 +150,7 @@ final class StatusPrinter {
         line(DATANODE_ROW, d.id(), d.host() + ":" + d.port(), storageClass(d.storageClass()),
                 d.stateName(), Formats.human(capacity), Formats.human(free),
                 String.format(Locale.ROOT, "%.1f%%", used), Formats.duration(d.silenceMs()) + " ago",
-                several ? String.join(", ", shares) : "");
+                d.shortCircuit() ? "offered" : "no", several ? String.join(", ", shares) : "");
     }
 
     /** One namenode's share of a datanode: its capacity there, or why there is none to count on. */

@@ -16,8 +16,9 @@ class StatusPrinterTest {
     private static final int MB_BLOCKS = 1;
     private static final int BLOCK = 1 << 20;
 
-    private static DatanodeStatus datanode(int id, int state, long capacityMb, long freeMb) {
-        return new DatanodeStatus(id, "host1", 9070, 0, state, capacityMb * MB_BLOCKS, freeMb * MB_BLOCKS, 400);
+    private static DatanodeStatus datanode(int id, int state, long capacityMb, long freeMb, boolean shortCircuit) {
+        return new DatanodeStatus(id, "host1", 9070, 0, state, capacityMb * MB_BLOCKS, freeMb * MB_BLOCKS, 400,
+                shortCircuit);
     }
 
     private static ClusterStatus namenode(long uptimeMs, long files, long operations, DatanodeStatus... datanodes) {
@@ -37,7 +38,7 @@ class StatusPrinterTest {
                 NamenodeView.up(1, "localhost:9061", namenode(7_979_000, 50_000, 9_000_000))));
         ClusterSnapshot now = new ClusterSnapshot(List.of(
                 NamenodeView.up(0, "localhost:9060",
-                        namenode(7_980_000, 51_234, 9_123_456, datanode(1, DatanodeStatus.ALIVE, 512, 100))),
+                        namenode(7_980_000, 51_234, 9_123_456, datanode(1, DatanodeStatus.ALIVE, 512, 100, true))),
                 NamenodeView.down(1, "localhost:9061", "cannot connect to localhost:9061: Connection refused")));
         assertThat(print(before, now, 1.0)).isEqualTo("""
                 namenodes: 2 (1 up, 1 down), block size 1m; OPS/S over the last 1.0 s
@@ -47,24 +48,24 @@ class StatusPrinterTest {
                   total                                         51234           17        9123456      1520.0
                 datanodes: 1 (1 alive), as namenode 0 sees them; CAPACITY and FREE add up the shares of the \
                 namenodes that answered
-                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD  SHARE PER NAMENODE
-                  1    host1:9070               dram   alive        512 M      100 M  80.5%  0.4 s ago   512 M, down
+                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD   SHORT-CIRCUIT SHARE PER NAMENODE
+                  1    host1:9070               dram   alive        512 M      100 M  80.5%  0.4 s ago    offered       512 M, down
                 """);
     }
 
     @Test
     void oneNamenodeAveragedSinceStartHasNoTotalNorShares() {
         ClusterSnapshot now = new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060",
-                namenode(4_000, 3, 20, datanode(1, DatanodeStatus.ALIVE, 1024, 1024),
-                        datanode(2, DatanodeStatus.STOPPED, 1024, 0)))));
+                namenode(4_000, 3, 20, datanode(1, DatanodeStatus.ALIVE, 1024, 1024, true),
+                        datanode(2, DatanodeStatus.STOPPED, 1024, 0, false)))));
         assertThat(print(null, now, 0)).isEqualTo("""
                 namenodes: 1 (1 up), block size 1m; OPS/S averaged since each namenode started
                   PART  ADDRESS                  UPTIME         FILES  DIRECTORIES     OPERATIONS       OPS/S
                   0     localhost:9060           4.0 s              3           17             20         5.0
                 datanodes: 2 (1 alive)
-                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD
-                  1    host1:9070               dram   alive          1 G        1 G   0.0%  0.4 s ago
-                  2    host1:9070               dram   stopped        1 G          0 100.0%  0.4 s ago
+                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD   SHORT-CIRCUIT
+                  1    host1:9070               dram   alive          1 G        1 G   0.0%  0.4 s ago    offered
+                  2    host1:9070               dram   stopped        1 G          0 100.0%  0.4 s ago    no
                 """);
     }
 

@@ -48,11 +48,19 @@ public final class AdminProtocol {
     /**
      * REGISTER_DATANODE request: who the datanode is, where it serves, and which of its regions the
      * receiving namenode manages ({@code regionCount} regions from {@code firstRegion}, every
-     * {@code regionStride}-th).
+     * {@code regionStride}-th), and whether it offers short-circuit access to clients on its host
+     * (reported in CLUSTER_STATUS for operators; clients learn it from the datanode itself).
      */
     public record RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
                                   long regionSize, int regionCount, int firstRegion, int regionStride,
-                                  boolean intact) {
+                                  boolean intact, boolean shortCircuit) {
+        /** A registration of a datanode that offers no short-circuit access. */
+        public RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
+                               long regionSize, int regionCount, int firstRegion, int regionStride, boolean intact) {
+            this(storageIdHigh, storageIdLow, host, port, storageClass, regionSize, regionCount, firstRegion,
+                    regionStride, intact, false);
+        }
+
         public void encode(ByteBuf buf) {
             buf.writeLong(storageIdHigh);
             buf.writeLong(storageIdLow);
@@ -64,6 +72,7 @@ public final class AdminProtocol {
             buf.writeInt(firstRegion);
             buf.writeInt(regionStride);
             Wire.writeBoolean(buf, intact);
+            Wire.writeBoolean(buf, shortCircuit);
         }
 
         public static RegisterRequest decode(ByteBuf buf) {
@@ -71,7 +80,8 @@ public final class AdminProtocol {
                     Wire.readUnsignedShort(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf),
                     Wire.readInt(buf, 0, MAX_REGIONS, "regionCount"),
                     Wire.readInt(buf, 0, MAX_REGIONS - 1, "firstRegion"),
-                    Wire.readInt(buf, 1, MAX_REGION_STRIDE, "regionStride"), Wire.readBoolean(buf));
+                    Wire.readInt(buf, 1, MAX_REGION_STRIDE, "regionStride"), Wire.readBoolean(buf),
+                    Wire.readBoolean(buf));
             Wire.end(buf);
             if (r.regionSize <= 0) {
                 throw new MalformedMessageException("regionSize " + r.regionSize);
@@ -150,10 +160,17 @@ public final class AdminProtocol {
 
     /**
      * One datanode as the namenode sees it. {@code state} is {@link #SILENT}, {@link #ALIVE} or
-     * {@link #STOPPED} (one byte; 0 and 1 keep the layout of the earlier alive flag).
+     * {@link #STOPPED} (one byte; 0 and 1 keep the layout of the earlier alive flag);
+     * {@code shortCircuit} is what the datanode said at its last registration.
      */
     public record DatanodeStatus(int id, String host, int port, int storageClass, int state, long capacityBlocks,
-                                 long freeBlocks, long silenceMs) {
+                                 long freeBlocks, long silenceMs, boolean shortCircuit) {
+        /** A datanode that offers no short-circuit access. */
+        public DatanodeStatus(int id, String host, int port, int storageClass, int state, long capacityBlocks,
+                              long freeBlocks, long silenceMs) {
+            this(id, host, port, storageClass, state, capacityBlocks, freeBlocks, silenceMs, false);
+        }
+
         /** Dead: silent for longer than the datanode timeout. */
         public static final int SILENT = 0;
         /** Heartbeating; blocks are allocated on it. */
@@ -185,6 +202,7 @@ public final class AdminProtocol {
             buf.writeLong(capacityBlocks);
             buf.writeLong(freeBlocks);
             buf.writeLong(silenceMs);
+            Wire.writeBoolean(buf, shortCircuit);
         }
 
         static DatanodeStatus decode(ByteBuf buf) {
@@ -197,7 +215,7 @@ public final class AdminProtocol {
                 throw new MalformedMessageException("unknown datanode state " + state);
             }
             return new DatanodeStatus(id, host, port, storageClass, state, Wire.readLong(buf), Wire.readLong(buf),
-                    Wire.readLong(buf));
+                    Wire.readLong(buf), Wire.readBoolean(buf));
         }
     }
 

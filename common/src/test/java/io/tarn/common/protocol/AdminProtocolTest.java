@@ -32,7 +32,7 @@ class AdminProtocolTest {
 
     @Test
     void registerRequestLayout() {
-        RegisterRequest r = new RegisterRequest(0x1111L, 0x2222L, "dn", 9070, 1, 256L << 20, 4, 3, 5, true);
+        RegisterRequest r = new RegisterRequest(0x1111L, 0x2222L, "dn", 9070, 1, 256L << 20, 4, 3, 5, true, false);
         ByteBuf b = Unpooled.wrappedBuffer(encode(r::encode));
         assertThat(b.readLong()).isEqualTo(0x1111L);
         assertThat(b.readLong()).isEqualTo(0x2222L);
@@ -44,7 +44,8 @@ class AdminProtocolTest {
         assertThat(b.readInt()).isEqualTo(4);
         assertThat(b.readInt()).as("firstRegion").isEqualTo(3);
         assertThat(b.readInt()).as("regionStride").isEqualTo(5);
-        assertThat(b.readBoolean()).isTrue();
+        assertThat(b.readBoolean()).as("intact").isTrue();
+        assertThat(b.readBoolean()).as("shortCircuit").isFalse();
         assertThat(b.isReadable()).isFalse();
     }
 
@@ -55,7 +56,7 @@ class AdminProtocolTest {
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4);
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
-                .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8);
+                .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8 + 1);
     }
 
     @ParameterizedTest

@@ -153,7 +153,7 @@ final class Messages {
     }
 
     static DatanodeStatus datanode(int id, String host) {
-        return new DatanodeStatus(id, host, 9070 + id, id % 2, Math.floorMod(id, 3), 1L << 40, 12345, 250);
+        return new DatanodeStatus(id, host, 9070 + id, id % 2, Math.floorMod(id, 3), 1L << 40, 12345, 250, id % 2 == 0);
     }
 
     /** At least one sample per codec, with unicode strings and extreme values. */
@@ -204,6 +204,7 @@ final class Messages {
                 Long.MAX_VALUE, 1 << 24, 0, 1, true)));
         s.add(REGISTER.sample(new RegisterRequest(0, 0, "", 0, 0, 1, 0, (1 << 24) - 1, 256, false)));
         s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, (1 << 16) - 1, 255, 256, true)));
+        s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, 4, 0, 1, false, true)));
         s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, Long.MIN_VALUE, Long.MAX_VALUE, true)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(Integer.MIN_VALUE, 1, -1)));
         s.add(DEREGISTER.sample(new DeregisterRequest(Integer.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true)));
@@ -274,7 +275,9 @@ final class Messages {
 
     static Arbitrary<DatanodeStatus> datanodeStatus() {
         return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.integers().between(0, 2), longs(), longs(),
-                longs()).as(DatanodeStatus::new);
+                longs()).as(DatanodeStatus::new).flatMap(d -> Arbitraries.of(true, false).map(sc ->
+                new DatanodeStatus(d.id(), d.host(), d.port(), d.storageClass(), d.state(), d.capacityBlocks(),
+                        d.freeBlocks(), d.silenceMs(), sc)));
     }
 
     /** Which regions a registration names: count, first and stride, every id below 2^24. */
@@ -290,7 +293,10 @@ final class Messages {
         return Combinators.combine(longs(), longs(), text(), u16(), u8(),
                         Arbitraries.longs().between(1, Long.MAX_VALUE), regionShare(), Arbitraries.of(true, false))
                 .as((high, low, host, port, sc, size, share, intact) -> new RegisterRequest(high, low, host, port, sc,
-                        size, share[0], share[1], share[2], intact));
+                        size, share[0], share[1], share[2], intact))
+                .flatMap(r -> Arbitraries.of(true, false).map(offered -> new RegisterRequest(r.storageIdHigh(),
+                        r.storageIdLow(), r.host(), r.port(), r.storageClass(), r.regionSize(), r.regionCount(),
+                        r.firstRegion(), r.regionStride(), r.intact(), offered)));
     }
 
     /** A valid value of a randomly chosen message type, with its encoding. */

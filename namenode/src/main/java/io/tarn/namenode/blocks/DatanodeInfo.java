@@ -49,6 +49,8 @@ public final class DatanodeInfo {
     private volatile int freeCount;
     private volatile int storageClass;
     private volatile long capacity;
+    /** Whether it offers short-circuit access to clients on its host, as its last registration said. */
+    private volatile boolean shortCircuit;
 
     // Layout and block state; guarded by this.
     private long regionSize;
@@ -94,6 +96,15 @@ public final class DatanodeInfo {
 
     public int storageClass() {
         return storageClass;
+    }
+
+    /** Whether it offers short-circuit access to clients on its host (for status only). */
+    public boolean shortCircuit() {
+        return shortCircuit;
+    }
+
+    void shortCircuit(boolean offered) {
+        shortCircuit = offered;
     }
 
     /** True when blocks may be allocated on it and its blocks are served. */

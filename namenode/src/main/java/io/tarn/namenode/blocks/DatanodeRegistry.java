@@ -76,6 +76,7 @@ public final class DatanodeRegistry {
         if (dn == null) {
             dn = new DatanodeInfo(nextId++, sid, r.host(), r.port(), now);
             dn.reset(r.storageClass(), r.regionSize(), regions, blockSize);
+            dn.shortCircuit(r.shortCircuit());
             byStorageId.put(sid, dn);
             byId.put(dn.id(), dn);
             addToClass(dn, r.storageClass());
@@ -85,6 +86,7 @@ public final class DatanodeRegistry {
         }
         int oldClass = dn.storageClass();
         dn.address(r.host(), r.port());
+        dn.shortCircuit(r.shortCircuit());
         dn.revive(now);
         boolean reset = false;
         if (r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), regions)) {

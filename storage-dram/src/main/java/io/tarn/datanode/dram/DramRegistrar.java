@@ -56,7 +56,7 @@ final class DramRegistrar implements NamenodeLinks.Registrar {
         RegionShare share = share(partition);
         return new RegisterRequest(id.getMostSignificantBits(), id.getLeastSignificantBits(), host, port,
                 storageClass, storage.regions().regionSize(), share.count(), share.firstRegion(), share.stride(),
-                everRegistered[partition] || storage.intact());
+                everRegistered[partition] || storage.intact(), service.offersShortCircuit());
     }
 
     /**
