@@ -92,13 +92,22 @@ final class Landing implements RpcClient.ResponseTarget {
             return true;
         }
         offered = null;
-        if (state.compareAndSet(PARKED, CLAIMED)) {
-            DeferredCopy copy = parked;
-            parked = null;
+        DeferredCopy copy = unpark(CLAIMED);
+        if (copy != null) {
             copy.copyInto(bodyLength -> memory);
             return true;
         }
         return false;
+    }
+
+    /** The parked copy, now the caller's to make or drop, moving to {@code next}; null when none is parked. */
+    private DeferredCopy unpark(int next) {
+        if (!state.compareAndSet(PARKED, next)) {
+            return null;
+        }
+        DeferredCopy copy = parked;
+        parked = null;
+        return copy;
     }
 
     /**
@@ -106,9 +115,8 @@ final class Landing implements RpcClient.ResponseTarget {
      * on the caller's thread, into a buffer of its own.
      */
     void take() {
-        if (state.compareAndSet(PARKED, CLOSED)) {
-            DeferredCopy copy = parked;
-            parked = null;
+        DeferredCopy copy = unpark(CLOSED);
+        if (copy != null) {
             copy.copyInto(DataClient.RECEIVE);
         }
     }
@@ -120,9 +128,8 @@ final class Landing implements RpcClient.ResponseTarget {
 
     /** The read is given up: a parked copy is never made. */
     void dropParked() {
-        if (state.compareAndSet(PARKED, CLOSED)) {
-            DeferredCopy copy = parked;
-            parked = null;
+        DeferredCopy copy = unpark(CLOSED);
+        if (copy != null) {
             copy.abandon();
         }
     }

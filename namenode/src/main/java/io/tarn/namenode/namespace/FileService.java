@@ -77,24 +77,37 @@ public final class FileService {
             return ref(f, index, blocks[index], false);
         }
         synchronized (f) {
-            checkWriter(f, clientId);
-            Block[] blocks = f.blocks();
-            if (durableSize >= 0) {
-                checkWithinBlocks(f, durableSize, "report");
-                f.reportDurable(durableSize);
-            }
-            if (index < blocks.length) {
-                return ref(f, index, blocks[index], true);
-            }
-            if (index > blocks.length) {
-                throw new TarnException(ErrorCode.INVALID_ARGUMENT, "blocks of '" + f.path()
-                        + "' are written in order: it has " + blocks.length + " block(s), so the next is "
-                        + blocks.length + ", not " + index);
-            }
-            Block b = allocator.allocate(f.storageClass(), clientHost);
-            f.append(b);
-            return ref(f, index, b, true);
+            checkWriterReporting(f, clientId, durableSize);
+            return writeRef(f, index, clientHost);
         }
+    }
+
+    /** Caller holds the file's monitor: checks the writer and records the size it reports stored, if any. */
+    private void checkWriterReporting(FileInode f, long clientId, long durableSize) throws TarnException {
+        checkWriter(f, clientId);
+        if (durableSize >= 0) {
+            checkWithinBlocks(f, durableSize, "report");
+            f.reportDurable(durableSize);
+        }
+    }
+
+    /**
+     * Caller holds the file's monitor and has checked the writer: the write reference of block
+     * {@code index}, allocated when it is the file's next one.
+     */
+    private BlockRef writeRef(FileInode f, int index, String clientHost) throws TarnException {
+        Block[] blocks = f.blocks();
+        if (index < blocks.length) {
+            return ref(f, index, blocks[index], true);
+        }
+        if (index > blocks.length) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "blocks of '" + f.path()
+                    + "' are written in order: it has " + blocks.length + " block(s), so the next is "
+                    + blocks.length + ", not " + index);
+        }
+        Block b = allocator.allocate(f.storageClass(), clientHost);
+        f.append(b);
+        return ref(f, index, b, true);
     }
 
     /**
@@ -111,10 +124,11 @@ public final class FileService {
         List<BlockRef> refs = new ArrayList<>(n);
         FileInode f = file(fileId);
         synchronized (f) {
-            refs.add(getBlock(fileId, first, true, clientId, clientHost, durableSize));
+            checkWriterReporting(f, clientId, durableSize);
+            refs.add(writeRef(f, first, clientHost));
             for (int i = first + 1; i < first + n; i++) {
                 try {
-                    refs.add(getBlock(fileId, i, true, clientId, clientHost, -1));
+                    refs.add(writeRef(f, i, clientHost));
                 } catch (TarnException e) {
                     if (e.code() != ErrorCode.NO_SPACE) {
                         throw e;
