@@ -95,29 +95,43 @@ public final class TarnPath {
 
     /** INVALID_PATH unless {@code name}, a component of {@code path}, is a valid name. */
     public static void checkName(String name, String path) throws TarnException {
-        if (name.equals(".") || name.equals("..")) {
+        checkName(name, 0, name.length(), path);
+    }
+
+    /**
+     * As {@link #checkName(String, String)} for the name {@code s.substring(start, end)}, without
+     * copying it out (the lookup path checks components where they stand in the path).
+     */
+    public static void checkName(String s, int start, int end, String path) throws TarnException {
+        int length = end - start;
+        if (length > 0 && length <= 2 && s.charAt(start) == '.' && (length == 1 || s.charAt(start + 1) == '.')) {
             throw new TarnException(ErrorCode.INVALID_PATH, "'.' and '..' are not allowed in '" + path + "'");
         }
-        if (name.indexOf('\0') >= 0) {
+        int nul = s.indexOf('\0', start);
+        if (nul >= 0 && nul < end) {
             throw new TarnException(ErrorCode.INVALID_PATH, "NUL character in '" + path + "'");
         }
-        if (utf8Length(name) > MAX_NAME_BYTES) {
+        if (length > MAX_NAME_BYTES / 3 && utf8Length(s, start, end) > MAX_NAME_BYTES) {
             throw new TarnException(ErrorCode.INVALID_PATH, "component longer than " + MAX_NAME_BYTES
                     + " bytes (UTF-8) in '" + path + "'");
         }
     }
 
-    /** Bytes of the string in UTF-8, without encoding it; short ASCII-length strings return early. */
+    /** Bytes of the string in UTF-8, without encoding it. */
     static int utf8Length(String s) {
-        int n = s.length();
+        return utf8Length(s, 0, s.length());
+    }
+
+    /** Bytes of {@code s.substring(start, end)} in UTF-8, without encoding or copying it. */
+    static int utf8Length(String s, int start, int end) {
         int bytes = 0;
-        for (int i = 0; i < n; i++) {
+        for (int i = start; i < end; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
                 bytes++;
             } else if (c < 0x800) {
                 bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(s.charAt(i + 1))) {
                 bytes += 4;
                 i++;
             } else {

@@ -198,6 +198,64 @@ class TarnPathTest {
         }
     }
 
+    /**
+     * Checking a name where it stands in a longer string decides as checking it copied out, with the
+     * same message, and as the rule says: names of dots, NULs, and lengths around the limit in one-,
+     * two-, three- and four-byte characters, with arbitrary text around them.
+     */
+    @Property
+    void checkingANameInPlaceDecidesAsCheckingItCopiedOut(@ForAll("nameLike") String name,
+                                                        @ForAll @Size(max = 6) List<@From("nameLike") String> before,
+                                                        @ForAll @Size(max = 6) List<@From("nameLike") String> after) {
+        String prefix = String.join("", before);
+        String s = prefix + name + String.join("", after);
+        String copied = outcome(() -> TarnPath.checkName(name, "/p"));
+        String inPlace = outcome(() -> TarnPath.checkName(s, prefix.length(), prefix.length() + name.length(), "/p"));
+        assertThat(inPlace).isEqualTo(copied);
+        assertThat(inPlace.equals("ok")).as("'%s' is valid", name).isEqualTo(validName(name));
+    }
+
+    /** The rule, written out: not "." or "..", no NUL, at most 255 bytes in UTF-8 (a lone surrogate counts 3). */
+    private static boolean validName(String name) {
+        int bytes = name.codePoints().map(cp -> cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4).sum();
+        return !name.equals(".") && !name.equals("..") && name.indexOf('\0') < 0 && bytes <= TarnPath.MAX_NAME_BYTES;
+    }
+
+    @Provide
+    Arbitrary<String> nameLike() {
+        Arbitrary<String> pieces = Arbitraries.of("a", ".", "\0", "é", "文", "\uD83D\uDE00", "\uD83D", "/", "x.y");
+        return Arbitraries.oneOf(
+                pieces.list().ofMaxSize(6).map(l -> String.join("", l)),
+                Arbitraries.of("", ".", "..", "...", ". ", "a\0"),
+                Arbitraries.of(AROUND_THE_NAME_LIMIT));
+    }
+
+    /** Names of 250 to 260 UTF-8 bytes, mostly in characters of one UTF-8 length each (1 to 4). */
+    private static final List<String> AROUND_THE_NAME_LIMIT = new ArrayList<>();
+
+    static {
+        for (String c : List.of("n", "é", "文", "\uD83D\uDE00")) {
+            int b = c.getBytes(StandardCharsets.UTF_8).length;
+            for (int bytes = TarnPath.MAX_NAME_BYTES - 5; bytes <= TarnPath.MAX_NAME_BYTES + 5; bytes++) {
+                AROUND_THE_NAME_LIMIT.add(c.repeat(bytes / b) + "n".repeat(bytes % b));
+            }
+        }
+    }
+
+    private interface Check {
+        void run() throws TarnException;
+    }
+
+    /** "ok", or the error's code and message. */
+    private static String outcome(Check check) {
+        try {
+            check.run();
+            return "ok";
+        } catch (TarnException e) {
+            return e.code() + ": " + e.getMessage();
+        }
+    }
+
     private static void assertInvalid(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String message) {
         assertThatThrownBy(call)
                 .isExactlyInstanceOf(TarnException.class)

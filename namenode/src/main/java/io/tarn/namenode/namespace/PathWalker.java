@@ -24,22 +24,23 @@ final class PathWalker {
 
     /**
      * The inode at {@code path}, walked component by component without splitting the path into a
-     * list (the getFile hot path); errors as {@link #lookup(String, List)}.
+     * list or copying its components out of it ({@link PathComponent}: the getFile hot path);
+     * errors as {@link #lookup(String, List)}.
      */
     Inode lookup(String path) throws TarnException {
         TarnPath.check(path);
         Inode cur = root;
+        PathComponent name = new PathComponent(path);
         int n = path.length();
         int i = 1;
         while (i < n) {
             int end = TarnPath.componentEnd(path, i);
             if (end > i) {
-                String name = path.substring(i, end);
-                TarnPath.checkName(name, path);
+                TarnPath.checkName(path, i, end, path);
                 if (!(cur instanceof DirectoryInode dir)) {
                     throw notFound(path, "'" + TarnPath.normalize(path.substring(0, i - 1)) + "' is a file");
                 }
-                cur = dir.children().get(name);
+                cur = dir.children().get(name.span(i, end));
                 if (cur == null) {
                     throw notFound(path, null);
                 }
