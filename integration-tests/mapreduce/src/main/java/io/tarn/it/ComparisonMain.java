@@ -19,10 +19,30 @@ public final class ComparisonMain {
     /** The machine and JVM a measurement comes from, printed with every table. */
     public static String machine(String options) {
         Runtime rt = Runtime.getRuntime();
-        return String.format("Measured %s on %d cores, max heap %d MiB, Java %s (%s), %s %s; options: %s",
+        return String.format("Measured %s on %d cores, max heap %d MiB, Java %s (%s), %s %s%s; options: %s",
                 java.time.LocalDate.now(), rt.availableProcessors(), rt.maxMemory() >> 20,
                 System.getProperty("java.version"), System.getProperty("java.vm.name"),
-                System.getProperty("os.name"), System.getProperty("os.version"), options);
+                System.getProperty("os.name"), System.getProperty("os.version"),
+                haltPolling(Path.of(HALT_POLL_NS)), options);
+    }
+
+    /** Where a Linux guest with the haltpoll cpuidle driver keeps how long an idle vCPU polls before halting. */
+    static final String HALT_POLL_NS = "/sys/module/haltpoll/parameters/guest_halt_poll_ns";
+
+    /**
+     * ", guest halt polling off" or ", guest halt polling N µs" from {@code file} (see
+     * {@link #HALT_POLL_NS}); empty when there is no such file (not a guest with that driver) or it
+     * cannot be read. With polling off, waking a thread on an idle vCPU goes through the host: one
+     * message in flight then costs tens of microseconds per round trip (docs/performance.md).
+     */
+    static String haltPolling(Path file) {
+        try {
+            long ns = Long.parseLong(Files.readString(file).trim());
+            return ns == 0 ? ", guest halt polling off (slow wake-ups of idle vCPUs: see docs/performance.md)"
+                    : ", guest halt polling " + (ns / 1000) + " µs";
+        } catch (IOException | NumberFormatException | SecurityException e) {
+            return "";
+        }
     }
 
     /** The value following {@code option} on the command line; IllegalArgumentException when it is missing. */
