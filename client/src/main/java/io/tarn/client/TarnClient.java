@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -62,6 +63,12 @@ public final class TarnClient implements AutoCloseable {
     private final String user = System.getProperty("user.name", "");
     private final Set<TarnOutputStream> writers = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService leaseRenewer;
+    /** {@link TarnKeys#CLIENT_WAIT_SPIN} in nanoseconds. */
+    private final long waitSpinNanos;
+    /** Threads in {@link #awaitAnswer}: only a lone one polls. */
+    private final AtomicInteger answerWaiters = new AtomicInteger();
+    /** Waits in {@link #awaitAnswer} that polled (for tests and the curious). */
+    private final java.util.concurrent.atomic.LongAdder answerPolls = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean closed;
 
     private TarnClient(TarnConfig config, Transport transport, boolean ownsTransport) {
@@ -76,6 +83,7 @@ public final class TarnClient implements AutoCloseable {
         } while (id == 0);
         this.clientId = id;
         this.clientHost = resolveHost(config);
+        this.waitSpinNanos = TimeUnit.MICROSECONDS.toNanos(config.get(TarnKeys.CLIENT_WAIT_SPIN));
         this.leaseRenewer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tarn-lease-renewer");
             t.setDaemon(true);
@@ -117,7 +125,7 @@ public final class TarnClient implements AutoCloseable {
 
     /** Status of a file or directory; {@link java.io.FileNotFoundException} when absent. */
     public FileStatus getStatus(String path) throws IOException {
-        return await(getStatusAsync(path));
+        return awaitAnswer(getStatusAsync(path));
     }
 
     /** True when the path exists. */
@@ -137,7 +145,7 @@ public final class TarnClient implements AutoCloseable {
 
     /** Creates a file and returns a stream that writes it; the file is visible once created, complete once closed. */
     public TarnOutputStream create(String path, CreateOptions options) throws IOException {
-        return await(createAsync(path, options));
+        return awaitAnswer(createAsync(path, options));
     }
 
     /**
@@ -146,17 +154,17 @@ public final class TarnClient implements AutoCloseable {
      * this client) has the file open for writing.
      */
     public TarnOutputStream append(String path) throws IOException {
-        return await(appendAsync(path));
+        return awaitAnswer(appendAsync(path));
     }
 
     /** Opens a file for reading. */
     public TarnInputStream open(String path) throws IOException {
-        return await(openAsync(path));
+        return awaitAnswer(openAsync(path));
     }
 
     /** Creates a directory and any missing parents; true when it exists afterwards. */
     public boolean mkdirs(String path) throws IOException {
-        await(mkdirsAsync(path));
+        awaitAnswer(mkdirsAsync(path));
         return true;
     }
 
@@ -166,7 +174,7 @@ public final class TarnClient implements AutoCloseable {
      * given ownership; an existing directory is returned as it is.
      */
     public FileStatus mkdir(String path, Ownership ownership) throws IOException {
-        return await(namenodes.coordinator(nn -> nn.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost,
+        return awaitAnswer(namenodes.coordinator(nn -> nn.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost,
                 withUser(ownership))));
     }
 
@@ -175,19 +183,19 @@ public final class TarnClient implements AutoCloseable {
      * parents get owner write and search added). An existing directory is left as it is.
      */
     public FileStatus mkdirs(String path, Ownership ownership) throws IOException {
-        return await(namenodes.coordinator(nn -> nn.mkdirs(path, withUser(ownership))));
+        return awaitAnswer(namenodes.coordinator(nn -> nn.mkdirs(path, withUser(ownership))));
     }
 
     /** Sets owner and/or group; null leaves one unchanged. Stored, not enforced. */
     public FileStatus setOwner(String path, String owner, String group) throws IOException {
         int mask = (owner != null ? NamenodeProtocol.SET_OWNER : 0) | (group != null ? NamenodeProtocol.SET_GROUP : 0);
         Ownership o = new Ownership(owner != null ? owner : "", group != null ? group : "", Ownership.DEFAULT_PERMISSION);
-        return await(setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
+        return awaitAnswer(setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
     }
 
     /** Sets the permission bits (0 to 07777 octal). Stored, not enforced. */
     public FileStatus setPermission(String path, int permission) throws IOException {
-        return await(setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
+        return awaitAnswer(setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
                 Ownership.UNSPECIFIED.withPermission(permission), -1, -1)));
     }
 
@@ -195,13 +203,13 @@ public final class TarnClient implements AutoCloseable {
     public FileStatus setTimes(String path, long modificationTime, long accessTime) throws IOException {
         int mask = (modificationTime != -1 ? NamenodeProtocol.SET_MTIME : 0)
                 | (accessTime != -1 ? NamenodeProtocol.SET_ATIME : 0);
-        return await(setAttributes(new SetAttributesRequest(path, mask, Ownership.UNSPECIFIED,
+        return awaitAnswer(setAttributes(new SetAttributesRequest(path, mask, Ownership.UNSPECIFIED,
                 modificationTime, accessTime)));
     }
 
     /** Entries of a directory sorted by name (a file lists as itself). */
     public List<FileStatus> list(String path) throws IOException {
-        return await(listAsync(path));
+        return awaitAnswer(listAsync(path));
     }
 
     /**
@@ -211,17 +219,17 @@ public final class TarnClient implements AutoCloseable {
      * @throws io.tarn.common.error.DirectoryNotEmptyException for a non-empty directory without recursive
      */
     public boolean delete(String path, boolean recursive) throws IOException {
-        return await(deleteAsync(path, recursive));
+        return awaitAnswer(deleteAsync(path, recursive));
     }
 
     /** Renames with HDFS semantics: into {@code dst} when it is a directory, else to {@code dst}. */
     public void rename(String src, String dst) throws IOException {
-        await(renameAsync(src, dst));
+        awaitAnswer(renameAsync(src, dst));
     }
 
     /** Where block {@code index} of a file lives (for benchmarks and locality). */
     public BlockRef getBlock(long fileId, int index) throws IOException {
-        return await(getBlockAsync(fileId, index));
+        return awaitAnswer(getBlockAsync(fileId, index));
     }
 
     /**
@@ -230,12 +238,12 @@ public final class TarnClient implements AutoCloseable {
      * need for locality and splits.
      */
     public List<BlockRef> getBlocks(long fileId, int first, int count) throws IOException {
-        return await(getBlocksAsync(fileId, first, count));
+        return awaitAnswer(getBlocksAsync(fileId, first, count));
     }
 
     /** The namenode's view of the cluster: counts and datanodes. */
     public ClusterStatus clusterStatus() throws IOException {
-        return await(namenodes.coordinator(NamenodeClient::clusterStatus));
+        return awaitAnswer(namenodes.coordinator(NamenodeClient::clusterStatus));
     }
 
     /**
@@ -247,7 +255,7 @@ public final class TarnClient implements AutoCloseable {
      */
     public java.util.Map<String, CompletableFuture<ClusterStatus>> clusterStatusOfEach() throws IOException {
         java.util.Map<String, CompletableFuture<ClusterStatus>> each = new java.util.LinkedHashMap<>();
-        for (NamenodeClient nn : await(namenodes.all())) {
+        for (NamenodeClient nn : awaitAnswer(namenodes.all())) {
             each.put(nn.remote(), nn.clusterStatus());
         }
         return each;
@@ -739,6 +747,43 @@ public final class TarnClient implements AutoCloseable {
      * either way, and a cancelled future would drop a block buffer its answer carries, which the
      * caller releases when the future completes.
      */
+    /**
+     * {@link #await} for a namenode answer a blocking namespace call waits for. When no other thread
+     * of this client is waiting for one, polls for it first, up to {@link TarnKeys#CLIENT_WAIT_SPIN}:
+     * a namespace call is one or two round trips of tens of microseconds, and a thread that sleeps
+     * meanwhile must be woken by the I/O thread, which on a VM whose idle vCPUs halt costs about
+     * as much again (docs/performance.md). One poller per client at most, so many waiting threads
+     * (or a busy application) never have several cores spinning; the others sleep at once.
+     */
+    <T> T awaitAnswer(CompletableFuture<T> f) throws IOException {
+        if (waitSpinNanos == 0 || f.isDone()) {
+            return await(f);
+        }
+        refuseOnIoThread();
+        try {
+            if (answerWaiters.incrementAndGet() == 1) {
+                answerPolls.increment();
+                long start = System.nanoTime();
+                while (!f.isDone() && System.nanoTime() - start < waitSpinNanos) {
+                    Thread.onSpinWait();
+                }
+            }
+            return await(f);
+        } finally {
+            answerWaiters.decrementAndGet();
+        }
+    }
+
+    /** Threads now waiting in {@link #awaitAnswer}. */
+    int answerWaiters() {
+        return answerWaiters.get();
+    }
+
+    /** Waits in {@link #awaitAnswer} so far that polled before sleeping. */
+    long answerPolls() {
+        return answerPolls.sum();
+    }
+
     static <T> T await(CompletableFuture<T> f) throws IOException {
         if (!f.isDone()) {
             refuseOnIoThread();

@@ -200,7 +200,7 @@ public final class TarnOutputStream extends OutputStream {
      */
     public void hsync() throws IOException {
         hflush();
-        TarnClient.await(client.syncFile(file, position));
+        client.awaitAnswer(client.syncFile(file, position));
     }
 
     /** Stores the remaining bytes, then publishes the file's size and releases the lease. */
@@ -211,7 +211,7 @@ public final class TarnOutputStream extends OutputStream {
         }
         try {
             hflush();
-            TarnClient.await(client.closeFile(file, position));
+            client.awaitAnswer(client.closeFile(file, position));
         } finally {
             closed = true;
             release();

@@ -141,6 +141,13 @@ public final class TarnKeys {
                     + "straight from and to the region files of a DRAM datanode on the same host when this client can "
                     + "open them (see docs/short-circuit.md), and uses TCP for every other datanode.");
 
+    public static final ConfigKey<Integer> CLIENT_WAIT_SPIN = ConfigKey.integer("tarn.client.wait.spin", 50, 0,
+            10_000, "µs", "How long a thread blocked in a namespace call (create, close, getStatus, list, rename, "
+                    + "delete, ...) polls for the namenode's answer before it sleeps, when it is the client's only "
+                    + "thread waiting for one; 0 sleeps at once. Waking a sleeping thread costs tens of µs on VMs "
+                    + "whose vCPUs halt when idle (docs/performance.md); polling keeps one core busy meanwhile, "
+                    + "and never more than one per client.");
+
     public static final ConfigKey<Long> CLIENT_LEASE_RENEW = ConfigKey.millis("tarn.client.lease.renew.interval",
             10_000, 10, HOUR_MS, "How often a client with files open for writing renews its lease.");
 
@@ -153,7 +160,7 @@ public final class TarnKeys {
             DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
             DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT,
             CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
-            CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_LEASE_RENEW);
+            CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_LEASE_RENEW);
 
     static String checkHostPorts(String v) {
         String[] parts = v.split(",", -1);

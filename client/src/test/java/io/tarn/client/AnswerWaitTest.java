@@ -1,0 +1,143 @@
+package io.tarn.client;
+
+import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.fs.FileStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Blocking namespace calls poll for their answer before sleeping ({@code tarn.client.wait.spin})
+ * when no other thread of the client waits for one, and answer exactly as without polling.
+ */
+class AnswerWaitTest {
+    static MiniCluster cluster;
+    static TarnClient polling;
+    static TarnClient sleeping;
+
+    @BeforeAll
+    static void start() throws IOException {
+        cluster = MiniCluster.builder().datanodes(1).set(TarnKeys.CLIENT_WAIT_SPIN, 10_000).start();
+        polling = cluster.newClient();
+        sleeping = TarnClient.connect(cluster.config().toBuilder().set(TarnKeys.CLIENT_WAIT_SPIN, 0).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        for (AutoCloseable c : new AutoCloseable[] {sleeping, polling, cluster}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    @Test
+    void namespaceCallsAnswerTheSameWithAndWithoutPolling() throws IOException {
+        for (TarnClient c : new TarnClient[] {polling, sleeping}) {
+            String dir = c == polling ? "/polling" : "/sleeping";
+            c.mkdirs(dir);
+            try (TarnOutputStream out = c.create(dir + "/f")) {
+                out.write(new byte[] {1, 2, 3});
+            }
+            assertThat(c.getStatus(dir + "/f").size()).isEqualTo(3);
+            c.rename(dir + "/f", dir + "/g");
+            assertThat(c.list(dir)).extracting(FileStatus::name).containsExactly("g");
+            assertThatThrownBy(() -> c.getStatus(dir + "/f")).isInstanceOf(FileNotFoundException.class)
+                    .hasMessageContaining(dir + "/f");
+            assertThat(c.delete(dir, true)).isTrue();
+        }
+        // Whether a given wait of the polling client polled depends on whether its answer was already
+        // there (aSecondWaiterSleepsAtOnce counts polls where that cannot be); the other never polls.
+        assertThat(sleeping.answerPolls()).isZero();
+    }
+
+    /**
+     * While one thread waits (polling, then asleep) a second waiter sleeps at once: at most one
+     * thread per client spins. Decided by the waiters' count, not by timing.
+     */
+    @Test
+    void aSecondWaiterSleepsAtOnce() throws Exception {
+        long polls = polling.answerPolls();
+        CompletableFuture<String> first = new CompletableFuture<>();
+        CompletableFuture<String> second = new CompletableFuture<>();
+        AtomicReference<Object> firstGot = new AtomicReference<>();
+        AtomicReference<Object> secondGot = new AtomicReference<>();
+        Thread a = waiter(first, firstGot);
+        a.start();
+        awaitWaiters(1);
+        Thread b = waiter(second, secondGot);
+        b.start();
+        awaitWaiters(2);
+        assertThat(polling.answerPolls() - polls).as("only the first waiter polled").isEqualTo(1);
+
+        second.complete("two");
+        b.join(TimeUnit.SECONDS.toMillis(10));
+        first.completeExceptionally(new FileNotFoundException("no such file: '/x'"));
+        a.join(TimeUnit.SECONDS.toMillis(10));
+        assertThat(secondGot.get()).isEqualTo("two");
+        assertThat(firstGot.get()).isInstanceOf(FileNotFoundException.class);
+        assertThat(polling.answerWaiters()).isZero();
+    }
+
+    @Test
+    void aWaitOnAnIoThreadIsRefusedBeforeAnyPolling() throws Exception {
+        long polls = polling.answerPolls();
+        CompletableFuture<String> never = new CompletableFuture<>();
+        int refused = 0;
+        // A callback runs on the I/O thread that reads the answer, unless the answer came before the
+        // callback was attached (then on this thread, where it does not wait): try until it did.
+        for (int i = 0; i < 50 && refused == 0; i++) {
+            Object got = polling.getStatusAsync("/").thenApply(st -> {
+                if (!Thread.currentThread().getName().startsWith("tarn-tcp")) {
+                    return "not on an I/O thread";
+                }
+                try {
+                    return polling.awaitAnswer(never);
+                } catch (IOException | RuntimeException e) {
+                    return e;
+                }
+            }).get(10, TimeUnit.SECONDS);
+            if (got instanceof IllegalStateException e) {
+                assertThat(e).hasMessageContaining("I/O thread");
+                refused++;
+            } else {
+                assertThat(got).isEqualTo("not on an I/O thread");
+            }
+        }
+        assertThat(refused).isEqualTo(1);
+        assertThat(polling.answerPolls()).isEqualTo(polls);
+        assertThat(polling.answerWaiters()).isZero();
+    }
+
+    private static Thread waiter(CompletableFuture<String> f, AtomicReference<Object> got) {
+        return new Thread(() -> {
+            try {
+                got.set(polling.awaitAnswer(f));
+            } catch (IOException e) {
+                got.set(e);
+            }
+        });
+    }
+
+    private static void awaitWaiters(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (polling.answerWaiters() < n) {
+            assertThat(System.nanoTime()).as("%d waiters", n).isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+}
