@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -68,7 +69,7 @@ public final class TarnClient implements AutoCloseable {
     /** Threads in {@link #awaitAnswer}: only a lone one polls. */
     private final AtomicInteger answerWaiters = new AtomicInteger();
     /** Waits in {@link #awaitAnswer} that polled (for tests and the curious). */
-    private final java.util.concurrent.atomic.LongAdder answerPolls = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder answerPolls = new LongAdder();
     private volatile boolean closed;
 
     private TarnClient(TarnConfig config, Transport transport, boolean ownsTransport) {
@@ -747,6 +748,22 @@ public final class TarnClient implements AutoCloseable {
      * either way, and a cancelled future would drop a block buffer its answer carries, which the
      * caller releases when the future completes.
      */
+    static <T> T await(CompletableFuture<T> f) throws IOException {
+        if (!f.isDone()) {
+            refuseOnIoThread();
+        }
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException io = new InterruptedIOException("interrupted while waiting for Tarn");
+            io.initCause(e);
+            throw io;
+        } catch (ExecutionException e) {
+            throw asIOException(e.getCause());
+        }
+    }
+
     /**
      * {@link #await} for a namenode answer a blocking namespace call waits for. When no other thread
      * of this client is waiting for one, polls for it first, up to {@link TarnKeys#CLIENT_WAIT_SPIN}:
@@ -782,22 +799,6 @@ public final class TarnClient implements AutoCloseable {
     /** Waits in {@link #awaitAnswer} so far that polled before sleeping. */
     long answerPolls() {
         return answerPolls.sum();
-    }
-
-    static <T> T await(CompletableFuture<T> f) throws IOException {
-        if (!f.isDone()) {
-            refuseOnIoThread();
-        }
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            InterruptedIOException io = new InterruptedIOException("interrupted while waiting for Tarn");
-            io.initCause(e);
-            throw io;
-        } catch (ExecutionException e) {
-            throw asIOException(e.getCause());
-        }
     }
 
     /** Throws when the calling thread is a transport I/O thread, where waiting for an answer hangs. */
