@@ -44,6 +44,18 @@ public final class ConfigKey<T> {
                 DataSize::format);
     }
 
+    /**
+     * A key holding a size in bytes that is either 0 (the feature it sizes is left to its default
+     * elsewhere, such as the kernel's) or between {@code min} and {@code max}.
+     */
+    public static ConfigKey<Long> bytesOrZero(String name, long def, long min, long max, String doc) {
+        Validator<Long> inRange = range(min, max, DataSize::format);
+        return new ConfigKey<>(name, def, "bytes", doc, DataSize::parse,
+                v -> v == 0 || inRange.check(v) == null ? null
+                        : "must be 0 or between " + DataSize.format(min) + " and " + DataSize.format(max),
+                DataSize::format);
+    }
+
     /** A key holding a duration in milliseconds; accepts plain numbers and ms/s/m/h suffixes. */
     public static ConfigKey<Long> millis(String name, long def, long min, long max, String doc) {
         return new ConfigKey<>(name, def, "ms", doc, Durations::parseMillis, range(min, max, v -> v + "ms"),

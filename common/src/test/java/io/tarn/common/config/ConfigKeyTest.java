@@ -39,6 +39,20 @@ class ConfigKeyTest {
     }
 
     @Test
+    void bytesOrZeroKeyTakesZeroOrASizeInItsRange() {
+        ConfigKey<Long> k = ConfigKey.bytesOrZero("test.buffer", 0, 64 * 1024, 1L << 20, "doc");
+        assertThat(k.parse("0")).isZero();
+        assertThat(k.parse("64k")).isEqualTo(64L * 1024);
+        assertThat(k.parse("1m")).isEqualTo(1L << 20);
+        assertThatThrownBy(() -> k.parse("16k"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("test.buffer = 16k: must be 0 or between 64k and 1m");
+        assertThatThrownBy(() -> k.parse("2m"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("test.buffer = 2m: must be 0 or between 64k and 1m");
+    }
+
+    @Test
     void parseFailuresNameTheKeyAndTheTextAndKeepTheCause() {
         ConfigKey<Long> k = ConfigKey.bytes("test.size", 1024, 0, Long.MAX_VALUE, "doc");
         assertThatThrownBy(() -> k.parse("lots"))

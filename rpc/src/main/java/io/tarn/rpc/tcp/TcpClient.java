@@ -246,16 +246,19 @@ final class TcpClient implements RpcClient {
 
     private void connect() {
         connecting = true;
+        InetSocketAddress target = address.isUnresolved()
+                ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
         ChannelFuture f = transport.clientBootstrap(loop).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                transport.sizeSendBuffer(ch, target.getAddress());
                 FrameDecoder frames = new FrameDecoder(transport.maxFrame(), new AnswerPlacer());
                 ch.config().setRecvByteBufAllocator(
                         new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
                 ch.pipeline().addLast("frames", frames);
                 ch.pipeline().addLast("client", new ResponseHandler());
             }
-        }).connect(address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address);
+        }).connect(target);
         f.addListener(done -> {
             connecting = false;
             if (done.isSuccess() && !closed) {
@@ -451,6 +454,11 @@ final class TcpClient implements RpcClient {
     /** The event loop owning this connection (for tests). */
     EventLoop eventLoop() {
         return loop;
+    }
+
+    /** Event loop only: the open connection, or null (for tests). */
+    Channel channel() {
+        return channel;
     }
 
     /** Event loop only: calls still in the send-order queue of the timeout check (for tests). */

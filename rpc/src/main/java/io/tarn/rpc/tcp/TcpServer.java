@@ -26,6 +26,11 @@ final class TcpServer implements RpcServer {
         connections.add(ch);
     }
 
+    /** The connections accepted and still open (for tests). */
+    java.util.List<Channel> connections() {
+        return java.util.List.copyOf(connections);
+    }
+
     @Override
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) listener.localAddress();

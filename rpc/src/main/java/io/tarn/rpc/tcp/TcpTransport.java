@@ -34,7 +34,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -121,6 +124,8 @@ public final class TcpTransport implements Transport {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         server.accepted(ch);
+                        InetSocketAddress peer = ch.remoteAddress();
+                        sizeSendBuffer(ch, peer == null ? null : peer.getAddress());
                         FrameDecoder frames;
                         if (handler instanceof PayloadPlacement placement) {
                             frames = new FrameDecoder(maxFrame(), FramePlacer.requests(placement));
@@ -161,6 +166,41 @@ public final class TcpTransport implements Transport {
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 8 << 20))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                         (int) Math.min(Integer.MAX_VALUE, config.get(TarnKeys.RPC_CONNECT_TIMEOUT)));
+    }
+
+    /**
+     * Sets a connection's socket send buffer as configured for its peer: {@code
+     * tarn.rpc.send.buffer.local} when the peer is on this host, else {@code tarn.rpc.send.buffer}
+     * (0 leaves the kernel's autotuning). A value the socket refuses is logged and left.
+     */
+    void sizeSendBuffer(SocketChannel ch, InetAddress peer) {
+        long size = sendBufferFor(peer);
+        if (size <= 0) {
+            return;
+        }
+        try {
+            ch.config().setSendBufferSize((int) Math.min(Integer.MAX_VALUE, size));
+        } catch (RuntimeException e) {
+            LOG.debug("cannot set the send buffer of the connection to {} to {} bytes: {}", peer, size, e.toString());
+        }
+    }
+
+    /** The send buffer configured for connections to {@code peer}, or 0 to leave it to the kernel. */
+    long sendBufferFor(InetAddress peer) {
+        return peer != null && isThisHost(peer) ? config.get(TarnKeys.RPC_SEND_BUFFER_LOCAL)
+                : config.get(TarnKeys.RPC_SEND_BUFFER);
+    }
+
+    /** True when {@code address} is a loopback address or one of this host's own interface addresses. */
+    static boolean isThisHost(InetAddress address) {
+        if (address.isLoopbackAddress() || address.isAnyLocalAddress()) {
+            return true;
+        }
+        try {
+            return NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return false;
+        }
     }
 
     void forget(AutoCloseable c) {
