@@ -135,7 +135,8 @@ public final class TarnKeys {
             64 * MIB, "Bytes one data request carries (capped at the block size).");
 
     public static final ConfigKey<Long> CLIENT_READAHEAD = ConfigKey.bytes("tarn.client.readahead", 4 * MIB, 0, GIB,
-            "Bytes a sequential reader requests ahead of the position it has reached.");
+            "Bytes a sequential reader keeps requested ahead of the position it has reached, at most; it tops "
+                    + "them up once half of them are read, so that several requests leave together.");
 
     public static final ConfigKey<Long> CLIENT_WRITE_BEHIND = ConfigKey.bytes("tarn.client.write.behind", 4 * MIB,
             0, GIB, "Bytes a writer may have in flight to datanodes before write() waits; a writer also allocates"
