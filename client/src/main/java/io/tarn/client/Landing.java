@@ -39,6 +39,8 @@ final class Landing implements RpcClient.ResponseTarget {
     private volatile ByteBuf offered;
     /** The copy waiting for the reader while parked. */
     private volatile DeferredCopy parked;
+    /** Set once a copy was parked here: the read held no memory while it waited for the reader. */
+    private volatile boolean everParked;
     /** Where the offered memory starts, or 0 when nothing was offered or it has no known address. */
     private long address;
 
@@ -73,6 +75,7 @@ final class Landing implements RpcClient.ResponseTarget {
         if (waitsForReader) {
             parked = copy;
             if (state.compareAndSet(OPEN, PARKED)) {
+                everParked = true;
                 return;
             }
             parked = null;
@@ -119,6 +122,11 @@ final class Landing implements RpcClient.ResponseTarget {
         if (copy != null) {
             copy.copyInto(DataClient.RECEIVE);
         }
+    }
+
+    /** True when a short-circuit copy was ever parked here for the reader. */
+    boolean wasParked() {
+        return everParked;
     }
 
     /** True while a short-circuit copy waits for the reader (for tests). */

@@ -22,9 +22,10 @@ import java.util.concurrent.CompletableFuture;
  * Reads one file: sequentially with read-ahead, or at any position.
  *
  * <p>Sequential reads keep up to {@code tarn.client.readahead} bytes of requests in flight ahead of
- * the position (topped up in batches, once half of it is consumed), each at most one chunk ({@code tarn.client.io.chunk}) within one block; responses are
- * consumed from the transport's buffers without another copy until they reach the caller's array.
- * A caller reading into a direct {@link ByteBuffer} with room for a whole request it is waiting for
+ * the position ({@code tarn.client.readahead.shortcircuit} while its reads are short-circuit copies
+ * it makes itself), topped up in batches once half of it is consumed, each request at most one
+ * chunk ({@code tarn.client.io.chunk}) within one block; responses are consumed from the
+ * transport's buffers without another copy until they reach the caller's array. A caller reading into a direct {@link ByteBuffer} with room for a whole request it is waiting for
  * gets that request's data received from the socket straight into its buffer ({@link Landing}), as
  * do positional reads into direct buffers.
  * {@link #seek} drops the read-ahead. {@link #read(long, byte[], int, int)} reads at a position
@@ -44,6 +45,13 @@ public final class TarnInputStream extends InputStream {
     private final int blockSize;
     private final int chunkSize;
     private final long readahead;
+    /** The read-ahead while the reads are short-circuit copies left to this reader (grants only). */
+    private final long readaheadShortCircuit;
+    /**
+     * True while this stream's reads come as short-circuit copies parked for it ({@link Landing#park}):
+     * its read-ahead is then grants, which hold no memory, and goes {@link #readaheadShortCircuit} ahead.
+     */
+    private boolean readingParked;
     private final ArrayList<CompletableFuture<BlockRef>> refs = new ArrayList<>();
     private final Buffers buffers = new Buffers();
     private final Cleaner.Cleanable cleanable;
@@ -67,6 +75,7 @@ public final class TarnInputStream extends InputStream {
         this.blockSize = Math.max(1, status.blockSize());
         this.chunkSize = (int) Math.min(blockSize, client.config().get(TarnKeys.CLIENT_IO_CHUNK));
         this.readahead = client.config().get(TarnKeys.CLIENT_READAHEAD);
+        this.readaheadShortCircuit = client.config().get(TarnKeys.CLIENT_READAHEAD_SHORTCIRCUIT);
         this.cleanable = CLEANER.register(this, buffers);
     }
 
@@ -406,6 +415,7 @@ public final class TarnInputStream extends InputStream {
         CompletableFuture<ByteBuf> next = pending.data;
         try {
             buffers.current = TarnClient.await(next);
+            readingParked = pending.landing.wasParked();
         } catch (IOException e) {
             next.thenAccept(ByteBuf::release); // an interrupted wait: the data still arrives
             dropReadahead();
@@ -472,6 +482,7 @@ public final class TarnInputStream extends InputStream {
             }
             throw describe(e);
         }
+        readingParked = next.landing.wasParked();
         if (next.landing.holds(buf)) {
             client.data().landed(next.length);
             buf.release();
@@ -484,6 +495,11 @@ public final class TarnInputStream extends InputStream {
         buffers.current = buf;
         fillReadahead();
         return 0;
+    }
+
+    /** Read-ahead requests in flight or waiting for this reader (for tests). */
+    int requestsAhead() {
+        return buffers.ahead.size();
     }
 
     /** Read-ahead requests whose short-circuit copy waits for this reader (for tests). */
@@ -502,7 +518,7 @@ public final class TarnInputStream extends InputStream {
      * short-circuit reader a tenth of its time (docs/performance.md).
      */
     private void fillReadahead() {
-        long window = Math.max(readahead, 1);
+        long window = Math.max(readingParked ? readaheadShortCircuit : readahead, 1);
         if (!buffers.ahead.isEmpty() && requestedUpTo - position > window / 2) {
             return;
         }

@@ -154,6 +154,45 @@ class ShortCircuitTest {
     }
 
     /**
+     * A reader whose reads are short-circuit copies it makes itself asks
+     * {@code tarn.client.readahead.shortcircuit} ahead (grants, no memory); over TCP the same reader
+     * keeps to {@code tarn.client.readahead} (data it holds), and both read every byte.
+     */
+    @Test
+    void shortCircuitReadersAskFurtherAheadThanTcpReaders() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(1)
+                .set(TarnKeys.BLOCK_SIZE, (long) MIB).set(TarnKeys.DRAM_CAPACITY, 32L * MIB).start()) {
+            byte[] data = random(16 * MIB, 31);
+            try (TarnClient writer = client(cluster, ShortCircuitMode.OFF)) {
+                write(writer, "/ahead", data);
+            }
+            for (ShortCircuitMode mode : ShortCircuitMode.values()) {
+                try (TarnClient c = TarnClient.connect(cluster.config().toBuilder()
+                        .set(TarnKeys.CLIENT_SHORTCIRCUIT, mode)
+                        .set(TarnKeys.CLIENT_READAHEAD, 2L * MIB)
+                        .set(TarnKeys.CLIENT_READAHEAD_SHORTCIRCUIT, 8L * MIB).build());
+                     TarnInputStream in = c.open("/ahead")) {
+                    boolean shortCircuit = mode == ShortCircuitMode.AUTO;
+                    ByteBuffer dst = ByteBuffer.allocateDirect(MIB);
+                    byte[] back = new byte[data.length];
+                    int most = 0;
+                    for (int at = 0; at < data.length; at += MIB) {
+                        assertThat(in.read(dst.clear())).isEqualTo(MIB);
+                        dst.flip().get(back, at, MIB);
+                        most = Math.max(most, in.requestsAhead());
+                    }
+                    assertThat(back).as("%s", mode).isEqualTo(data);
+                    if (shortCircuit) {
+                        assertThat(most).as("grants asked ahead, short-circuit").isBetween(5, 8);
+                    } else {
+                        assertThat(most).as("requests ahead over TCP").isBetween(1, 2);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * A reader of direct buffers leaves the read-ahead's copies to itself ({@link Landing#park}), so
      * the copy out of the region is made after the grant, possibly long after: the block may have
      * been given to another file meanwhile. The copy made then is refused, never returned.

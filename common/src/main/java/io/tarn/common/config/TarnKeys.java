@@ -138,6 +138,11 @@ public final class TarnKeys {
             "Bytes a sequential reader keeps requested ahead of the position it has reached, at most; it tops "
                     + "them up once half of them are read, so that several requests leave together.");
 
+    public static final ConfigKey<Long> CLIENT_READAHEAD_SHORTCIRCUIT = ConfigKey.bytes(
+            "tarn.client.readahead.shortcircuit", 16 * MIB, 0, GIB, "Like tarn.client.readahead, for a sequential "
+                    + "reader whose reads are short-circuit copies it makes itself (a reader of direct buffers from a "
+                    + "co-located datanode): what it asks ahead are grants, which hold no memory until it copies.");
+
     public static final ConfigKey<Long> CLIENT_WRITE_BEHIND = ConfigKey.bytes("tarn.client.write.behind", 4 * MIB,
             0, GIB, "Bytes a writer may have in flight to datanodes before write() waits; a writer also allocates"
                     + " twice this many bytes of blocks (1 to 16 blocks) per namenode call.");
@@ -174,7 +179,7 @@ public final class TarnKeys {
             NAMENODE_BIND, NAMENODE_PARTITION, LEASE_TIMEOUT, DATANODE_TIMEOUT,
             DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
             DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT,
-            CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
+            CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
             CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_LEASE_RENEW);
 
     static String checkHostPorts(String v) {
