@@ -25,9 +25,10 @@ import java.util.concurrent.CompletableFuture;
  * the position ({@code tarn.client.readahead.shortcircuit} while its reads are short-circuit copies
  * it makes itself), topped up in batches once half of it is consumed, each request at most one
  * chunk ({@code tarn.client.io.chunk}) within one block; responses are consumed from the
- * transport's buffers without another copy until they reach the caller's array. A caller reading into a direct {@link ByteBuffer} with room for a whole request it is waiting for
- * gets that request's data received from the socket straight into its buffer ({@link Landing}), as
- * do positional reads into direct buffers.
+ * transport's buffers without another copy until they reach the caller's array. A caller reading
+ * into a direct {@link ByteBuffer} with room for a whole request it is waiting for gets that
+ * request's data received from the socket straight into its buffer ({@link Landing}), as do
+ * positional reads into direct buffers.
  * {@link #seek} drops the read-ahead. {@link #read(long, byte[], int, int)} reads at a position
  * without moving the stream. The size is the one the file had when opened. Not thread-safe, except
  * that positional reads may run concurrently with each other.
@@ -512,8 +513,9 @@ public final class TarnInputStream extends InputStream {
     }
 
     /**
-     * Requests the read-ahead up to {@code tarn.client.readahead} past the position, once at most
-     * half of it is still requested (and always when nothing is): requests sent together share the
+     * Requests the read-ahead ({@code tarn.client.readahead}, or {@code
+     * tarn.client.readahead.shortcircuit} while {@link #readingParked}) past the position, once at
+     * most half of it is still requested (and always when nothing is): requests sent together share the
      * wake-ups of the client's I/O thread and the datanode's. One request per chunk read cost a
      * short-circuit reader a tenth of its time (docs/performance.md).
      */

@@ -7,6 +7,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tarn.rpc.RpcServer;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /** A listening TCP socket and the connections it accepted. */
 final class TcpServer implements RpcServer {
@@ -27,8 +28,8 @@ final class TcpServer implements RpcServer {
     }
 
     /** The connections accepted and still open (for tests). */
-    java.util.List<Channel> connections() {
-        return java.util.List.copyOf(connections);
+    List<Channel> connections() {
+        return List.copyOf(connections);
     }
 
     @Override
