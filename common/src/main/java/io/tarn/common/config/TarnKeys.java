@@ -57,8 +57,8 @@ public final class TarnKeys {
             512 * KIB, 64 * KIB, 256 * MIB, "Socket send buffer (SO_SNDBUF) of TCP connections whose two ends are "
                     + "on one host (loopback, or an address of this host's own interfaces): a co-located client on "
                     + "the TCP path, daemons sharing a machine. 0 leaves it to the kernel's autotuning, which grows it "
-                    + "to several MiB although a loopback round trip takes microseconds; the unread data it holds "
-                    + "then falls out of the CPU caches. 512k moved 1 MiB blocks 12-43% faster than autotuning "
+                    + "to several MiB although a loopback round trip takes microseconds, and the unread data it holds "
+                    + "then likely falls out of the CPU caches. 512k moved 1 MiB blocks 12-43% faster than autotuning "
                     + "on the 2-core test VM (docs/performance.md); the best value depends on the CPU's "
                     + "cache sizes.");
 
