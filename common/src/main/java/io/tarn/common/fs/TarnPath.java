@@ -107,9 +107,10 @@ public final class TarnPath {
         if (length > 0 && length <= 2 && s.charAt(start) == '.' && (length == 1 || s.charAt(start + 1) == '.')) {
             throw new TarnException(ErrorCode.INVALID_PATH, "'.' and '..' are not allowed in '" + path + "'");
         }
-        int nul = s.indexOf('\0', start);
-        if (nul >= 0 && nul < end) {
-            throw new TarnException(ErrorCode.INVALID_PATH, "NUL character in '" + path + "'");
+        for (int i = start; i < end; i++) { // within the name only: a walk checks every component
+            if (s.charAt(i) == '\0') {
+                throw new TarnException(ErrorCode.INVALID_PATH, "NUL character in '" + path + "'");
+            }
         }
         if (length > MAX_NAME_BYTES / 3 && utf8Length(s, start, end) > MAX_NAME_BYTES) {
             throw new TarnException(ErrorCode.INVALID_PATH, "component longer than " + MAX_NAME_BYTES

@@ -61,7 +61,7 @@ final class TcpClient implements RpcClient {
     private final Runnable drainTask = this::drain;
 
     // ---- owned by the event loop ----
-    /** Calls in flight, under {@link #slotKey} of their id. */
+    /** Calls in flight, under {@link #slotKey} of their id: use {@link #track}, {@link #tracked}, {@link #untrack}. */
     private final LongObjectHashMap<Call<?>> inflight = new LongObjectHashMap<>();
     private final ArrayDeque<Call<?>> bySendTime = new ArrayDeque<>();
     private Channel channel;
@@ -214,6 +214,21 @@ final class TcpClient implements RpcClient {
         return id * 0x9E3779B97F4A7C15L;
     }
 
+    /** Event loop: keeps {@code call} in flight under {@code id}. */
+    private void track(long id, Call<?> call) {
+        inflight.put(slotKey(id), call);
+    }
+
+    /** Event loop: the call in flight under {@code id}, or null. */
+    private Call<?> tracked(long id) {
+        return inflight.get(slotKey(id));
+    }
+
+    /** Event loop: takes the call in flight under {@code id} out of the map, or null. */
+    private Call<?> untrack(long id) {
+        return inflight.remove(slotKey(id));
+    }
+
     /** Event loop: registers the call under a new id and writes it, without flushing. */
     private void send(Channel ch, Call<?> call) {
         long id = nextId++;
@@ -224,7 +239,7 @@ final class TcpClient implements RpcClient {
             call.start = call.buf.readerIndex();
         }
         call.settled = false;
-        inflight.put(slotKey(id), call);
+        track(id, call);
         bySendTime.addLast(call);
         ch.write(call.buf, ch.voidPromise());
         call.buf = null;
@@ -310,7 +325,7 @@ final class TcpClient implements RpcClient {
                 return;
             }
             bySendTime.pollFirst();
-            inflight.remove(slotKey(head.id));
+            untrack(head.id);
             head.settled = true;
             head.dropKept();
             head.dropPlaced();
@@ -340,7 +355,7 @@ final class TcpClient implements RpcClient {
                 ch.close();
                 return;
             }
-            Call<?> call = inflight.remove(slotKey(Frame.requestId(frame)));
+            Call<?> call = untrack(Frame.requestId(frame));
             if (call == null) {
                 return; // timed out earlier; the late answer is dropped
             }
@@ -385,7 +400,7 @@ final class TcpClient implements RpcClient {
     private void onPlaced(FrameDecoder.PlacedFrame placed) {
         ByteBuf header = placed.frame();
         try {
-            Call<?> call = inflight.remove(slotKey(Frame.requestId(header)));
+            Call<?> call = untrack(Frame.requestId(header));
             if (call == null) {
                 return; // timed out earlier; its memory was released then
             }
@@ -569,7 +584,7 @@ final class TcpClient implements RpcClient {
 
         @Override
         public io.tarn.rpc.PayloadPlacement.Target place(ByteBuf frame, int headLength, int payloadLength) {
-            Call<?> call = inflight.get(slotKey(Frame.requestId(frame)));
+            Call<?> call = tracked(Frame.requestId(frame));
             if (call == null || call.target == null || call.future.isDone()) {
                 return null;
             }

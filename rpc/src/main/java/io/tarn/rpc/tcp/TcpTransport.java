@@ -187,8 +187,12 @@ public final class TcpTransport implements Transport {
 
     /** The send buffer configured for connections to {@code peer}, or 0 to leave it to the kernel. */
     long sendBufferFor(InetAddress peer) {
-        return peer != null && isThisHost(peer) ? config.get(TarnKeys.RPC_SEND_BUFFER_LOCAL)
-                : config.get(TarnKeys.RPC_SEND_BUFFER);
+        long local = config.get(TarnKeys.RPC_SEND_BUFFER_LOCAL);
+        long remote = config.get(TarnKeys.RPC_SEND_BUFFER);
+        if (local == remote || peer == null) {
+            return remote; // nothing to decide: no look at the host's interfaces
+        }
+        return isThisHost(peer) ? local : remote;
     }
 
     /** True when {@code address} is a loopback address or one of this host's own interface addresses. */
