@@ -28,7 +28,8 @@ import java.util.concurrent.CompletionException;
  *
  * <p>A client that copies short-circuit to a co-located datanode asks for each chunk's grant when
  * the chunk starts, and, once the caller writes whole chunks at a time and a grant has come back,
- * for the grants (and blocks) of the chunks up to the write-behind ahead. {@link #write(ByteBuffer)}
+ * for the grants (and blocks) of the chunks up to {@code tarn.client.write.behind.shortcircuit}
+ * ahead (grants hold no memory, so this goes further than the write-behind). {@link #write(ByteBuffer)}
  * then copies straight into the block in the datanode's region instead of into the chunk; other
  * writes' chunks are copied there when full.
  *
@@ -48,6 +49,8 @@ public final class TarnOutputStream extends OutputStream {
     private final int blockSize;
     private final int chunkSize;
     private final long writeBehind;
+    /** How far ahead short-circuit grants are asked ({@code tarn.client.write.behind.shortcircuit}). */
+    private final long grantAhead;
     /** Blocks asked for in one namenode call past the first: twice the write-behind's worth, 1 to 16. */
     private final int blocksPerCall;
     private static final int MAX_BLOCKS_PER_CALL = 16;
@@ -57,7 +60,7 @@ public final class TarnOutputStream extends OutputStream {
     private ByteBuf buffer;
     /** The short-circuit grant asked for the chunk being filled, or null (a TCP client). */
     private CompletableFuture<LocalStorage.WriteRange> grant;
-    /** Grants asked ahead for the chunks expected to follow, in order, up to the write-behind. */
+    /** Grants asked ahead for the chunks expected to follow, in order, up to {@link #grantAhead}. */
     private final ArrayDeque<Ahead> grantsAhead = new ArrayDeque<>();
     /** Set once the caller writes whole chunks at a time: only then are grants asked ahead. */
     private boolean streaming;
@@ -94,6 +97,7 @@ public final class TarnOutputStream extends OutputStream {
         this.sent = status.size();
         this.chunkSize = (int) Math.min(blockSize, client.config().get(TarnKeys.CLIENT_IO_CHUNK));
         this.writeBehind = Math.max(chunkSize, client.config().get(TarnKeys.CLIENT_WRITE_BEHIND));
+        this.grantAhead = client.config().get(TarnKeys.CLIENT_WRITE_BEHIND_SHORTCIRCUIT);
         this.blocksPerCall = (int) Math.max(1, Math.min(MAX_BLOCKS_PER_CALL, 2 * writeBehind / blockSize));
         client.opened(this);
     }
@@ -266,17 +270,17 @@ public final class TarnOutputStream extends OutputStream {
     }
 
     /**
-     * Asks for the grants of the chunks from {@code from} on, up to the write-behind ahead of it, so
+     * Asks for the grants of the chunks from {@code from} on, up to {@link #grantAhead} past it, so
      * that each is there by the time the caller's bytes for it come. Their blocks are asked for
      * too; those past the file's final size are freed by the namenode at close.
      */
     private void askAhead(long from) {
         Ahead last = grantsAhead.peekLast();
         long next = last == null ? from : last.start() + last.length();
-        if (next >= from + writeBehind / 2) {
+        if (next >= from + grantAhead / 2) {
             return; // topped up in batches, so that the calls of one batch share their wake-ups
         }
-        while (next < from + writeBehind) {
+        while (next < from + grantAhead) {
             int length = Math.min(chunkSize, blockSize - (int) (next % blockSize));
             grantsAhead.addLast(new Ahead(next, length, askGrant(next, length)));
             next += length;
@@ -287,6 +291,15 @@ public final class TarnOutputStream extends OutputStream {
         int offset = (int) (start % blockSize);
         return blockAhead((int) (start / blockSize))
                 .thenCompose(r -> client.data().grantWrite(r, offset, length));
+    }
+
+    /** Bytes of chunks whose short-circuit grants are asked ahead of the one being filled (for tests). */
+    long grantedAhead() {
+        long n = 0;
+        for (Ahead a : grantsAhead) {
+            n += a.length();
+        }
+        return n;
     }
 
     /** A short-circuit grant asked ahead for the chunk of {@code length} bytes at {@code start}. */

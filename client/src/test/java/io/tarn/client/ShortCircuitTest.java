@@ -193,6 +193,42 @@ class ShortCircuitTest {
     }
 
     /**
+     * A writer of direct buffers that copies short-circuit asks for grants (and blocks)
+     * {@code tarn.client.write.behind.shortcircuit} ahead, topped up once half are used; over TCP
+     * the same writer asks for none. Both files read back byte for byte.
+     */
+    @Test
+    void shortCircuitWritersAskGrantsFurtherAheadThanTheWriteBehind() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(1)
+                .set(TarnKeys.BLOCK_SIZE, (long) MIB).set(TarnKeys.DRAM_CAPACITY, 64L * MIB).start()) {
+            byte[] data = random(24 * MIB, 37);
+            for (ShortCircuitMode mode : ShortCircuitMode.values()) {
+                String path = "/ahead-" + mode;
+                long most = 0;
+                try (TarnClient c = TarnClient.connect(cluster.config().toBuilder()
+                        .set(TarnKeys.CLIENT_SHORTCIRCUIT, mode)
+                        .set(TarnKeys.CLIENT_WRITE_BEHIND, 2L * MIB)
+                        .set(TarnKeys.CLIENT_WRITE_BEHIND_SHORTCIRCUIT, 8L * MIB).build());
+                     TarnOutputStream out = c.create(path)) {
+                    ByteBuffer src = ByteBuffer.allocateDirect(MIB);
+                    for (int at = 0; at < data.length; at += MIB) {
+                        out.write(src.clear().put(data, at, MIB).flip());
+                        most = Math.max(most, out.grantedAhead());
+                    }
+                }
+                try (TarnClient reader = client(cluster, ShortCircuitMode.OFF)) {
+                    assertThat(read(reader, path)).as("%s", mode).isEqualTo(data);
+                }
+                if (mode == ShortCircuitMode.AUTO) {
+                    assertThat(most).as("bytes granted ahead, short-circuit").isBetween(5L * MIB, 8L * MIB);
+                } else {
+                    assertThat(most).as("bytes granted ahead over TCP").isZero();
+                }
+            }
+        }
+    }
+
+    /**
      * A reader of direct buffers leaves the read-ahead's copies to itself ({@link Landing#park}), so
      * the copy out of the region is made after the grant, possibly long after: the block may have
      * been given to another file meanwhile. The copy made then is refused, never returned.

@@ -147,6 +147,13 @@ public final class TarnKeys {
             0, GIB, "Bytes a writer may have in flight to datanodes before write() waits; a writer also allocates"
                     + " twice this many bytes of blocks (1 to 16 blocks) per namenode call.");
 
+    public static final ConfigKey<Long> CLIENT_WRITE_BEHIND_SHORTCIRCUIT = ConfigKey.bytes(
+            "tarn.client.write.behind.shortcircuit", 16 * MIB, 0, GIB, "How far ahead of its position a writer whose "
+                    + "chunks go straight into a co-located datanode's region (a writer of direct buffers of a chunk or "
+                    + "more) asks for grants, and the blocks under them; it tops them up once half are used, so that "
+                    + "the requests of one top-up leave together. Grants hold no memory: the bytes are in the region "
+                    + "when write() returns, so tarn.client.write.behind does not limit them.");
+
     public static final ConfigKey<Integer> CLIENT_STORAGE_CLASS = ConfigKey.integer("tarn.client.storage.class", 0,
             0, 15, "class", "Storage class new files prefer; allocation spills to the next class when it is full.");
 
@@ -179,8 +186,8 @@ public final class TarnKeys {
             NAMENODE_BIND, NAMENODE_PARTITION, LEASE_TIMEOUT, DATANODE_TIMEOUT,
             DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
             DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT,
-            CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND, CLIENT_STORAGE_CLASS,
-            CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_LEASE_RENEW);
+            CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
+            CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_LEASE_RENEW);
 
     static String checkHostPorts(String v) {
         String[] parts = v.split(",", -1);
