@@ -109,7 +109,9 @@ public final class TarnKeys {
 
     public static final ConfigKey<String> DRAM_PATH = ConfigKey.string("tarn.datanode.dram.path", "/dev/shm/tarn",
             "Directory (tmpfs or a hugetlbfs mount) holding the DRAM datanode's region files; "
-                    + "they survive a datanode restart, not a reboot.", null);
+                    + "they survive a datanode restart, not a reboot. On hugetlbfs (2 MiB pages: reserve them "
+                    + "with sysctl vm.nr_hugepages) the regions take whole huge pages, which makes copies into and "
+                    + "out of them faster; tarn.datanode.dram.region.size must then be a multiple of 2m.", null);
 
     public static final ConfigKey<DramMode> DRAM_MODE = ConfigKey.choice("tarn.datanode.dram.mode", DramMode.AUTO,
             DramMode.class, "auto | mmap | direct. auto maps files under tarn.datanode.dram.path and falls back "

@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -81,6 +82,40 @@ final class DramStorage {
         }
     }
 
+    private static final String HUGETLBFS = "hugetlbfs";
+    /** Where Linux keeps the counters of each huge page size's pool. */
+    private static final Path HUGE_PAGE_POOLS = Path.of("/sys/kernel/mm/hugepages");
+
+    /**
+     * Bytes {@code store} can still give. A hugetlbfs mount without a {@code size=} limit reports no
+     * space at all (its pages come from the kernel's pool of huge pages), so for one that reports
+     * none, this is the pool's pages of the mount's page size that are neither in use nor promised
+     * to a mapping, read from {@code pools} (normally {@code /sys/kernel/mm/hugepages}).
+     */
+    static long usableSpace(FileStore store, Path pools) throws IOException {
+        long usable = store.getUsableSpace();
+        if (usable != 0 || store.getTotalSpace() != 0 || !HUGETLBFS.equals(store.type())) {
+            return usable;
+        }
+        long page = store.getBlockSize();
+        return hugePoolBytes(pools.resolve("hugepages-" + page / 1024 + "kB"), page);
+    }
+
+    /**
+     * Bytes in the huge page pool {@code pool} (a {@code hugepages-<size>kB} directory) of pages of
+     * {@code page} bytes that no one uses or has been promised; 0 when the pool cannot be read.
+     */
+    static long hugePoolBytes(Path pool, long page) {
+        try {
+            long free = Long.parseLong(Files.readString(pool.resolve("free_hugepages")).trim());
+            long promised = Long.parseLong(Files.readString(pool.resolve("resv_hugepages")).trim());
+            return Math.max(0, free - promised) * page;
+        } catch (IOException | NumberFormatException e) {
+            LOG.debug("Cannot read the huge page pool {}: {}", pool, e.toString());
+            return 0;
+        }
+    }
+
     private static DramStorage direct(int regionCount, int regionSize, int blockSize) {
         MemoryRegions regions = DirectRegions.allocate(regionCount, regionSize);
         GenerationTable generations = GenerationTable.inMemory(regionSize, regionCount, blockSize);
@@ -94,17 +129,26 @@ final class DramStorage {
         StorageDirectory dir = StorageDirectory.claim(root, (path, id) -> whyNotReusable(path, id, regionCount,
                 regionSize));
         try {
+            FileStore store = Files.getFileStore(dir.path());
+            if (HUGETLBFS.equals(store.type()) && regionSize % store.getBlockSize() != 0) {
+                // The kernel refuses the mapping with a bare EINVAL otherwise.
+                throw new IOException("regions of " + regionSize + " bytes do not fill whole huge pages of "
+                        + store.getBlockSize() + " bytes, as a hugetlbfs mount needs; set "
+                        + TarnKeys.DRAM_REGION_SIZE + " to a multiple of " + store.getBlockSize());
+            }
             Path tableFile = dir.path().resolve(GENERATIONS_FILE);
             GenerationTable generations;
             if (dir.reused()) {
                 generations = GenerationTable.open(tableFile, dir.storageId(), regionSize, regionCount);
             } else {
                 long needed = (long) regionCount * regionSize;
-                long usable = Files.getFileStore(dir.path()).getUsableSpace();
                 // tmpfs allocates pages only when first written; running out later would crash the
                 // JVM with SIGBUS, so refuse a capacity the mount cannot hold now.
+                long usable = usableSpace(store, HUGE_PAGE_POOLS);
                 if (usable < needed) {
-                    throw new IOException(dir.path() + " has " + usable + " bytes free, " + needed + " needed");
+                    throw new IOException(dir.path() + " has " + usable + " bytes free, " + needed + " needed"
+                            + (HUGETLBFS.equals(store.type()) ? " (free huge pages of " + store.getBlockSize()
+                            + " bytes; reserve more with sysctl vm.nr_hugepages, or mount with size=)" : ""));
                 }
                 generations = GenerationTable.create(tableFile, dir.storageId(), regionSize, regionCount, blockSize);
             }

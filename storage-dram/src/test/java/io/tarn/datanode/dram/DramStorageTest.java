@@ -10,11 +10,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 class DramStorageTest {
     private static final long MIB = 1 << 20;
@@ -155,5 +157,77 @@ class DramStorageTest {
         assertThat(again.intact()).isTrue();
         assertThat(again.generations(128 << 10).get(0, 1)).as("the new table was persisted").isEqualTo(6);
         again.close(true);
+    }
+
+    @Test
+    void theHugePagePoolCountsPagesNeitherUsedNorPromised() throws IOException {
+        Path pool = Files.createDirectories(root.resolve("hugepages-2048kB"));
+        Files.writeString(pool.resolve("free_hugepages"), "10\n");
+        Files.writeString(pool.resolve("resv_hugepages"), "3\n");
+        assertThat(DramStorage.hugePoolBytes(pool, 2 * MIB)).isEqualTo(7 * 2 * MIB);
+        Files.writeString(pool.resolve("resv_hugepages"), "12\n");
+        assertThat(DramStorage.hugePoolBytes(pool, 2 * MIB)).as("more promised than free").isZero();
+        assertThat(DramStorage.hugePoolBytes(root.resolve("hugepages-1048576kB"), 1L << 30)).as("no such pool")
+                .isZero();
+    }
+
+    @Test
+    void anOrdinaryFileSystemReportsItsOwnFreeSpace() throws IOException {
+        FileStore store = Files.getFileStore(root);
+        assertThat(DramStorage.usableSpace(store, root.resolve("no-pools"))).isEqualTo(store.getUsableSpace());
+    }
+
+    /**
+     * On a real hugetlbfs mount (there is one only where an operator made it, so elsewhere this is
+     * skipped): a mount without a size limit reports no space, and the storage counts the free huge
+     * pages instead, maps its regions there and keeps bytes in them; regions that do not fill whole
+     * huge pages are refused with the key to change.
+     */
+    @Test
+    void regionsGoOnAHugetlbfsMount() throws IOException {
+        Path mount = hugetlbfsMount();
+        assumeThat(mount).as("a writable hugetlbfs mount (/proc/mounts)").isNotNull();
+        FileStore store = Files.getFileStore(mount);
+        long page = store.getBlockSize();
+        long free = DramStorage.usableSpace(store, Path.of("/sys/kernel/mm/hugepages"));
+        if (store.getTotalSpace() == 0) {
+            assertThat(free).isEqualTo(DramStorage.hugePoolBytes(
+                    Path.of("/sys/kernel/mm/hugepages/hugepages-" + page / 1024 + "kB"), page));
+        }
+        assumeThat(free).as("free huge pages for two regions").isGreaterThanOrEqualTo(2 * page + 2 * MIB);
+        Path path = Files.createTempDirectory(mount, "dram-test-");
+        try {
+            TarnConfig c = config(DramMode.MMAP, path, 2 * page).toBuilder()
+                    .set(TarnKeys.DRAM_REGION_SIZE, page).build();
+            DramStorage s = DramStorage.open(c);
+            assertThat(s.backing()).isEqualTo(DramMode.MMAP);
+            s.regions().write(1, page - 3, Unpooled.wrappedBuffer(new byte[] {4, 5, 6}), 0, 3);
+            assertThat(read(s, 1, page - 3, 3)).containsExactly(4, 5, 6);
+            s.close(true);
+
+            TarnConfig small = config(DramMode.MMAP, path, 2 * page).toBuilder()
+                    .set(TarnKeys.DRAM_REGION_SIZE, page / 2).build();
+            assertThatThrownBy(() -> DramStorage.open(small)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("regions of " + page / 2 + " bytes do not fill whole huge pages of " + page)
+                    .hasMessageContaining("tarn.datanode.dram.region.size");
+        } finally {
+            try (var files = Files.walk(path)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static Path hugetlbfsMount() throws IOException {
+        Path mounts = Path.of("/proc/mounts");
+        if (!Files.isReadable(mounts)) {
+            return null;
+        }
+        for (String line : Files.readAllLines(mounts)) {
+            String[] f = line.split(" ");
+            if (f.length > 2 && f[2].equals("hugetlbfs") && Files.isWritable(Path.of(f[1]))) {
+                return Path.of(f[1]);
+            }
+        }
+        return null;
     }
 }
