@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * One or more namenodes and N DRAM datanodes in one JVM on ephemeral loopback ports, for tests (the
  * role HDFS's MiniDFSCluster plays). With several namenodes (partitions of one namespace, see
  * docs/partitioning.md) every datanode serves every namenode. Every component talks real TCP. Datanode memory lives in files under
- * a fresh directory in /dev/shm (or the temporary directory), removed by {@link #close()}.
+ * a fresh directory in /dev/shm (or the temporary directory, or {@link Builder#dataRoot}), removed by {@link #close()}.
  *
  * <pre>
  * try (MiniCluster cluster = MiniCluster.builder().datanodes(2).start();
@@ -46,7 +46,7 @@ public final class MiniCluster implements AutoCloseable {
 
     private MiniCluster(Builder b) throws IOException {
         this.base = b.config.build();
-        this.dataDir = createDataDir();
+        this.dataDir = createDataDir(b.dataRoot);
         boolean started = false;
         try {
             this.namenode = startNamenodes(b.namenodes);
@@ -114,9 +114,10 @@ public final class MiniCluster implements AutoCloseable {
         return new Builder();
     }
 
-    private static Path createDataDir() throws IOException {
+    private static Path createDataDir(Path root) throws IOException {
         Path shm = Path.of("/dev/shm");
-        Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        Path parent = root != null ? Files.createDirectories(root)
+                : Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
         return Files.createTempDirectory(parent, "tarn-mini-");
     }
 
@@ -253,6 +254,7 @@ public final class MiniCluster implements AutoCloseable {
     public static final class Builder {
         private int datanodes = 1;
         private int namenodes = 1;
+        private Path dataRoot;
         private final TarnConfig.Builder config = TarnConfig.builder()
                 .set(TarnKeys.TRANSPORT, TransportKind.TCP)
                 .set(TarnKeys.DRAM_CAPACITY, 64L << 20)
@@ -285,6 +287,16 @@ public final class MiniCluster implements AutoCloseable {
         /** Sets a key from its text form. */
         public Builder set(String key, String value) {
             config.set(key, value);
+            return this;
+        }
+
+        /**
+         * The directory the cluster makes its data directory in (the datanodes' region files go
+         * there): {@code /dev/shm} when writable, else the temporary directory, unless set. A
+         * hugetlbfs mount, for instance, puts the regions in huge pages.
+         */
+        public Builder dataRoot(Path root) {
+            this.dataRoot = root;
             return this;
         }
 

@@ -11,8 +11,10 @@ import java.util.Locale;
  * @param warmupSeconds unmeasured time run just before each load point, same load
  * @param sizeMb        size of the sequentially written and read file, and of the TCP stream, in MiB
  * @param workDir       where the MiniDFSCluster keeps its storage
+ * @param dramRoot      where Tarn's datanode keeps its region files, and the TCP stream into memory
+ *                      its file (a fresh directory under it); null for {@code /dev/shm}
  */
-public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir) {
+public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir, Path dramRoot) {
     /** Calls in flight for getFile and for the Netty echo baseline. */
     public static final List<Integer> GET_FILE_DEPTHS = List.of(1, 16, 64, 128);
     /** Calls in flight (threads) for create + close. */
@@ -53,6 +55,11 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
         }
     }
 
+    /** Settings with the region files in {@code /dev/shm}. */
+    public CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir) {
+        this(seconds, warmupSeconds, sizeMb, workDir, null);
+    }
+
     public long sizeBytes() {
         return (long) sizeMb << 20;
     }
@@ -60,6 +67,6 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
     /** The settings as command-line options, for the record. */
     public String options() {
         return String.format(Locale.ROOT, "--seconds %s --warmup-seconds %s --size-mb %d",
-                seconds, warmupSeconds, sizeMb);
+                seconds, warmupSeconds, sizeMb) + (dramRoot == null ? "" : " --dram-root " + dramRoot);
     }
 }

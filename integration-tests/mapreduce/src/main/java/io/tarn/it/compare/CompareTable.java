@@ -96,8 +96,9 @@ final class CompareTable {
                         + " = blocking java.net.Socket, one in flight; " + TCP
                         + " = one connection, 1 MiB writes, the receiver reading into one 1 MiB buffer; "
                         + TCP_INTO_MEMORY + " = the same, the receiver keeping the bytes, each MiB read into the"
-                        + " next MiB of a mapped /dev/shm file of the data's size (where the datanode keeps its"
-                        + " regions): what storing them in memory costs before any file system work."
+                        + " next MiB of a mapped file of the data's size where the datanode keeps its regions"
+                        + " (/dev/shm unless --dram-root says otherwise): what storing them in memory costs before"
+                        + " any file system work."
                         + " Each baseline figure is the better of a run before"
                         + " Tarn and one after HDFS. Sequential figures (both file systems and the TCP stream) are"
                         + " the median of " + CompareSettings.SEQUENTIAL_PASSES + " passes after unmeasured ones"

@@ -23,7 +23,7 @@ import java.util.Map;
  * {@code bin/tarn-compare} is the launcher.
  *
  * <pre>
- * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]
+ * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR] [--dram-root DIR]
  * </pre>
  *
  * Defaults: 5 s measured after 1 s of warm-up per load point (and unmeasured writes and reads of
@@ -35,7 +35,7 @@ import java.util.Map;
  */
 public final class SideBySideComparison {
     private static final String USAGE =
-            "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]";
+            "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR] [--dram-root DIR]";
 
     private SideBySideComparison() {
     }
@@ -85,8 +85,14 @@ public final class SideBySideComparison {
         return new BaselineResult(NettyEchoBaseline.transport(), echo, pingPong, tcp, intoMemory);
     }
 
-    /** Where the stream into memory maps its file: /dev/shm, as the datanode's regions, else the work directory. */
+    /**
+     * Where the stream into memory maps its file: where the datanode's regions are (--dram-root, else
+     * /dev/shm), else the work directory.
+     */
     private static Path memoryDirectory(CompareSettings s) {
+        if (s.dramRoot() != null) {
+            return s.dramRoot();
+        }
         Path shm = Path.of("/dev/shm");
         return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : s.workDir();
     }
@@ -192,6 +198,7 @@ public final class SideBySideComparison {
             double warmup = 1;
             int sizeMb = 1024;
             Path workDir = null;
+            Path dramRoot = null;
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
                 switch (args[i]) {
@@ -199,6 +206,7 @@ public final class SideBySideComparison {
                     case "--warmup-seconds" -> warmup = Double.parseDouble(ComparisonMain.required(args[i], value));
                     case "--size-mb" -> sizeMb = Integer.parseInt(ComparisonMain.required(args[i], value));
                     case "--work-dir" -> workDir = Path.of(ComparisonMain.required(args[i], value));
+                    case "--dram-root" -> dramRoot = Path.of(ComparisonMain.required(args[i], value));
                     case "--help", "-h" -> {
                         System.out.println(USAGE);
                         System.exit(0);
@@ -211,7 +219,7 @@ public final class SideBySideComparison {
             if (temporary) {
                 workDir = Files.createTempDirectory("tarn-compare-");
             }
-            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir), temporary);
+            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir, dramRoot), temporary);
         }
     }
 }

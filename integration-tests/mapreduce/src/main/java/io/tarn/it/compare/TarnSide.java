@@ -24,7 +24,7 @@ import java.util.Map;
  * sequential write and read go over TCP to the datanode; a second one with {@code auto} (the
  * default) writes and reads a file of its own the same way for the {@linkplain #shortCircuit()
  * short-circuit} rows. The datanode keeps its regions in mapped files (MiniCluster puts them under
- * {@code /dev/shm}), so that client, on the same host, copies block data straight from and to them.
+ * {@code /dev/shm}, or under {@code --dram-root}), so that client, on the same host, copies block data straight from and to them.
  * Each sequential workload checks with {@link TarnClient#shortCircuitBytes()} which path its
  * bytes took, and warns on standard error when the short-circuit client fell back to TCP. Each
  * sequential file is deleted after its read, so the datanode, sized for one file plus slack, never
@@ -47,29 +47,33 @@ final class TarnSide implements StorageSide {
     private final Sequential tcp;
     private final Sequential shortCircuit;
     private final long datanodeMb;
+    private final String regionsIn;
     private int createRuns;
 
-    private TarnSide(TarnServers servers, TarnClient client, TarnClient autoClient, long datanodeMb) {
+    private TarnSide(TarnServers servers, TarnClient client, TarnClient autoClient, long datanodeMb,
+            String regionsIn) {
         this.servers = servers;
         this.client = client;
         this.autoClient = autoClient;
         this.tcp = new Sequential(client, TCP_FILE, false);
         this.shortCircuit = new Sequential(autoClient, SHORT_CIRCUIT_FILE, true);
         this.datanodeMb = datanodeMb;
+        this.regionsIn = regionsIn;
     }
 
     static TarnSide start(CompareSettings settings) throws IOException {
         long datanodeMb = roundUp(Math.max(1024, settings.sizeMb() + 256L), REGION_MB);
         TarnServers servers = TarnServers.start(1, Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
-                "tarn.datanode.dram.region.size", REGION_MB + "m"));
+                "tarn.datanode.dram.region.size", REGION_MB + "m"), settings.dramRoot());
         TarnClient client = null;
         try {
             String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();
             client = connect(namenode, "off");
             client.mkdirs(ROOT);
             client.create(STATUS_FILE, NEW_FILE).close();
-            return new TarnSide(servers, client, connect(namenode, "auto"), datanodeMb);
+            return new TarnSide(servers, client, connect(namenode, "auto"), datanodeMb,
+                    settings.dramRoot() == null ? "/dev/shm" : settings.dramRoot().toString());
         } catch (IOException | RuntimeException e) {
             try {
                 if (client != null) {
@@ -91,7 +95,8 @@ final class TarnSide implements StorageSide {
 
     @Override
     public String description() {
-        return "Tarn (1 namenode, 1 DRAM datanode of " + datanodeMb + " MiB in mapped files, TCP; TarnClient from the"
+        return "Tarn (1 namenode, 1 DRAM datanode of " + datanodeMb + " MiB in mapped files under " + regionsIn
+                + ", TCP; TarnClient from the"
                 + " shaded adapter with " + SHORT_CIRCUIT_KEY + "=off, so the sequential rows take the TCP path)";
     }
 

@@ -3,13 +3,16 @@ package io.tarn.it.compare;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The side-by-side comparison end to end at a tiny size (0.3 s per load point, an 8 MiB file): every
  * workload runs on Tarn, on HDFS and, where one applies, on its baseline, and the printed table has
  * every row with positive figures and ratios, including Tarn's short-circuit sequential rows, whose
- * baseline is Tarn's TCP path. No timing is asserted: this proves the runner works,
+ * baseline is Tarn's TCP path; with {@code --dram-root} the datanode's files go there and are gone
+ * afterwards. No timing is asserted: this proves the runner works,
  * {@code bin/tarn-compare} measures.
  */
 class SideBySideComparisonIT {
@@ -28,7 +32,21 @@ class SideBySideComparisonIT {
 
     @Test
     void everyWorkloadHasPositiveFiguresOnBothSidesAndItsBaseline() throws Exception {
-        SideBySideComparison.Comparison c = SideBySideComparison.run(new CompareSettings(0.3, 0.1, 8, workDir));
+        // --dram-root: a directory of its own on /dev/shm (where the datanode would go anyway), when there is one.
+        Path shm = Path.of("/dev/shm");
+        Path dramRoot = Files.isDirectory(shm) && Files.isWritable(shm)
+                ? Files.createTempDirectory(shm, "tarn-compare-it-") : workDir.resolve("dram");
+        SideBySideComparison.Comparison c;
+        try {
+            c = SideBySideComparison.run(new CompareSettings(0.3, 0.1, 8, workDir, dramRoot));
+            try (Stream<Path> left = Files.walk(dramRoot)) {
+                assertThat(left.filter(Files::isRegularFile)).as("region files and the stream's file, gone").isEmpty();
+            }
+        } finally {
+            try (Stream<Path> left = Files.walk(dramRoot)) {
+                left.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
         String table = c.markdown();
 
         List<String> lines = table.lines().toList();
@@ -64,7 +82,7 @@ class SideBySideComparisonIT {
                 .isEqualTo(rows.get("sequential write, 1 MiB calls, MB/s")[1]);
         assertThat(rows.get(CompareTable.SHORT_CIRCUIT_READ)[5]).as("short-circuit read: its baseline")
                 .isEqualTo(rows.get("sequential read, 1 MiB calls, MB/s")[1]);
-        assertThat(c.legend()).contains("Tarn (").contains("HDFS (")
+        assertThat(c.legend()).contains("Tarn (").contains("HDFS (").contains("mapped files under " + dramRoot)
                 .contains("tarn.client.shortcircuit=off").contains("tarn.client.shortcircuit=auto");
     }
 

@@ -59,6 +59,14 @@ public final class TarnServers implements AutoCloseable {
      * @throws IOException when a server does not start; the cause is the server's own exception
      */
     public static TarnServers start(int datanodes, Map<String, String> config) throws IOException {
+        return start(datanodes, config, null);
+    }
+
+    /**
+     * Like {@link #start(int, Map)}, with the datanodes' region files in a fresh directory under
+     * {@code dataRoot} (MiniCluster's {@code dataRoot}; null for its default, {@code /dev/shm}).
+     */
+    public static TarnServers start(int datanodes, Map<String, String> config, Path dataRoot) throws IOException {
         URLClassLoader loader = new URLClassLoader("tarn-servers", serverClasspath(), ClassLoader.getPlatformClassLoader());
         boolean started = false;
         try {
@@ -67,6 +75,9 @@ public final class TarnServers implements AutoCloseable {
                 Object builder = miniCluster.getMethod("builder").invoke(null);
                 Class<?> builderType = builder.getClass();
                 builderType.getMethod("datanodes", int.class).invoke(builder, datanodes);
+                if (dataRoot != null) {
+                    builderType.getMethod("dataRoot", Path.class).invoke(builder, dataRoot);
+                }
                 for (Map.Entry<String, String> e : config.entrySet()) {
                     builderType.getMethod("set", String.class, String.class).invoke(builder, e.getKey(), e.getValue());
                 }
