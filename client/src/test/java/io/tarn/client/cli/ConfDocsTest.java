@@ -72,6 +72,13 @@ class ConfDocsTest {
         assertThat(loaded.describe()).isEqualTo(TarnConfig.defaults().describe());
     }
 
+    /** Descriptions too: a key's documentation changed in TarnKeys shows in the shipped file. */
+    @Test
+    void theShippedFileIsTheTemplate() throws Exception {
+        assertThat(Files.readString(SITE)).as("%s (regenerate with: bin/tarn conf --template)", SITE)
+                .isEqualTo(ConfTemplate.render());
+    }
+
     @Test
     void theShippedFileLoadsAsItIs() throws Exception {
         assertThat(TarnConfig.builder().load(SITE).build().describe()).isEqualTo(TarnConfig.defaults().describe());
