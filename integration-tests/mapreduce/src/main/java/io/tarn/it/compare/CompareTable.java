@@ -121,6 +121,54 @@ final class CompareTable {
         return String.join("\n", lines);
     }
 
+    static final String SUMMARY_HEADER =
+            "| workload | Tarn / HDFS, median (min–max) | baseline | Tarn / baseline, median (min–max) |";
+
+    /**
+     * Several rounds of the same comparison as one table: per workload, the median of each round's
+     * Tarn / HDFS and Tarn / baseline ratios, with the smallest and largest. Ratios are taken within
+     * each round, as in its own table, before the median is taken across rounds.
+     */
+    static String summary(List<List<Row>> rounds) {
+        List<Row> first = rounds.get(0);
+        for (List<Row> round : rounds) {
+            if (!round.stream().map(Row::workload).toList().equals(first.stream().map(Row::workload).toList())) {
+                throw new IllegalArgumentException("rounds measured different workloads");
+            }
+        }
+        StringBuilder out = new StringBuilder(SUMMARY_HEADER).append('\n');
+        out.append("|---|---:|---|---:|\n");
+        for (int i = 0; i < first.size(); i++) {
+            Row r = first.get(i);
+            double[] overHdfs = new double[rounds.size()];
+            double[] overBaseline = new double[rounds.size()];
+            for (int k = 0; k < rounds.size(); k++) {
+                Row x = rounds.get(k).get(i);
+                overHdfs[k] = x.hdfs() > 0 ? x.tarn() / x.hdfs() : Double.NaN;
+                overBaseline[k] = x.baseline() > 0 ? x.tarn() / x.baseline() : Double.NaN;
+            }
+            boolean baseline = !Double.isNaN(r.baseline());
+            out.append("| ").append(r.workload())
+                    .append(" | ").append(spread(overHdfs))
+                    .append(" | ").append(baseline ? r.baselineName() : "none")
+                    .append(" | ").append(baseline ? spread(overBaseline) : "n/a")
+                    .append(" |\n");
+        }
+        return out.toString();
+    }
+
+    /** "median (min–max)" of {@code values}, or n/a when one is missing. */
+    static String spread(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        if (v.length == 0 || Double.isNaN(v[v.length - 1])) {
+            return "n/a"; // NaN sorts last
+        }
+        int n = v.length;
+        double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        return String.format(Locale.ROOT, "%.2f (%.2f–%.2f)", median, v[0], v[n - 1]);
+    }
+
     private static String format(String format, double v) {
         return String.format(Locale.ROOT, format, v);
     }

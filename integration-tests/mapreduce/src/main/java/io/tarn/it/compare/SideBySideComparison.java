@@ -8,6 +8,7 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +25,7 @@ import java.util.Map;
  *
  * <pre>
  * SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR] [--dram-root DIR]
+ *                      [--rounds N]
  * </pre>
  *
  * Defaults: 5 s measured after 1 s of warm-up per load point (and unmeasured writes and reads of
@@ -31,20 +33,46 @@ import java.util.Map;
  * are the median of
  * {@link CompareSettings#SEQUENTIAL_PASSES} passes), a 1024 MiB file, a fresh temporary
  * work directory that is removed afterwards (a given one is kept). The baselines run first and
- * last, Tarn and HDFS in between; each file system is stopped before the next starts.
+ * last, Tarn and HDFS in between; each file system is stopped before the next starts. With
+ * {@code --rounds N} all of it runs N times: each round's table, then one with the median, smallest
+ * and largest of each ratio across the rounds (single runs move by ±15% on a shared machine).
  */
 public final class SideBySideComparison {
     private static final String USAGE =
-            "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR] [--dram-root DIR]";
+            "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]"
+                    + " [--dram-root DIR] [--rounds N]";
 
     private SideBySideComparison() {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options = Options.parse(args);
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) { // NumberFormatException included
+            System.err.println("tarn-compare: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         ComparisonMain.printThenExit(options.settings().workDir(), options.temporaryWorkDir(), () -> {
-            Comparison c = run(options.settings());
-            return List.of(c.markdown(), c.legend(), c.environment());
+            if (options.rounds() == 1) {
+                Comparison c = run(options.settings());
+                return List.of(c.markdown(), c.legend(), c.environment());
+            }
+            List<String> out = new ArrayList<>();
+            List<List<CompareTable.Row>> rounds = new ArrayList<>();
+            Comparison last = null;
+            for (int i = 1; i <= options.rounds(); i++) {
+                System.err.printf(Locale.ROOT, "compare: round %d of %d%n", i, options.rounds());
+                last = run(options.settings());
+                rounds.add(last.rows());
+                out.add("Round " + i + " of " + options.rounds() + ":\n\n" + last.markdown());
+            }
+            out.add("All " + options.rounds() + " rounds, each ratio taken within its round:\n\n"
+                    + CompareTable.summary(rounds));
+            out.add(last.legend());
+            out.add(ComparisonMain.machine(options.settings().options() + " --rounds " + options.rounds()));
+            return out;
         });
     }
 
@@ -192,13 +220,14 @@ public final class SideBySideComparison {
     }
 
     /** Command-line options. */
-    private record Options(CompareSettings settings, boolean temporaryWorkDir) {
+    private record Options(CompareSettings settings, boolean temporaryWorkDir, int rounds) {
         static Options parse(String[] args) throws IOException {
             double seconds = 5;
             double warmup = 1;
             int sizeMb = 1024;
             Path workDir = null;
             Path dramRoot = null;
+            int rounds = 1;
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
                 switch (args[i]) {
@@ -207,6 +236,7 @@ public final class SideBySideComparison {
                     case "--size-mb" -> sizeMb = Integer.parseInt(ComparisonMain.required(args[i], value));
                     case "--work-dir" -> workDir = Path.of(ComparisonMain.required(args[i], value));
                     case "--dram-root" -> dramRoot = Path.of(ComparisonMain.required(args[i], value));
+                    case "--rounds" -> rounds = Integer.parseInt(ComparisonMain.required(args[i], value));
                     case "--help", "-h" -> {
                         System.out.println(USAGE);
                         System.exit(0);
@@ -215,11 +245,14 @@ public final class SideBySideComparison {
                 }
                 i++;
             }
+            if (rounds < 1) {
+                throw new IllegalArgumentException("--rounds must be at least 1, got " + rounds + "; " + USAGE);
+            }
             boolean temporary = workDir == null;
             if (temporary) {
                 workDir = Files.createTempDirectory("tarn-compare-");
             }
-            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir, dramRoot), temporary);
+            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir, dramRoot), temporary, rounds);
         }
     }
 }
