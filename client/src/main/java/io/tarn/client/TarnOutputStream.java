@@ -27,11 +27,13 @@ import java.util.concurrent.CompletionException;
  * written.
  *
  * <p>A client that copies short-circuit to a co-located datanode asks for each chunk's grant when
- * the chunk starts, and, once the caller writes whole chunks at a time and a grant has come back,
- * for the grants (and blocks) of the chunks up to {@code tarn.client.write.behind.shortcircuit}
- * ahead (grants hold no memory, so this goes further than the write-behind). {@link #write(ByteBuffer)}
- * then copies straight into the block in the datanode's region instead of into the chunk; other
- * writes' chunks are copied there when full.
+ * the chunk starts and, once a grant has come back, for the grants (and blocks) of the chunks
+ * ahead: up to {@code tarn.client.write.behind.shortcircuit} when the caller writes whole chunks at
+ * a time (grants hold no memory, so this goes further than the write-behind), the next one or two
+ * chunks otherwise. {@link #write(ByteBuffer)} and {@link #write(byte[], int, int)} of
+ * {@value #DIRECT_MIN} bytes or more then copy straight into the block in the datanode's region
+ * (waiting for the chunk's grant if it is not there yet) instead of into the chunk; smaller writes
+ * gather in the chunk, which goes to the region before the next straight copy or when full.
  *
  * <p>Durability, from weakest to strongest: {@link #flush()} sends buffered bytes to their datanode
  * without waiting; {@link #hflush()} waits until every byte written so far is stored in datanode
@@ -54,6 +56,11 @@ public final class TarnOutputStream extends OutputStream {
     /** Blocks asked for in one namenode call past the first: twice the write-behind's worth, 1 to 16. */
     private final int blocksPerCall;
     private static final int MAX_BLOCKS_PER_CALL = 16;
+    /**
+     * Writes of byte arrays this long or longer go straight into a granted region; shorter ones
+     * gather in the chunk first (a copy per call into the region costs more than they carry).
+     */
+    private static final int DIRECT_MIN = 4096;
     private final ArrayDeque<Pending> inflight = new ArrayDeque<>();
     private long inflightBytes;
 
@@ -119,7 +126,15 @@ public final class TarnOutputStream extends OutputStream {
         while (len > 0) {
             ByteBuf buf = buffer();
             int n = Math.min(len, buf.writableBytes());
-            buf.writeBytes(b, off, n);
+            LocalStorage.WriteRange range = n >= DIRECT_MIN ? granted(true) : null;
+            if (range != null) {
+                // Straight into the region, as write(ByteBuffer) does, rather than into the chunk
+                // and from there into the region (on the client's I/O thread when the grant comes
+                // after the chunk is full). This waits for the chunk's grant at most once.
+                toRegion(range, buf, ByteBuffer.wrap(b, off, n));
+            } else {
+                buf.writeBytes(b, off, n);
+            }
             off += n;
             len -= n;
             position += n;
@@ -128,6 +143,25 @@ public final class TarnOutputStream extends OutputStream {
             }
         }
     }
+
+    /**
+     * Copies what the chunk {@code buf} still holds, then {@code src}'s remaining bytes, into its
+     * granted block range; {@code buf} then counts them without holding them.
+     */
+    private void toRegion(LocalStorage.WriteRange range, ByteBuf buf, ByteBuffer src) throws IOException {
+        int n = src.remaining();
+        try {
+            copyBuffered(range, buf);
+            range.copy(buf.writerIndex(), src);
+        } catch (TarnException e) {
+            failure = e;
+            throw describe(e);
+        }
+        buf.writerIndex(buf.writerIndex() + n);
+        inRegion = buf.writerIndex();
+        client.data().landed(n);
+    }
+
 
     /** Writes the remaining bytes of {@code src}; like {@link #write(byte[], int, int)} for NIO buffers. */
     public void write(ByteBuffer src) throws IOException {
@@ -141,17 +175,10 @@ public final class TarnOutputStream extends OutputStream {
             LocalStorage.WriteRange range = granted(true);
             if (range != null) {
                 try {
-                    copyBuffered(range, buf);
-                    range.copy(buf.writerIndex(), src);
-                } catch (TarnException e) {
-                    failure = e;
-                    throw describe(e);
+                    toRegion(range, buf, src);
                 } finally {
                     src.limit(limit);
                 }
-                buf.writerIndex(buf.writerIndex() + n); // counts the chunk's bytes; they are in the region
-                inRegion = buf.writerIndex();
-                client.data().landed(n);
             } else {
                 buf.writeBytes(src);
                 src.limit(limit);
@@ -249,8 +276,10 @@ public final class TarnOutputStream extends OutputStream {
             if (client.data().shortCircuits()) {
                 block((int) (position / blockSize));
                 grant = takeGrant(position, length);
-                if (streaming && granting) {
-                    askAhead(position + length);
+                if (granting) {
+                    // A writer of smaller pieces keeps the next chunk or two asked for, so that its
+                    // grant is there when the chunk starts; one of whole chunks, much further.
+                    askAhead(position + length, streaming ? grantAhead : 2L * chunkSize);
                 }
             }
         }
@@ -270,17 +299,17 @@ public final class TarnOutputStream extends OutputStream {
     }
 
     /**
-     * Asks for the grants of the chunks from {@code from} on, up to {@link #grantAhead} past it, so
+     * Asks for the grants of the chunks from {@code from} on, up to {@code window} past it, so
      * that each is there by the time the caller's bytes for it come. Their blocks are asked for
      * too; those past the file's final size are freed by the namenode at close.
      */
-    private void askAhead(long from) {
+    private void askAhead(long from, long window) {
         Ahead last = grantsAhead.peekLast();
         long next = last == null ? from : last.start() + last.length();
-        if (next >= from + grantAhead / 2) {
+        if (next >= from + window / 2) {
             return; // topped up in batches, so that the calls of one batch share their wake-ups
         }
-        while (next < from + grantAhead) {
+        while (next < from + window) {
             int length = Math.min(chunkSize, blockSize - (int) (next % blockSize));
             grantsAhead.addLast(new Ahead(next, length, askGrant(next, length)));
             next += length;
@@ -291,6 +320,11 @@ public final class TarnOutputStream extends OutputStream {
         int offset = (int) (start % blockSize);
         return blockAhead((int) (start / blockSize))
                 .thenCompose(r -> client.data().grantWrite(r, offset, length));
+    }
+
+    /** Bytes of the chunk being filled that wait in its buffer rather than in the region (for tests). */
+    int bufferedBytes() {
+        return buffer == null ? 0 : buffer.writerIndex() - inRegion;
     }
 
     /** Bytes of chunks whose short-circuit grants are asked ahead of the one being filled (for tests). */

@@ -229,6 +229,77 @@ class ShortCircuitTest {
     }
 
     /**
+     * Byte-array writes (what Hadoop's streams make) go straight into the region once the chunk's
+     * grant is there, as direct buffers do, instead of into the chunk and from there into the region:
+     * after each 64 KiB write nothing waits in the chunk. Such a writer keeps one to two chunks of
+     * grants asked ahead. Over TCP the bytes gather in the chunk. Both files read back byte for byte.
+     */
+    @Test
+    void byteArrayWritesGoStraightIntoTheRegion() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(1)
+                .set(TarnKeys.BLOCK_SIZE, (long) MIB).set(TarnKeys.DRAM_CAPACITY, 32L * MIB).start()) {
+            byte[] data = random(6 * MIB, 41);
+            int piece = 64 << 10;
+            for (ShortCircuitMode mode : ShortCircuitMode.values()) {
+                String path = "/arrays-" + mode;
+                int mostBuffered = 0;
+                long mostAhead = 0;
+                try (TarnClient c = client(cluster, mode); TarnOutputStream out = c.create(path)) {
+                    for (int at = 0; at < data.length; at += piece) {
+                        out.write(data, at, piece);
+                        mostBuffered = Math.max(mostBuffered, out.bufferedBytes());
+                        mostAhead = Math.max(mostAhead, out.grantedAhead());
+                    }
+                }
+                try (TarnClient reader = client(cluster, ShortCircuitMode.OFF)) {
+                    assertThat(read(reader, path)).as("%s", mode).isEqualTo(data);
+                }
+                if (mode == ShortCircuitMode.AUTO) {
+                    assertThat(mostBuffered).as("bytes left in the chunk after a write").isZero();
+                    assertThat(mostAhead).as("grants asked ahead").isBetween((long) MIB, 2L * MIB);
+                } else {
+                    assertThat(mostBuffered).as("over TCP").isEqualTo(MIB - piece);
+                    assertThat(mostAhead).isZero();
+                }
+            }
+        }
+    }
+
+    /**
+     * Writes of every size mixed (below the 4 KiB from which arrays go straight to the region,
+     * across chunk ends, direct buffers among arrays): what gathered in the chunk reaches the region
+     * before the bytes after it, and the file reads back byte for byte.
+     */
+    @Test
+    void mixedWritesKeepTheirOrder() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(1)
+                .set(TarnKeys.BLOCK_SIZE, (long) MIB).set(TarnKeys.DRAM_CAPACITY, 32L * MIB).start()) {
+            byte[] data = random(5 * MIB + 4321, 43);
+            int[] sizes = {100, (64 << 10) + 7, 1, 5000, MIB + 3, 4095, 4096, 300_001};
+            for (ShortCircuitMode mode : ShortCircuitMode.values()) {
+                String path = "/mixed-" + mode;
+                try (TarnClient c = client(cluster, mode); TarnOutputStream out = c.create(path)) {
+                    int at = 0;
+                    for (int i = 0; at < data.length; i++) {
+                        int n = Math.min(sizes[i % sizes.length], data.length - at);
+                        if (i % 5 == 4) {
+                            out.write(ByteBuffer.allocateDirect(n).put(data, at, n).flip());
+                        } else if (n == 1) {
+                            out.write(data[at]);
+                        } else {
+                            out.write(data, at, n);
+                        }
+                        at += n;
+                    }
+                }
+                try (TarnClient reader = client(cluster, ShortCircuitMode.OFF)) {
+                    assertThat(read(reader, path)).as("%s", mode).isEqualTo(data);
+                }
+            }
+        }
+    }
+
+    /**
      * A reader of direct buffers leaves the read-ahead's copies to itself ({@link Landing#park}), so
      * the copy out of the region is made after the grant, possibly long after: the block may have
      * been given to another file meanwhile. The copy made then is refused, never returned.
