@@ -162,7 +162,6 @@ public final class TarnOutputStream extends OutputStream {
         client.data().landed(n);
     }
 
-
     /** Writes the remaining bytes of {@code src}; like {@link #write(byte[], int, int)} for NIO buffers. */
     public void write(ByteBuffer src) throws IOException {
         ensureWritable();
@@ -347,7 +346,9 @@ public final class TarnOutputStream extends OutputStream {
      * refused leaves the chunk to {@link #store}, which reports the failure as any write does.
      */
     private LocalStorage.WriteRange granted(boolean wait) {
-        if (direct == null && grant != null && (grant.isDone()
+        // A grant that failed is not awaited again (writes of arrays may ask once per few KiB):
+        // the chunk is left to store(), which reports the failure.
+        if (direct == null && grant != null && !grant.isCompletedExceptionally() && (grant.isDone()
                 || wait && ThreadExecutorMap.currentExecutor() == null)) {
             try {
                 direct = TarnClient.await(grant);
