@@ -24,7 +24,8 @@ import java.util.Map;
  * sequential write and read go over TCP to the datanode; a second one with {@code auto} (the
  * default) writes and reads a file of its own the same way for the {@linkplain #shortCircuit()
  * short-circuit} rows. The datanode keeps its regions in mapped files (MiniCluster puts them under
- * {@code /dev/shm}, or under {@code --dram-root}), so that client, on the same host, copies block data straight from and to them.
+ * {@code /dev/shm}, or under {@code --dram-root}), so that client, on the same host, copies block
+ * data straight from and to them.
  * Each sequential workload checks with {@link TarnClient#shortCircuitBytes()} which path its
  * bytes took, and warns on standard error when the short-circuit client fell back to TCP. Each
  * sequential file is deleted after its read, so the datanode, sized for one file plus slack, never
