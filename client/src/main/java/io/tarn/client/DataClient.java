@@ -191,6 +191,22 @@ final class DataClient implements AutoCloseable {
                         public void abandon() {
                             result.cancel(false);
                         }
+
+                        @Override
+                        public Landing.Check view() {
+                            ByteBuf region;
+                            try {
+                                region = storage.view(ref, offset, length);
+                            } catch (IOException | RuntimeException x) {
+                                copyInto(RECEIVE); // as a copy: over TCP when the region cannot be mapped
+                                return null;
+                            }
+                            result.complete(region);
+                            return bytes -> {
+                                storage.verify(ref);
+                                shortCircuitBytes.add(bytes);
+                            };
+                        }
                     });
                     return result;
                 }).thenCompose(f -> f);

@@ -23,8 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * mapped region left to make. When the landing may {@linkplain #Landing(boolean) wait for its
  * reader}, that copy is {@linkplain #park parked} (state parked) instead of made into a buffer of
  * its own on the I/O thread: the reader makes it on its own thread, straight into the buffer it
- * {@linkplain #offer offers} (one copy instead of two), or into a buffer of its own when it
- * {@linkplain #take takes} the data without offering.
+ * {@linkplain #offer offers} (one copy instead of two), or, when it {@linkplain #takeView takes}
+ * the data without offering (reads into arrays, say), gets a view of the region instead and copies
+ * out of it itself, piece by piece, checking after each piece that the block is still the one the
+ * grant was for.
  */
 final class Landing implements RpcClient.ResponseTarget {
     private static final int OPEN = 0;
@@ -64,6 +66,23 @@ final class Landing implements RpcClient.ResponseTarget {
 
         /** The read was given up before the copy was made: completes it without data. */
         void abandon();
+
+        /**
+         * Instead of the copy: completes the read with a read-only view of the region range (no
+         * copy) and returns the check its reader runs after each copy out of it; or, when no view
+         * can be had here, completes the read another way and returns null.
+         */
+        Check view();
+    }
+
+    /** What a reader copying out of a {@linkplain DeferredCopy#view view} of a region runs after each copy. */
+    interface Check {
+        /**
+         * After {@code bytes} were copied out of the view: fails (STALE_GENERATION) when the block
+         * moved on since the grant, so the copy may hold another file's bytes and must not be
+         * returned; otherwise counts them.
+         */
+        void copied(int bytes) throws java.io.IOException;
     }
 
     /**
@@ -114,14 +133,19 @@ final class Landing implements RpcClient.ResponseTarget {
     }
 
     /**
-     * For a reader about to wait for the data without offering memory: a parked copy is made now,
-     * on the caller's thread, into a buffer of its own.
+     * For a reader about to wait for the data without offering memory: a parked copy becomes a
+     * view of the region ({@link DeferredCopy#view}); returns the check to run after each copy out
+     * of it, or null when nothing was parked (the data comes as a buffer of its own, a copy made
+     * where the grant arrives if it has not yet).
      */
-    void take() {
-        DeferredCopy copy = unpark(CLOSED);
-        if (copy != null) {
-            copy.copyInto(DataClient.RECEIVE);
+    Check takeView() {
+        if (state.compareAndSet(OPEN, CLOSED)) {
+            // Not parked yet: the reader waits from now on, so the copy must not park for it (it would
+            // wait for a reader that waits for it); it is made where the grant arrives.
+            return null;
         }
+        DeferredCopy copy = unpark(CLOSED);
+        return copy != null ? copy.view() : null;
     }
 
     /** True when a short-circuit copy was ever parked here for the reader. */

@@ -2,6 +2,7 @@ package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
@@ -130,6 +131,23 @@ final class LocalStorage {
             copy.release();
             throw e;
         }
+    }
+
+    /**
+     * A read-only view of a block range in its region, for a reader that copies out of it itself:
+     * after each copy it calls {@link #verify}, as {@link #read} does after its own.
+     */
+    ByteBuf view(BlockRef ref, int offset, int length) throws IOException {
+        ByteBuffer region = region(ref.regionId());
+        // Netty wraps the slice without owning it: releasing the view leaves the region alone.
+        return Unpooled.wrappedBuffer(region.slice(position(ref, offset, length), length).asReadOnlyBuffer());
+    }
+
+    /** After a copy out of a {@link #view}: fails when the block moved on to a newer generation. */
+    void verify(BlockRef ref) throws TarnException {
+        // The copy's loads must be done before the generation is read again.
+        VarHandle.acquireFence();
+        checkGeneration(ref, "read");
     }
 
     /**

@@ -61,9 +61,9 @@ public final class TarnInputStream extends InputStream {
     private long requestedUpTo;
     /**
      * Set while the caller reads into direct buffers of a chunk or more, which it offers for the
-     * data ({@link #receiveStraightInto}): short-circuit copies of the read-ahead then wait for it
-     * and go straight into its buffer ({@link Landing#park}). Reads into arrays leave them to the
-     * I/O thread, where they overlap with the caller's own copy.
+     * data ({@link #receiveStraightInto}): short-circuit copies of the read-ahead, which wait for
+     * the reader ({@link Landing#park}), then go straight into its buffer. Other reads (into
+     * arrays, say) copy out of a view of the region ({@link Landing#takeView}), also once.
      */
     private boolean offersBuffers;
     private boolean closed;
@@ -98,8 +98,10 @@ public final class TarnInputStream extends InputStream {
         }
         offersBuffers = false;
         ByteBuf buf = current();
+        int b = buf.readUnsignedByte();
+        copiedFromCurrent(1);
         position++;
-        return buf.readUnsignedByte();
+        return b;
     }
 
     @Override
@@ -121,6 +123,9 @@ public final class TarnInputStream extends InputStream {
             }
             int n = Math.min(len, buf.readableBytes());
             buf.readBytes(b, off, n);
+            if (!copiedFromCurrent(n, total)) {
+                break; // refused after bytes were read: they are returned, the next read meets the failure
+            }
             off += n;
             len -= n;
             total += n;
@@ -165,6 +170,10 @@ public final class TarnInputStream extends InputStream {
             dst.limit(dst.position() + n);
             buf.readBytes(dst);
             dst.limit(limit);
+            if (!copiedFromCurrent(n, total)) {
+                dst.position(dst.position() - n);
+                break;
+            }
             total += n;
             position += n;
         }
@@ -412,10 +421,12 @@ public final class TarnInputStream extends InputStream {
         }
         Pending pending = upcoming();
         buffers.ahead.pollFirst();
-        pending.landing.take(); // a short-circuit copy left to this reader is made now
+        // A short-circuit copy left to this reader becomes a view of the region it copies out of.
+        Landing.Check check = pending.landing.takeView();
         CompletableFuture<ByteBuf> next = pending.data;
         try {
             buffers.current = TarnClient.await(next);
+            buffers.currentCheck = check;
             readingParked = pending.landing.wasParked();
         } catch (IOException e) {
             next.thenAccept(ByteBuf::release); // an interrupted wait: the data still arrives
@@ -438,6 +449,7 @@ public final class TarnInputStream extends InputStream {
         if (buffers.current != null) {
             buffers.current.release();
             buffers.current = null;
+            buffers.currentCheck = null;
         }
         if (buffers.ahead.isEmpty()) {
             requestedUpTo = position;
@@ -527,7 +539,7 @@ public final class TarnInputStream extends InputStream {
         long limit = Math.min(size, position + window);
         while (requestedUpTo < size && (buffers.ahead.isEmpty() || requestedUpTo < limit)) {
             int piece = pieceLength(requestedUpTo, size);
-            Landing landing = new Landing(offersBuffers);
+            Landing landing = new Landing(true);
             buffers.ahead.addLast(new Pending(requestRange(requestedUpTo, piece, landing), landing, piece));
             requestedUpTo += piece;
         }
@@ -615,6 +627,34 @@ public final class TarnInputStream extends InputStream {
         buffers.release();
     }
 
+    /**
+     * After {@code n} bytes were copied out of the current buffer: when it is a view of a region,
+     * checks that the block still holds the grant's generation. A refusal drops what is in hand;
+     * it is thrown when nothing was read before in this call ({@code copied}), else false is
+     * returned and the bytes read before are the call's result (the next read meets the failure).
+     */
+    private boolean copiedFromCurrent(int n, int copied) throws IOException {
+        Landing.Check check = buffers.currentCheck;
+        if (check == null) {
+            return true;
+        }
+        try {
+            check.copied(n);
+            return true;
+        } catch (IOException e) {
+            dropReadahead();
+            requestedUpTo = position;
+            if (copied > 0) {
+                return false;
+            }
+            throw describe(e);
+        }
+    }
+
+    private void copiedFromCurrent(int n) throws IOException {
+        copiedFromCurrent(n, 0);
+    }
+
 
     /**
      * The buffers a stream holds: the chunk being read and the read-ahead. Kept apart from the
@@ -625,6 +665,8 @@ public final class TarnInputStream extends InputStream {
     private static final class Buffers implements Runnable {
         final ArrayDeque<Pending> ahead = new ArrayDeque<>();
         ByteBuf current;
+        /** Run after each copy out of {@link #current} when it is a view of a region, else null. */
+        Landing.Check currentCheck;
 
         @Override
         public void run() {
@@ -635,6 +677,7 @@ public final class TarnInputStream extends InputStream {
             if (current != null) {
                 current.release();
                 current = null;
+                currentCheck = null;
             }
             Pending p;
             while ((p = ahead.pollFirst()) != null) {

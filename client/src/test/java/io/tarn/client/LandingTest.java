@@ -87,6 +87,15 @@ class LandingTest {
             abandoned = true;
             result.cancel(false);
         }
+
+        int checked;
+
+        @Override
+        public Landing.Check view() {
+            madeOn = Thread.currentThread();
+            result.complete(io.netty.buffer.Unpooled.wrappedBuffer(new byte[32]));
+            return bytes -> checked += bytes;
+        }
     }
 
     @Test
@@ -107,17 +116,21 @@ class LandingTest {
     }
 
     @Test
-    void aParkedCopyTakenWithoutAnOfferGoesToABufferOfItsOwn() throws Exception {
+    void aParkedCopyTakenWithoutAnOfferBecomesAViewWithItsCheck() throws Exception {
         Landing landing = new Landing(true);
         RecordingCopy copy = new RecordingCopy();
         landing.park(copy);
-        landing.take();
-        ByteBuf own = copy.result.get();
-        assertThat(own.readableBytes()).isEqualTo(32);
-        assertThat(landing.holds(own)).isFalse();
+        Landing.Check check = landing.takeView();
+        assertThat(check).isNotNull();
+        assertThat(copy.madeOn).isSameAs(Thread.currentThread());
+        ByteBuf view = copy.result.get();
+        assertThat(view.readableBytes()).isEqualTo(32);
+        check.copied(32);
+        assertThat(copy.checked).isEqualTo(32);
+        assertThat(landing.holds(view)).isFalse();
         assertThat(landing.offer(offerable(ByteBuffer.allocateDirect(32), 0, 32))).isFalse(); // too late
-        landing.take(); // made once only
-        own.release();
+        assertThat(landing.takeView()).as("taken once only").isNull();
+        view.release();
     }
 
     @Test
@@ -137,6 +150,21 @@ class LandingTest {
         now.result.get().release();
     }
 
+    /** A reader that waits before the grant came must not leave the copy parked for it: nobody would make it. */
+    @Test
+    void aCopyArrivingAfterTheReaderStartedWaitingIsMadeAtOnce() throws Exception {
+        Landing landing = new Landing(true);
+        assertThat(landing.takeView()).isNull(); // the reader waits now
+        RecordingCopy copy = new RecordingCopy();
+        Thread io = new Thread(() -> landing.park(copy));
+        io.start();
+        io.join();
+        assertThat(landing.isParked()).isFalse();
+        assertThat(copy.madeOn).isSameAs(io);
+        assertThat(copy.result.get(5, java.util.concurrent.TimeUnit.SECONDS).readableBytes()).isEqualTo(32);
+        copy.result.get().release();
+    }
+
     @Test
     void aParkedCopyOfAnAbandonedReadIsNeverMade() {
         Landing landing = new Landing(true);
@@ -146,7 +174,7 @@ class LandingTest {
         assertThat(copy.abandoned).isTrue();
         assertThat(copy.madeOn).isNull();
         assertThat(copy.result).isCancelled();
-        landing.take();
+        assertThat(landing.takeView()).isNull();
         assertThat(copy.madeOn).isNull();
     }
 

@@ -338,8 +338,50 @@ class ShortCircuitTest {
     }
 
     /**
-     * Writes from an array go through the stream's chunk; from a direct buffer, straight into the
-     * region once granted.
+     * A reader of arrays copies out of a view of the region (one copy, on its own thread): its
+     * read-ahead is parked for it, and when the block is given to another file between two of its
+     * copies out of the same view, the second is refused (STALE_GENERATION), never returned; with
+     * {@code taken} the view was already in use when the block moved on.
+     */
+    @ParameterizedTest(name = "view already taken: {0}")
+    @ValueSource(booleans = {false, true})
+    void arrayReaderCopiesOutOfAViewAndAStaleOneIsRefused(boolean taken) throws Exception {
+        assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
+        try (MiniCluster cluster = oneBlockCluster();
+             TarnClient local = TarnClient.connect(cluster.config().toBuilder()
+                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.AUTO)
+                     .set(TarnKeys.CLIENT_IO_CHUNK, (long) MIB / 2).build())) {
+            byte[] a = random(MIB, 13);
+            write(local, "/a", a);
+            try (TarnInputStream in = local.open("/a")) {
+                byte[] back = new byte[MIB / 2];
+                assertThat(in.readNBytes(back, 0, MIB / 2)).isEqualTo(MIB / 2);
+                assertThat(back).isEqualTo(java.util.Arrays.copyOf(a, MIB / 2));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (in.parkedAhead() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(1); // the second half's grant is on its way
+                }
+                assertThat(in.parkedAhead()).as("the second half waits for the reader").isEqualTo(1);
+                byte[] some = new byte[1000];
+                if (taken) {
+                    assertThat(in.read(some)).isEqualTo(1000);
+                    assertThat(some).isEqualTo(java.util.Arrays.copyOfRange(a, MIB / 2, MIB / 2 + 1000));
+                }
+
+                local.delete("/a", false);
+                byte[] b = random(MIB, 14);
+                write(local, "/b", b); // the only block, now with a newer generation
+
+                assertThatThrownBy(() -> in.read(some))
+                        .satisfies(e -> assertThat(codeOf(e)).isEqualTo(ErrorCode.STALE_GENERATION));
+                assertThat(read(local, "/b")).isEqualTo(b);
+            }
+        }
+    }
+
+    /**
+     * Writes from a small array (under 4 KiB) go through the stream's chunk; from a direct buffer,
+     * straight into the region once granted.
      */
     @ParameterizedTest(name = "from a direct buffer: {0}")
     @ValueSource(booleans = {false, true})
