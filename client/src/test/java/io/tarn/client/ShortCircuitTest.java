@@ -67,6 +67,13 @@ class ShortCircuitTest {
     }
 
     /** A cluster whose one datanode holds exactly one block of 1 MiB. */
+    /** A short-circuit client reading and writing half a block per request: two read-ahead ranges per block. */
+    private static TarnClient halfChunkClient(MiniCluster cluster) {
+        return TarnClient.connect(cluster.config().toBuilder()
+                .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.AUTO)
+                .set(TarnKeys.CLIENT_IO_CHUNK, (long) MIB / 2).build());
+    }
+
     private static MiniCluster oneBlockCluster() throws IOException {
         return MiniCluster.builder().datanodes(1)
                 .set(TarnKeys.BLOCK_SIZE, (long) MIB)
@@ -308,9 +315,7 @@ class ShortCircuitTest {
     void readAheadGrantedBeforeTheBlockIsReusedIsStaleWhenTheReaderCopies() throws Exception {
         assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
         try (MiniCluster cluster = oneBlockCluster();
-             TarnClient local = TarnClient.connect(cluster.config().toBuilder()
-                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.AUTO)
-                     .set(TarnKeys.CLIENT_IO_CHUNK, (long) MIB / 2).build())) {
+             TarnClient local = halfChunkClient(cluster)) {
             byte[] a = random(MIB, 11);
             write(local, "/a", a);
             long copiedBefore = local.data().shortCircuitBytes();
@@ -348,9 +353,7 @@ class ShortCircuitTest {
     void arrayReaderCopiesOutOfAViewAndAStaleOneIsRefused(boolean taken) throws Exception {
         assumeThat(ShortCircuitProtocol.bootId()).as("this host has a boot id").isNotEmpty();
         try (MiniCluster cluster = oneBlockCluster();
-             TarnClient local = TarnClient.connect(cluster.config().toBuilder()
-                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.AUTO)
-                     .set(TarnKeys.CLIENT_IO_CHUNK, (long) MIB / 2).build())) {
+             TarnClient local = halfChunkClient(cluster)) {
             byte[] a = random(MIB, 13);
             write(local, "/a", a);
             try (TarnInputStream in = local.open("/a")) {
