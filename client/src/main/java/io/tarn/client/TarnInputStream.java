@@ -99,7 +99,7 @@ public final class TarnInputStream extends InputStream {
         offersBuffers = false;
         ByteBuf buf = current();
         int b = buf.readUnsignedByte();
-        copiedFromCurrent(1);
+        copiedFromCurrent(1, 0);
         position++;
         return b;
     }
@@ -650,11 +650,6 @@ public final class TarnInputStream extends InputStream {
             throw describe(e);
         }
     }
-
-    private void copiedFromCurrent(int n) throws IOException {
-        copiedFromCurrent(n, 0);
-    }
-
 
     /**
      * The buffers a stream holds: the chunk being read and the read-ahead. Kept apart from the

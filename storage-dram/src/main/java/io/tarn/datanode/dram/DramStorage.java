@@ -130,7 +130,8 @@ final class DramStorage {
                 regionSize));
         try {
             FileStore store = Files.getFileStore(dir.path());
-            if (HUGETLBFS.equals(store.type()) && regionSize % store.getBlockSize() != 0) {
+            boolean hugetlbfs = HUGETLBFS.equals(store.type());
+            if (hugetlbfs && regionSize % store.getBlockSize() != 0) {
                 // The kernel refuses the mapping with a bare EINVAL otherwise.
                 throw new IOException("regions of " + regionSize + " bytes do not fill whole huge pages of "
                         + store.getBlockSize() + " bytes, as a hugetlbfs mount needs; set "
@@ -147,7 +148,7 @@ final class DramStorage {
                 long usable = usableSpace(store, HUGE_PAGE_POOLS);
                 if (usable < needed) {
                     throw new IOException(dir.path() + " has " + usable + " bytes free, " + needed + " needed"
-                            + (HUGETLBFS.equals(store.type()) ? " (free huge pages of " + store.getBlockSize()
+                            + (hugetlbfs ? " (free huge pages of " + store.getBlockSize()
                             + " bytes; reserve more with sysctl vm.nr_hugepages, or mount with size=)" : ""));
                 }
                 generations = GenerationTable.create(tableFile, dir.storageId(), regionSize, regionCount, blockSize);

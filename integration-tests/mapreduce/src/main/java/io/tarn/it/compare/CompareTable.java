@@ -131,8 +131,9 @@ final class CompareTable {
      */
     static String summary(List<List<Row>> rounds) {
         List<Row> first = rounds.get(0);
+        List<String> workloads = first.stream().map(Row::workload).toList();
         for (List<Row> round : rounds) {
-            if (!round.stream().map(Row::workload).toList().equals(first.stream().map(Row::workload).toList())) {
+            if (!round.stream().map(Row::workload).toList().equals(workloads)) {
                 throw new IllegalArgumentException("rounds measured different workloads");
             }
         }
