@@ -16,6 +16,7 @@ import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
+import io.tarn.rpc.WaitingCaller;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The Java API of Tarn: namespace operations and file streams against one cluster.
@@ -126,7 +129,7 @@ public final class TarnClient implements AutoCloseable {
 
     /** Status of a file or directory; {@link java.io.FileNotFoundException} when absent. */
     public FileStatus getStatus(String path) throws IOException {
-        return awaitAnswer(getStatusAsync(path));
+        return awaitAnswer(() -> getStatusAsync(path));
     }
 
     /** True when the path exists. */
@@ -146,7 +149,7 @@ public final class TarnClient implements AutoCloseable {
 
     /** Creates a file and returns a stream that writes it; the file is visible once created, complete once closed. */
     public TarnOutputStream create(String path, CreateOptions options) throws IOException {
-        return awaitAnswer(createAsync(path, options));
+        return awaitAnswer(() -> createAsync(path, options));
     }
 
     /**
@@ -155,17 +158,17 @@ public final class TarnClient implements AutoCloseable {
      * this client) has the file open for writing.
      */
     public TarnOutputStream append(String path) throws IOException {
-        return awaitAnswer(appendAsync(path));
+        return awaitAnswer(() -> appendAsync(path));
     }
 
     /** Opens a file for reading. */
     public TarnInputStream open(String path) throws IOException {
-        return awaitAnswer(openAsync(path));
+        return awaitAnswer(() -> openAsync(path));
     }
 
     /** Creates a directory and any missing parents; true when it exists afterwards. */
     public boolean mkdirs(String path) throws IOException {
-        awaitAnswer(mkdirsAsync(path));
+        awaitAnswer(() -> mkdirsAsync(path));
         return true;
     }
 
@@ -175,7 +178,7 @@ public final class TarnClient implements AutoCloseable {
      * given ownership; an existing directory is returned as it is.
      */
     public FileStatus mkdir(String path, Ownership ownership) throws IOException {
-        return awaitAnswer(namenodes.coordinator(nn -> nn.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost,
+        return awaitAnswer(() -> namenodes.coordinator(nn -> nn.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost,
                 withUser(ownership))));
     }
 
@@ -184,19 +187,19 @@ public final class TarnClient implements AutoCloseable {
      * parents get owner write and search added). An existing directory is left as it is.
      */
     public FileStatus mkdirs(String path, Ownership ownership) throws IOException {
-        return awaitAnswer(namenodes.coordinator(nn -> nn.mkdirs(path, withUser(ownership))));
+        return awaitAnswer(() -> namenodes.coordinator(nn -> nn.mkdirs(path, withUser(ownership))));
     }
 
     /** Sets owner and/or group; null leaves one unchanged. Stored, not enforced. */
     public FileStatus setOwner(String path, String owner, String group) throws IOException {
         int mask = (owner != null ? NamenodeProtocol.SET_OWNER : 0) | (group != null ? NamenodeProtocol.SET_GROUP : 0);
         Ownership o = new Ownership(owner != null ? owner : "", group != null ? group : "", Ownership.DEFAULT_PERMISSION);
-        return awaitAnswer(setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
+        return awaitAnswer(() -> setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
     }
 
     /** Sets the permission bits (0 to 07777 octal). Stored, not enforced. */
     public FileStatus setPermission(String path, int permission) throws IOException {
-        return awaitAnswer(setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
+        return awaitAnswer(() -> setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
                 Ownership.UNSPECIFIED.withPermission(permission), -1, -1)));
     }
 
@@ -204,13 +207,13 @@ public final class TarnClient implements AutoCloseable {
     public FileStatus setTimes(String path, long modificationTime, long accessTime) throws IOException {
         int mask = (modificationTime != -1 ? NamenodeProtocol.SET_MTIME : 0)
                 | (accessTime != -1 ? NamenodeProtocol.SET_ATIME : 0);
-        return awaitAnswer(setAttributes(new SetAttributesRequest(path, mask, Ownership.UNSPECIFIED,
+        return awaitAnswer(() -> setAttributes(new SetAttributesRequest(path, mask, Ownership.UNSPECIFIED,
                 modificationTime, accessTime)));
     }
 
     /** Entries of a directory sorted by name (a file lists as itself). */
     public List<FileStatus> list(String path) throws IOException {
-        return awaitAnswer(listAsync(path));
+        return awaitAnswer(() -> listAsync(path));
     }
 
     /**
@@ -220,17 +223,17 @@ public final class TarnClient implements AutoCloseable {
      * @throws io.tarn.common.error.DirectoryNotEmptyException for a non-empty directory without recursive
      */
     public boolean delete(String path, boolean recursive) throws IOException {
-        return awaitAnswer(deleteAsync(path, recursive));
+        return awaitAnswer(() -> deleteAsync(path, recursive));
     }
 
     /** Renames with HDFS semantics: into {@code dst} when it is a directory, else to {@code dst}. */
     public void rename(String src, String dst) throws IOException {
-        awaitAnswer(renameAsync(src, dst));
+        awaitAnswer(() -> renameAsync(src, dst));
     }
 
     /** Where block {@code index} of a file lives (for benchmarks and locality). */
     public BlockRef getBlock(long fileId, int index) throws IOException {
-        return awaitAnswer(getBlockAsync(fileId, index));
+        return awaitAnswer(() -> getBlockAsync(fileId, index));
     }
 
     /**
@@ -239,12 +242,12 @@ public final class TarnClient implements AutoCloseable {
      * need for locality and splits.
      */
     public List<BlockRef> getBlocks(long fileId, int first, int count) throws IOException {
-        return awaitAnswer(getBlocksAsync(fileId, first, count));
+        return awaitAnswer(() -> getBlocksAsync(fileId, first, count));
     }
 
     /** The namenode's view of the cluster: counts and datanodes. */
     public ClusterStatus clusterStatus() throws IOException {
-        return awaitAnswer(namenodes.coordinator(NamenodeClient::clusterStatus));
+        return awaitAnswer(() -> namenodes.coordinator(NamenodeClient::clusterStatus));
     }
 
     /**
@@ -256,7 +259,7 @@ public final class TarnClient implements AutoCloseable {
      */
     public java.util.Map<String, CompletableFuture<ClusterStatus>> clusterStatusOfEach() throws IOException {
         java.util.Map<String, CompletableFuture<ClusterStatus>> each = new java.util.LinkedHashMap<>();
-        for (NamenodeClient nn : awaitAnswer(namenodes.all())) {
+        for (NamenodeClient nn : awaitAnswer(() -> namenodes.all())) {
             each.put(nn.remote(), nn.clusterStatus());
         }
         return each;
@@ -765,23 +768,29 @@ public final class TarnClient implements AutoCloseable {
     }
 
     /**
-     * {@link #await} for a namenode answer a blocking namespace call waits for. When no other thread
-     * of this client is waiting for one, polls for it first, up to {@link TarnKeys#CLIENT_WAIT_SPIN}:
-     * a namespace call is one or two round trips of tens of microseconds, and a thread that sleeps
-     * meanwhile must be woken by the I/O thread, which on a VM whose idle vCPUs halt costs about
-     * as much again (docs/performance.md). One poller per client at most, so many waiting threads
-     * (or a busy application) never have several cores spinning; the others sleep at once.
+     * Makes a blocking namespace call: issues it through {@code call} and waits for its answer.
+     * The call is issued marked as one whose caller waits ({@link WaitingCaller}), so the transport
+     * may send it and read its answer on this thread ({@link TarnKeys#CLIENT_WAIT_DIRECT}); the
+     * future is then complete when {@code call} returns. Otherwise, when no other thread of this
+     * client is waiting for an answer, it polls the future first, up to
+     * {@link TarnKeys#CLIENT_WAIT_SPIN}: a namespace call is one or two round trips of tens of
+     * microseconds, and a thread that sleeps meanwhile must be woken by the I/O thread, which on a VM
+     * whose idle vCPUs halt costs about as much again (docs/performance.md). One poller per client at
+     * most, so many waiting threads (or a busy application) never have several cores spinning; the
+     * others sleep at once, and the poller stops polling once another thread waits too.
      */
-    <T> T awaitAnswer(CompletableFuture<T> f) throws IOException {
-        if (waitSpinNanos == 0 || f.isDone()) {
-            return await(f);
-        }
+    <T> T awaitAnswer(Supplier<CompletableFuture<T>> call) throws IOException {
         refuseOnIoThread();
+        boolean first = answerWaiters.incrementAndGet() == 1;
         try {
-            if (answerWaiters.incrementAndGet() == 1) {
+            long spin = first ? waitSpinNanos : 0;
+            if (spin > 0) {
                 answerPolls.increment();
+            }
+            CompletableFuture<T> f = WaitingCaller.during(spin, alone, call);
+            if (spin > 0 && !f.isDone()) {
                 long start = System.nanoTime();
-                while (!f.isDone() && System.nanoTime() - start < waitSpinNanos) {
+                while (!f.isDone() && System.nanoTime() - start < spin && alone.getAsBoolean()) {
                     Thread.onSpinWait();
                 }
             }
@@ -791,12 +800,15 @@ public final class TarnClient implements AutoCloseable {
         }
     }
 
+    /** While polling in {@link #awaitAnswer}: no other thread of this client waits for an answer. */
+    private final BooleanSupplier alone = () -> answerWaiters.get() == 1;
+
     /** Threads now waiting in {@link #awaitAnswer}. */
     int answerWaiters() {
         return answerWaiters.get();
     }
 
-    /** Waits in {@link #awaitAnswer} so far that polled before sleeping. */
+    /** Waits in {@link #awaitAnswer} so far that were allowed to poll before sleeping. */
     long answerPolls() {
         return answerPolls.sum();
     }

@@ -230,7 +230,7 @@ public final class TarnOutputStream extends OutputStream {
      */
     public void hsync() throws IOException {
         hflush();
-        client.awaitAnswer(client.syncFile(file, position));
+        client.awaitAnswer(() -> client.syncFile(file, position));
     }
 
     /** Stores the remaining bytes, then publishes the file's size and releases the lease. */
@@ -241,7 +241,7 @@ public final class TarnOutputStream extends OutputStream {
         }
         try {
             hflush();
-            client.awaitAnswer(client.closeFile(file, position));
+            client.awaitAnswer(() -> client.closeFile(file, position));
         } finally {
             closed = true;
             release();

@@ -2,6 +2,7 @@ package io.tarn.client;
 
 import io.tarn.client.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.FileExistsException;
 import io.tarn.common.fs.FileStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,6 +67,37 @@ class AnswerWaitTest {
     }
 
     /**
+     * Blocking namespace calls are made on the caller's thread over a second connection of the
+     * client ({@code tarn.client.wait.direct}, on by default); with the key off the client keeps one
+     * connection. Both answer alike, errors included.
+     */
+    @Test
+    void blockingCallsTakeTheirOwnConnectionUnlessSwitchedOff() throws Exception {
+        int before = cluster.namenode().connectionCount();
+        for (boolean direct : new boolean[] {true, false}) {
+            try (TarnClient c = TarnClient.connect(cluster.config().toBuilder()
+                    .set(TarnKeys.CLIENT_WAIT_DIRECT, direct).build())) {
+                String dir = "/direct-" + direct;
+                c.mkdirs(dir);
+                c.create(dir + "/f").close();
+                assertThat(c.getStatus(dir + "/f").size()).isZero();
+                assertThatThrownBy(() -> c.create(dir + "/f", new CreateOptions(false, false, -1)))
+                        .isInstanceOf(FileExistsException.class).hasMessageContaining(dir + "/f");
+                c.rename(dir + "/f", dir + "/g");
+                assertThat(c.list(dir)).extracting(FileStatus::name).containsExactly("g");
+                assertThat(c.delete(dir, true)).isTrue();
+                assertThat(cluster.namenode().connectionCount() - before).as("connections of a client, direct=%s",
+                        direct).isEqualTo(direct ? 2 : 1);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (cluster.namenode().connectionCount() != before) {
+                assertThat(System.nanoTime()).as("the closed client's connections are gone").isLessThan(deadline);
+                Thread.sleep(1);
+            }
+        }
+    }
+
+    /**
      * While one thread waits (polling, then asleep) a second waiter sleeps at once: at most one
      * thread per client spins. Decided by the waiters' count, not by timing.
      */
@@ -106,7 +138,7 @@ class AnswerWaitTest {
                     return "not on an I/O thread";
                 }
                 try {
-                    return polling.awaitAnswer(never);
+                    return polling.awaitAnswer(() -> never);
                 } catch (IOException | RuntimeException e) {
                     return e;
                 }
@@ -126,7 +158,7 @@ class AnswerWaitTest {
     private static Thread waiter(CompletableFuture<String> f, AtomicReference<Object> got) {
         return new Thread(() -> {
             try {
-                got.set(polling.awaitAnswer(f));
+                got.set(polling.awaitAnswer(() -> f));
             } catch (IOException e) {
                 got.set(e);
             }

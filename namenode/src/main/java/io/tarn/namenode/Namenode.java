@@ -114,6 +114,11 @@ public final class Namenode implements AutoCloseable {
         return server.localAddress();
     }
 
+    /** Open connections to this namenode: clients' (two each while they make blocking calls) and datanodes'. */
+    public int connectionCount() {
+        return server.connectionCount();
+    }
+
     /** The request handler and the state behind it. */
     public NamenodeService service() {
         return service;

@@ -177,6 +177,12 @@ public final class TarnKeys {
                     + "whose vCPUs halt when idle (docs/performance.md); polling keeps one core busy meanwhile, "
                     + "and never more than one per client.");
 
+    public static final ConfigKey<Boolean> CLIENT_WAIT_DIRECT = ConfigKey.bool("tarn.client.wait.direct", true,
+            "Whether a thread blocked in a namespace call sends the call and reads the answer itself, on a second "
+                    + "connection to the namenode that one thread at a time uses, instead of handing both to the "
+                    + "client's I/O thread: two thread wake-ups fewer per call (docs/performance.md). Other threads "
+                    + "waiting meanwhile, and asynchronous calls, share the pipelined connection as before.");
+
     public static final ConfigKey<Long> CLIENT_LEASE_RENEW = ConfigKey.millis("tarn.client.lease.renew.interval",
             10_000, 10, HOUR_MS, "How often a client with files open for writing renews its lease.");
 
@@ -190,7 +196,7 @@ public final class TarnKeys {
             DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT,
             CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME,
-            CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_LEASE_RENEW);
+            CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_WAIT_DIRECT, CLIENT_LEASE_RENEW);
 
     static String checkHostPorts(String v) {
         String[] parts = v.split(",", -1);

@@ -71,6 +71,14 @@ public final class Opcode {
         }
     }
 
+    /**
+     * True for the calls of the namenode and administration protocols (below {@link #WRITE_BLOCK}),
+     * whose answers decode into values that keep no buffer of the answer.
+     */
+    public static boolean isMetadata(int opcode) {
+        return opcode >= 0 && opcode < WRITE_BLOCK;
+    }
+
     /** A name for logs and errors. */
     public static String name(int opcode) {
         switch (opcode) {

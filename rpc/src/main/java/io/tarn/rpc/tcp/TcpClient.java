@@ -21,6 +21,7 @@ import io.tarn.common.protocol.Frame;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
 import io.tarn.rpc.RpcClient;
+import io.tarn.rpc.WaitingCaller;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +46,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A read-only call ({@link Opcode#isReadOnly}) keeps its encoded request until answered: when
  * the connection is lost first (typically because the server restarted, which the client learns
  * only when the next call fails), it is sent once more on a new connection instead of failing.
+ *
+ * <p>A namespace call whose caller waits for it at once ({@link WaitingCaller}) is made on the
+ * caller's own thread over a second connection, the {@link DirectLane}, when that is free and
+ * {@code tarn.client.wait.direct} is on; the future it returns is then complete.
  */
 final class TcpClient implements RpcClient {
     private static final Logger LOG = LoggerFactory.getLogger(TcpClient.class);
@@ -59,12 +64,15 @@ final class TcpClient implements RpcClient {
     private final Queue<Call<?>> submitted = PlatformDependent.newMpscQueue();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drain;
+    /** Calls of callers that wait for them at once, on a connection of their own; null when off. */
+    private final DirectLane lane;
 
     // ---- owned by the event loop ----
     /** Calls in flight, under {@link #slotKey} of their id: use {@link #track}, {@link #tracked}, {@link #untrack}. */
     private final LongObjectHashMap<Call<?>> inflight = new LongObjectHashMap<>();
     private final ArrayDeque<Call<?>> bySendTime = new ArrayDeque<>();
-    private Channel channel;
+    /** Volatile for callers choosing the {@link #lane}, which they use only while this is open. */
+    private volatile Channel channel;
     private boolean connecting;
     private long nextId = 1;
     /** When calls written by {@link #sendNow} are flushed. */
@@ -80,6 +88,10 @@ final class TcpClient implements RpcClient {
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(transport.config().get(TarnKeys.RPC_TIMEOUT));
         this.maxInflight = transport.config().get(TarnKeys.RPC_MAX_INFLIGHT);
         this.slots = new Semaphore(maxInflight);
+        this.lane = transport.config().get(TarnKeys.CLIENT_WAIT_DIRECT)
+                ? new DirectLane(address, remote, transport.maxFrame(), transport.config().get(TarnKeys.RPC_CONNECT_TIMEOUT),
+                        timeoutNanos)
+                : null;
     }
 
     @Override
@@ -106,6 +118,13 @@ final class TcpClient implements RpcClient {
             call.future.completeExceptionally(new TarnException(ErrorCode.CONNECTION_LOST,
                     "client for " + remote + " is closed"));
             return call.future;
+        }
+        if (lane != null && payload == null && call.target == null && Opcode.isMetadata(opcode)) {
+            Channel ch = channel;
+            long spinNanos = WaitingCaller.spinNanos();
+            if (spinNanos >= 0 && ch != null && ch.isActive() && lane.tryCall(call, writer, spinNanos)) {
+                return call.future;
+            }
         }
         if (!acquireSlot(call)) {
             return call.future;
@@ -329,10 +348,31 @@ final class TcpClient implements RpcClient {
             head.settled = true;
             head.dropKept();
             head.dropPlaced();
-            complete(head, null, TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to "
-                    + Opcode.name(head.opcode) + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                    + " ms (tarn.rpc.timeout)"));
+            complete(head, null, timeoutError(remote, head.opcode, timeoutNanos));
         }
+    }
+
+    /** The error of a call that got no answer within {@code tarn.rpc.timeout}. */
+    static IOException timeoutError(String remote, int opcode, long timeoutNanos) {
+        return TarnException.of(ErrorCode.TIMEOUT, "no response from " + remote + " to " + Opcode.name(opcode)
+                + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (tarn.rpc.timeout)");
+    }
+
+    /** The error of a call whose connection was lost before its answer; {@code why} may be null. */
+    static TarnException lostError(String remote, Throwable why) {
+        return new TarnException(ErrorCode.CONNECTION_LOST, "connection to " + remote + " lost"
+                + (why == null ? "" : ": " + why.getMessage()), why);
+    }
+
+    /** The typed error an error answer stands for: its message, or the code's description. */
+    static IOException answerError(ErrorCode code, ByteBuf body, String remote) {
+        String message;
+        try {
+            message = Wire.readString(body);
+        } catch (RuntimeException e) {
+            message = "";
+        }
+        return TarnException.of(code, message.isEmpty() ? code.description() + " (" + remote + ")" : message);
     }
 
     /**
@@ -368,18 +408,12 @@ final class TcpClient implements RpcClient {
             // of slicing again (one object less per call).
             ByteBuf body = frame.skipBytes(Frame.HEADER_LENGTH);
             if (status != ErrorCode.OK.code()) {
-                String message;
-                try {
-                    message = Wire.readString(body);
-                } catch (RuntimeException e) {
-                    message = "";
-                }
                 ErrorCode code = ErrorCode.of(status);
-                complete(call, null, TarnException.of(code, message.isEmpty() ? code.description() + " (" + remote + ")"
-                        : message));
+                IOException error = answerError(code, body, remote);
+                complete(call, null, error);
                 if (code == ErrorCode.MALFORMED_REQUEST || code == ErrorCode.UNSUPPORTED_VERSION) {
                     // The server closes the connection after these; let the next call open a fresh one now.
-                    onClosed(ch, new IOException("server rejected a request: " + message));
+                    onClosed(ch, new IOException("server rejected a request: " + error.getMessage()));
                     ch.close();
                 }
             } else {
@@ -452,8 +486,7 @@ final class TcpClient implements RpcClient {
             return;
         }
         channel = null;
-        TarnException error = new TarnException(ErrorCode.CONNECTION_LOST, "connection to " + remote + " lost"
-                + (why == null ? "" : ": " + why.getMessage()), why);
+        TarnException error = lostError(remote, why);
         for (Call<?> call : inflight.values()) {
             if (call.keep != null && !closed) {
                 // Read-only: send it once more on a new connection (drain below connects), with its
@@ -489,6 +522,11 @@ final class TcpClient implements RpcClient {
         return channel;
     }
 
+    /** Calls answered on the direct lane so far (for tests). */
+    long directAnswers() {
+        return lane == null ? 0 : lane.answered();
+    }
+
     /** Event loop only: calls still in the send-order queue of the timeout check (for tests). */
     int trackedForTimeout() {
         return bySendTime.size();
@@ -506,6 +544,9 @@ final class TcpClient implements RpcClient {
         }
         closed = true;
         transport.forget(this);
+        if (lane != null) {
+            lane.close();
+        }
         Runnable shutdown = () -> {
             if (timeoutCheck != null) {
                 timeoutCheck.cancel(false);
@@ -614,7 +655,7 @@ final class TcpClient implements RpcClient {
     }
 
     /** One call in flight. */
-    private static final class Call<T> {
+    static final class Call<T> {
         final int opcode;
         final ResponseDecoder<T> decoder;
         final CompletableFuture<T> future = new CompletableFuture<>();
@@ -653,14 +694,21 @@ final class TcpClient implements RpcClient {
             try {
                 value = decoder.decode(body);
             } catch (Throwable e) {
-                slots.release();
+                release(slots);
                 future.completeExceptionally(new TarnException(ErrorCode.MALFORMED_REQUEST,
                         "malformed " + Opcode.name(opcode) + " response from " + remote + ": " + e.getMessage(), e));
                 return;
             }
-            slots.release();
+            release(slots);
             if (!future.complete(value)) {
                 ReferenceCountUtil.release(value);
+            }
+        }
+
+        /** Frees the call's slot; a call on the direct lane took none ({@code slots} null). */
+        private static void release(Semaphore slots) {
+            if (slots != null) {
+                slots.release();
             }
         }
 

@@ -1,7 +1,6 @@
 package io.tarn.rpc.tcp;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
@@ -69,11 +68,7 @@ class LostConnectionResendTest {
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 OutputStream out = s.getOutputStream();
                 while (true) {
-                    int length = in.readInt();
-                    byte[] rest = new byte[length];
-                    in.readFully(rest);
-                    ByteBuf request = Unpooled.buffer();
-                    request.writeInt(length).writeBytes(rest);
+                    ByteBuf request = RawFrames.read(in);
                     int opcode = Frame.opcode(request);
                     long id = Frame.requestId(request);
                     request.release();
@@ -84,15 +79,7 @@ class LostConnectionResendTest {
                         first = false;
                         break; // drop the connection without answering
                     }
-                    ByteBuf answer = Unpooled.buffer();
-                    int at = Frame.begin(answer, opcode, id, Frame.FLAG_RESPONSE, ErrorCode.OK.code());
-                    Wire.writeString(answer, "answer to " + Opcode.name(opcode));
-                    Frame.finish(answer, at);
-                    byte[] bytes = new byte[answer.readableBytes()];
-                    answer.readBytes(bytes);
-                    answer.release();
-                    out.write(bytes);
-                    out.flush();
+                    RawFrames.answer(out, opcode, id, "answer to " + Opcode.name(opcode));
                 }
             } catch (IOException closedOrDone) {
                 // next connection, or the test is over
