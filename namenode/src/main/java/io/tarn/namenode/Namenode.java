@@ -45,9 +45,13 @@ public final class Namenode implements AutoCloseable {
         this.background = background;
     }
 
-    /** Starts a namenode with its own transport (closed with the namenode). */
+    /**
+     * Starts a namenode with its own transport (closed with the namenode), whose I/O threads poll
+     * for {@code tarn.namenode.poll} after their last work before they sleep.
+     */
     public static Namenode start(TarnConfig config) throws IOException {
-        Transport transport = Transports.create(config);
+        Transport transport = Transports.create(config,
+                TimeUnit.MICROSECONDS.toNanos(config.get(TarnKeys.NAMENODE_POLL)));
         try {
             return start(config, transport, Clock.system(), true);
         } catch (IOException | RuntimeException e) {

@@ -25,10 +25,18 @@ public final class Transports {
 
     /** A new transport for the configuration; the caller closes it. */
     public static Transport create(TarnConfig config) {
+        return create(config, 0);
+    }
+
+    /**
+     * A new transport for the configuration whose I/O threads go on polling for {@code pollNanos}
+     * after their last work before they sleep (a server's choice: see {@code tarn.namenode.poll}).
+     */
+    public static Transport create(TarnConfig config, long pollNanos) {
         TransportKind kind = config.get(TarnKeys.TRANSPORT);
         switch (kind) {
             case TCP:
-                return new TcpTransport(config);
+                return new TcpTransport(config, pollNanos);
             case RDMA: {
                 String why = rdmaUnavailableReason();
                 throw new IllegalStateException("tarn.transport = rdma, but RDMA cannot be used here: "
@@ -40,7 +48,7 @@ public final class Transports {
                 String why = rdmaUnavailableReason();
                 LOG.info("tarn.transport = auto: using TCP ({})",
                         why != null ? why : "the RDMA transport is not built into this release yet");
-                return new TcpTransport(config);
+                return new TcpTransport(config, pollNanos);
             }
         }
     }

@@ -78,6 +78,13 @@ public final class TarnKeys {
             255, "", "Which entry of tarn.namenode.address this namenode is (0 for the first); set per namenode "
                     + "(tarn namenode --partition I).");
 
+    public static final ConfigKey<Integer> NAMENODE_POLL = ConfigKey.integer("tarn.namenode.poll", 50, 0, 10_000,
+            "µs", "How long each of the namenode's I/O threads goes on polling its connections after its last "
+                    + "work before it sleeps; 0 sleeps at once. A call arriving meanwhile is read without waking a "
+                    + "sleeping thread, which on VMs whose idle vCPUs halt costs about as long as the call itself "
+                    + "(docs/performance.md). Costs up to one core per I/O thread while calls keep coming less than "
+                    + "this far apart; an idle namenode sleeps. Needs native epoll (Linux).");
+
     public static final ConfigKey<Long> LEASE_TIMEOUT = ConfigKey.millis("tarn.namenode.lease.timeout", 60_000, 100,
             24 * HOUR_MS, "A writer that has not renewed its lease for this long loses it; its file is closed "
                     + "at the length the writer last reported stored (hsync, or when it asked for its last block).");
@@ -191,7 +198,7 @@ public final class TarnKeys {
             NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT,
             RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME, RPC_IO_THREADS, RPC_MAX_INFLIGHT,
             RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION,
-            NAMENODE_BIND, NAMENODE_PARTITION, LEASE_TIMEOUT, DATANODE_TIMEOUT,
+            NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL, LEASE_TIMEOUT, DATANODE_TIMEOUT,
             DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
             DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT,
             CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,

@@ -63,6 +63,14 @@ public final class TcpTransport implements Transport {
     private volatile boolean closed;
 
     public TcpTransport(TarnConfig config) {
+        this(config, 0);
+    }
+
+    /**
+     * @param pollNanos how long an I/O thread goes on polling after its last work before it sleeps
+     *                  ({@link PollingSelectStrategy}); 0 sleeps at once. Used with native epoll only.
+     */
+    public TcpTransport(TarnConfig config, long pollNanos) {
         this.config = config;
         int threads = config.get(TarnKeys.RPC_IO_THREADS);
         if (threads == 0) {
@@ -70,7 +78,9 @@ public final class TcpTransport implements Transport {
         }
         applyLeakDetection(config.get(TarnKeys.RPC_LEAK_DETECTION));
         this.epoll = Epoll.isAvailable();
-        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        IoHandlerFactory factory = !epoll ? NioIoHandler.newFactory() : pollNanos > 0
+                ? EpollIoHandler.newFactory(0, () -> new PollingSelectStrategy(pollNanos))
+                : EpollIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(threads,
                 new DefaultThreadFactory("tarn-tcp-" + INSTANCES.incrementAndGet(), true), factory);
         if (!epoll) {
