@@ -178,8 +178,8 @@ public final class TarnClient implements AutoCloseable {
      * given ownership; an existing directory is returned as it is.
      */
     public FileStatus mkdir(String path, Ownership ownership) throws IOException {
-        return awaitAnswer(() -> namenodes.coordinator(nn -> nn.create(path, FileType.DIRECTORY, 0, 0, clientId, clientHost,
-                withUser(ownership))));
+        return awaitAnswer(() -> namenodes.coordinator(nn -> nn.create(path, FileType.DIRECTORY, 0, 0, clientId,
+                clientHost, withUser(ownership))));
     }
 
     /**
@@ -199,8 +199,8 @@ public final class TarnClient implements AutoCloseable {
 
     /** Sets the permission bits (0 to 07777 octal). Stored, not enforced. */
     public FileStatus setPermission(String path, int permission) throws IOException {
-        return awaitAnswer(() -> setAttributes(new SetAttributesRequest(path, NamenodeProtocol.SET_PERMISSION,
-                Ownership.UNSPECIFIED.withPermission(permission), -1, -1)));
+        return awaitAnswer(() -> setAttributes(new SetAttributesRequest(path,
+                NamenodeProtocol.SET_PERMISSION, Ownership.UNSPECIFIED.withPermission(permission), -1, -1)));
     }
 
     /** Sets modification and/or access time in milliseconds since the epoch; -1 leaves one unchanged. */
@@ -259,7 +259,7 @@ public final class TarnClient implements AutoCloseable {
      */
     public java.util.Map<String, CompletableFuture<ClusterStatus>> clusterStatusOfEach() throws IOException {
         java.util.Map<String, CompletableFuture<ClusterStatus>> each = new java.util.LinkedHashMap<>();
-        for (NamenodeClient nn : awaitAnswer(() -> namenodes.all())) {
+        for (NamenodeClient nn : awaitAnswer(namenodes::all)) {
             each.put(nn.remote(), nn.clusterStatus());
         }
         return each;

@@ -89,8 +89,8 @@ final class TcpClient implements RpcClient {
         this.maxInflight = transport.config().get(TarnKeys.RPC_MAX_INFLIGHT);
         this.slots = new Semaphore(maxInflight);
         this.lane = transport.config().get(TarnKeys.CLIENT_WAIT_DIRECT)
-                ? new DirectLane(address, remote, transport.maxFrame(), transport.config().get(TarnKeys.RPC_CONNECT_TIMEOUT),
-                        timeoutNanos)
+                ? new DirectLane(address, remote, transport.maxFrame(),
+                        transport.config().get(TarnKeys.RPC_CONNECT_TIMEOUT), timeoutNanos)
                 : null;
     }
 
