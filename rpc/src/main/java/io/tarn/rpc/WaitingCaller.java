@@ -13,11 +13,9 @@ import java.util.function.Supplier;
 public final class WaitingCaller {
     private static final ThreadLocal<WaitingCaller> CURRENT = ThreadLocal.withInitial(WaitingCaller::new);
 
-    /** Whether the thread is inside {@link #during}. */
-    private boolean waiting;
     /** How long the thread may poll for an answer before it sleeps. */
     private long spinNanos;
-    /** Whether it may go on polling (false once other threads wait too). */
+    /** Whether it may go on polling (false once other threads wait too); null outside {@link #during}. */
     private BooleanSupplier keepPolling;
 
     private WaitingCaller() {
@@ -32,33 +30,34 @@ public final class WaitingCaller {
      */
     public static <T> T during(long spinNanos, BooleanSupplier keepPolling, Supplier<T> calls) {
         WaitingCaller w = CURRENT.get();
-        boolean outerWaiting = w.waiting;
         long outerSpin = w.spinNanos;
         BooleanSupplier outerKeep = w.keepPolling;
-        w.waiting = true;
         w.spinNanos = spinNanos;
         w.keepPolling = keepPolling;
         try {
             return calls.get();
         } finally {
-            w.waiting = outerWaiting;
             w.spinNanos = outerSpin;
             w.keepPolling = outerKeep;
         }
     }
 
-    /** Whether this thread, polling for the answer of a call it made inside {@link #during}, may go on. */
-    public static boolean keepPolling() {
+    /**
+     * This thread's marks, for a call it issues now, or null when it is not inside {@link #during}
+     * (it will not wait for the answer at once). Valid on this thread until the call returns.
+     */
+    public static WaitingCaller current() {
         WaitingCaller w = CURRENT.get();
-        return w.waiting && w.keepPolling.getAsBoolean();
+        return w.keepPolling == null ? null : w;
     }
 
-    /**
-     * How long this thread may poll for the answer of a call it issues now, or -1 when it is not
-     * inside {@link #during} (it will not wait for the answer at once).
-     */
-    public static long spinNanos() {
-        WaitingCaller w = CURRENT.get();
-        return w.waiting ? w.spinNanos : -1;
+    /** How long the caller may poll for the answer before sleeping. */
+    public long spinNanos() {
+        return spinNanos;
+    }
+
+    /** Whether the caller, polling for the answer, may go on. */
+    public boolean keepPolling() {
+        return keepPolling.getAsBoolean();
     }
 }

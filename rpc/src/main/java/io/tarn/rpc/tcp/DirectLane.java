@@ -78,17 +78,17 @@ final class DirectLane {
     /**
      * Makes {@code call} on this thread when the lane is free.
      *
-     * @param spinNanos how long to poll for the answer before sleeping
+     * @param waiting how long to poll for the answer before sleeping, and whether to go on
      * @return true when the call's future is complete; false when the call must take the pipelined
      *         connection (the lane is busy, closed or cannot connect, or lost its connection before
      *         the call was sent, or before a read-only call was answered)
      */
-    boolean tryCall(TcpClient.Call<?> call, BodyWriter writer, long spinNanos) {
+    boolean tryCall(TcpClient.Call<?> call, BodyWriter writer, WaitingCaller waiting) {
         if (closed || Thread.currentThread().isInterrupted() || !busy.compareAndSet(false, true)) {
             return false;
         }
         try {
-            return !closed && open() && exchange(call, writer, spinNanos);
+            return !closed && open() && exchange(call, writer, waiting);
         } finally {
             busy.set(false);
             if (closed && busy.compareAndSet(false, true)) {
@@ -169,7 +169,7 @@ final class DirectLane {
     }
 
     /** Writes the request and reads its answer; see {@link #tryCall}. */
-    private boolean exchange(TcpClient.Call<?> call, BodyWriter writer, long spinNanos) {
+    private boolean exchange(TcpClient.Call<?> call, BodyWriter writer, WaitingCaller waiting) {
         long start = System.nanoTime();
         long deadline = start + timeoutNanos;
         long id = nextId++;
@@ -195,7 +195,7 @@ final class DirectLane {
                     Thread.onSpinWait();
                 }
             }
-            return receive(call, id, start + spinNanos, deadline);
+            return receive(call, id, waiting, start + waiting.spinNanos(), deadline);
         } catch (ClosedByInterruptException e) {
             drop();
             InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting for Tarn");
@@ -212,7 +212,8 @@ final class DirectLane {
         }
     }
 
-    private boolean receive(TcpClient.Call<?> call, long id, long spinUntil, long deadline) throws IOException {
+    private boolean receive(TcpClient.Call<?> call, long id, WaitingCaller waiting, long spinUntil, long deadline)
+            throws IOException {
         in.clear();
         int frameLength = -1;
         while (frameLength < 0 || in.writerIndex() < frameLength) {
@@ -240,7 +241,7 @@ final class DirectLane {
                             "client for " + remote + " is closed"));
                     return true;
                 }
-                if (now - spinUntil < 0 && WaitingCaller.keepPolling()) {
+                if (now - spinUntil < 0 && waiting.keepPolling()) {
                     Thread.onSpinWait();
                 } else {
                     selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - now)));

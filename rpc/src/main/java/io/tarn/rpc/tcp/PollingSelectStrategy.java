@@ -30,7 +30,7 @@ final class PollingSelectStrategy implements SelectStrategy {
             slept = false;
             lastWork = now;
         }
-        if (hasTasks || now - lastWork < windowNanos) {
+        if (now - lastWork < windowNanos) { // always so with tasks waiting
             int ready = selectSupplier.get(); // does not block
             if (ready > 0) {
                 lastWork = now;

@@ -121,8 +121,8 @@ final class TcpClient implements RpcClient {
         }
         if (lane != null && payload == null && call.target == null && Opcode.isMetadata(opcode)) {
             Channel ch = channel;
-            long spinNanos = WaitingCaller.spinNanos();
-            if (spinNanos >= 0 && ch != null && ch.isActive() && lane.tryCall(call, writer, spinNanos)) {
+            WaitingCaller waiting = WaitingCaller.current();
+            if (waiting != null && ch != null && ch.isActive() && lane.tryCall(call, writer, waiting)) {
                 return call.future;
             }
         }
