@@ -4,7 +4,7 @@ import io.tarn.client.CreateOptions;
 import io.tarn.client.TarnClient;
 import io.tarn.client.TarnInputStream;
 import io.tarn.client.TarnOutputStream;
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -67,7 +67,7 @@ public class DataPathBenchmark {
                 .set(TarnKeys.DRAM_CAPACITY, 4 * region)
                 .set(TarnKeys.DRAM_REGION_SIZE, region)
                 .start();
-        client = cluster.newClient();
+        client = TarnClient.connect(cluster.config());
         buffer = new byte[BUFFER];
         new Random(42).nextBytes(buffer);
         try (TarnOutputStream o = client.create("/read/file")) {

@@ -1,7 +1,7 @@
 package io.tarn.benchmarks;
 
 import io.tarn.client.TarnClient;
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 
 import java.io.IOException;
 import java.util.Set;
@@ -19,7 +19,7 @@ final class LoopbackCluster implements AutoCloseable {
     private LoopbackCluster(MiniCluster cluster, NamenodeCpu namenodeCpu) {
         this.cluster = cluster;
         this.namenodeCpu = namenodeCpu;
-        this.client = cluster.newClient();
+        this.client = TarnClient.connect(cluster.config());
     }
 
     static LoopbackCluster start() throws IOException {

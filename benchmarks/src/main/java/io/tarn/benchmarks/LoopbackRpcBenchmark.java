@@ -2,7 +2,7 @@ package io.tarn.benchmarks;
 
 import io.tarn.client.TarnClient;
 import io.tarn.client.TarnOutputStream;
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.error.DirectoryNotEmptyException;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.FileExistsException;
@@ -55,7 +55,7 @@ abstract class AbstractFileSystemOperationsTest {
 
     @BeforeEach
     void connect() throws IOException {
-        client = cluster.newClient();
+        client = TarnClient.connect(cluster.config());
         client.delete("/", true);
     }
 

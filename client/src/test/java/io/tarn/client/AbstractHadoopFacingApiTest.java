@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.LeaseException;
 import io.tarn.common.fs.FileStatus;
@@ -43,7 +43,7 @@ abstract class AbstractHadoopFacingApiTest {
                 .set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                 .set(TarnKeys.CLIENT_IO_CHUNK, 16L << 10)
                 .start();
-        client = cluster.newClient();
+        client = TarnClient.connect(cluster.config());
     }
 
     @AfterAll
@@ -76,7 +76,7 @@ abstract class AbstractHadoopFacingApiTest {
             assertThat(out.position()).isEqualTo(initial);
             out.write(second);
         }
-        try (TarnClient other = cluster.newClient(); TarnOutputStream out = other.append(path)) {
+        try (TarnClient other = TarnClient.connect(cluster.config()); TarnOutputStream out = other.append(path)) {
             out.write(third);
         }
         byte[] expected = new byte[first.length + second.length + third.length];
@@ -93,7 +93,7 @@ abstract class AbstractHadoopFacingApiTest {
             out.write(new byte[] {1, 2, 3});
             assertThatThrownBy(() -> client.append("/busy")).isInstanceOf(LeaseException.class)
                     .hasMessageContaining("already open for writing");
-            try (TarnClient other = cluster.newClient()) {
+            try (TarnClient other = TarnClient.connect(cluster.config())) {
                 assertThatThrownBy(() -> other.append("/busy")).isInstanceOf(LeaseException.class)
                         .hasMessageContaining("/busy");
             }

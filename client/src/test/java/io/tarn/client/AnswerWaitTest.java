@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.FileExistsException;
 import io.tarn.common.fs.FileStatus;
@@ -29,7 +29,7 @@ class AnswerWaitTest {
     @BeforeAll
     static void start() throws IOException {
         cluster = MiniCluster.builder().datanodes(1).set(TarnKeys.CLIENT_WAIT_SPIN, 10_000).start();
-        polling = cluster.newClient();
+        polling = TarnClient.connect(cluster.config());
         sleeping = TarnClient.connect(cluster.config().toBuilder().set(TarnKeys.CLIENT_WAIT_SPIN, 0).build());
     }
 

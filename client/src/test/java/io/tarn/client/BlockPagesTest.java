@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.DatanodeUnavailableException;
@@ -41,7 +41,7 @@ class BlockPagesTest {
                 .set(TarnKeys.CLIENT_READAHEAD, 128L << 10)
                 .set(TarnKeys.CLIENT_WRITE_BEHIND, 4L * BLOCK)
                 .start();
-        client = cluster.newClient();
+        client = TarnClient.connect(cluster.config());
         tcp = TarnClient.connect(cluster.config().toBuilder()
                 .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.OFF).build());
     }

@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.DatanodeUnavailableException;
@@ -57,8 +57,8 @@ class ClusterFailuresTest {
     void secondWriterIsRefusedAndDeadWritersLeaseExpires() throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                 .set(TarnKeys.LEASE_TIMEOUT, 1000L).set(TarnKeys.CLIENT_LEASE_RENEW, 200L).start();
-             TarnClient other = cluster.newClient()) {
-            TarnClient writer = cluster.newClient();
+             TarnClient other = TarnClient.connect(cluster.config())) {
+            TarnClient writer = TarnClient.connect(cluster.config());
             TarnOutputStream out = writer.create("/leased");
             byte[] data = random(BLOCK + BLOCK / 2, 1);
             out.write(data);
@@ -95,7 +95,7 @@ class ClusterFailuresTest {
         try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                 .set(TarnKeys.CLIENT_IO_CHUNK, (long) BLOCK)
                 .set(TarnKeys.DRAM_CAPACITY, 16L * BLOCK).set(TarnKeys.DRAM_REGION_SIZE, 8L * BLOCK).start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = TarnClient.connect(cluster.config())) {
             byte[] keep = random(4 * BLOCK, 2);
             try (TarnOutputStream out = client.create("/keep")) {
                 out.write(keep);
@@ -226,7 +226,7 @@ class ClusterFailuresTest {
     @Test
     void serversSurviveMalformedFramesAndServeOtherClients() throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().datanodes(1).start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = TarnClient.connect(cluster.config())) {
             try (TarnOutputStream out = client.create("/ok")) {
                 out.write(new byte[1000]);
             }
@@ -261,7 +261,7 @@ class ClusterFailuresTest {
             }
             assertThat(client.getStatus("/ok").size()).isEqualTo(1000);
             assertThat(readAll(client, "/ok")).hasSize(1000);
-            try (TarnClient fresh = cluster.newClient()) {
+            try (TarnClient fresh = TarnClient.connect(cluster.config())) {
                 assertThat(readAll(fresh, "/ok")).hasSize(1000);
             }
         }

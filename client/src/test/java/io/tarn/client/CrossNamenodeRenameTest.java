@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.FileExistsException;
 import io.tarn.common.fs.FileIds;
@@ -78,7 +78,7 @@ class CrossNamenodeRenameTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void aFileMovesWithItsDataAndItsBlocksGoHomeWhenItIsDeleted(int n) throws Exception {
-        try (MiniCluster cluster = cluster(n); TarnClient client = cluster.newClient()) {
+        try (MiniCluster cluster = cluster(n); TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/job/_temporary");
             client.mkdirs("/job/out");
             long[] freeAtStart = freeBlocks(cluster);
@@ -135,7 +135,7 @@ class CrossNamenodeRenameTest {
     @ParameterizedTest
     @ValueSource(ints = {2})
     void refusedMovesLeaveTheFileWhereItWas(int n) throws Exception {
-        try (MiniCluster cluster = cluster(n); TarnClient client = cluster.newClient()) {
+        try (MiniCluster cluster = cluster(n); TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/d");
             String src = "/d/" + nameOf(0, n, "s", 0);
             String taken = "/d/" + nameOf(1, n, "t", 0);
@@ -162,8 +162,8 @@ class CrossNamenodeRenameTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void openStreamsFollowTheirFileToItsNewNamenode(int n) throws Exception {
-        try (MiniCluster cluster = cluster(n); TarnClient writer = cluster.newClient();
-             TarnClient other = cluster.newClient()) {
+        try (MiniCluster cluster = cluster(n); TarnClient writer = TarnClient.connect(cluster.config());
+             TarnClient other = TarnClient.connect(cluster.config())) {
             String src = "/" + nameOf(0, n, "being-written-", 0);
             String dst = "/" + nameOf(n - 1, n, "renamed-", 0);
             byte[] first = StreamsTest.random(BLOCK + 500, 5);
@@ -216,8 +216,8 @@ class CrossNamenodeRenameTest {
     @ParameterizedTest
     @ValueSource(ints = {4})
     void concurrentRenamesNeverDuplicateOrLoseAFile(int n) throws Exception {
-        try (MiniCluster cluster = cluster(n); TarnClient a = cluster.newClient(); TarnClient b = cluster.newClient();
-             TarnClient lister = cluster.newClient()) {
+        try (MiniCluster cluster = cluster(n); TarnClient a = TarnClient.connect(cluster.config()); TarnClient b = TarnClient.connect(cluster.config());
+             TarnClient lister = TarnClient.connect(cluster.config())) {
             a.mkdirs("/race");
             int files = 8;
             int rounds = 25;

@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.fs.BlockRef;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ class LargeDataTest {
         try (MiniCluster cluster = MiniCluster.builder().datanodes(4)
                 .set(TarnKeys.DRAM_CAPACITY, 320L << 20).set(TarnKeys.DRAM_REGION_SIZE, 64L << 20)
                 .set(TarnKeys.CLIENT_LOCATION_AFFINITY, false).start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = TarnClient.connect(cluster.config())) {
             ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
             CRC32C written = new CRC32C();
             try (TarnOutputStream out = client.create("/large/one-gib")) {

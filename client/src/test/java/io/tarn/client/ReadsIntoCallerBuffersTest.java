@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import org.junit.jupiter.api.AfterAll;
@@ -37,7 +37,7 @@ class ReadsIntoCallerBuffersTest {
                 .set(TarnKeys.CLIENT_READAHEAD, 3L * CHUNK)
                 .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.OFF)
                 .start();
-        client = cluster.newClient();
+        client = TarnClient.connect(cluster.config());
         data = new byte[3 * BLOCK + 12_345];
         new Random(21).nextBytes(data);
         try (TarnOutputStream out = client.create("/landing/file")) {

@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
@@ -26,7 +26,7 @@ class SeveralNamenodesWithDataTest {
         int block = 64 << 10;
         try (MiniCluster cluster = MiniCluster.builder().namenodes(namenodes).datanodes(2)
                 .set(TarnKeys.BLOCK_SIZE, (long) block).start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/spark/shuffle");
             int files = 24;
             for (int m = 0; m < files; m++) {

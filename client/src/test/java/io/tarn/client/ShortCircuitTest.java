@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.DramMode;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;

@@ -1,6 +1,6 @@
 package io.tarn.client;
 
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ class TinySendBuffersTest {
                 .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.OFF)
                 .set(TarnKeys.RPC_SEND_BUFFER_LOCAL, 64L * 1024)
                 .start();
-             TarnClient client = cluster.newClient()) {
+             TarnClient client = TarnClient.connect(cluster.config())) {
             byte[][] data = new byte[2][];
             for (int i = 0; i < data.length; i++) {
                 data[i] = new byte[(5 << 20) + 777 * (i + 1)];

@@ -1,7 +1,7 @@
 package io.tarn.client.random;
 
 import io.tarn.client.TarnClient;
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -105,7 +105,7 @@ class RandomNamespaceConcurrencyTest {
     void knownDivergencesFromOneNamenode() throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().namenodes(NAMENODES).datanodes(1)
                 .set(TarnKeys.BLOCK_SIZE, 64L << 10).start();
-             TarnClient c = cluster.newClient()) {
+             TarnClient c = TarnClient.connect(cluster.config())) {
             List<String> wrong = new ArrayList<>();
             String x0 = nameOn(0, "x");
             c.mkdirs("/b1/" + x0);
@@ -152,7 +152,7 @@ class RandomNamespaceConcurrencyTest {
     void atCoordinatorNeverReachesTheCaller() throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().namenodes(NAMENODES).datanodes(1)
                 .set(TarnKeys.BLOCK_SIZE, 64L << 10).start();
-             TarnClient maker = cluster.newClient(); TarnClient mover = cluster.newClient()) {
+             TarnClient maker = TarnClient.connect(cluster.config()); TarnClient mover = TarnClient.connect(cluster.config())) {
             String dir = "/r/" + nameOn(1, "d"); // its arbiter, namenode 1, links it before namenode 0 does
             maker.mkdirs("/r");
             java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();

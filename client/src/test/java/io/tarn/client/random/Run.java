@@ -1,7 +1,7 @@
 package io.tarn.client.random;
 
 import io.tarn.client.TarnClient;
-import io.tarn.client.minicluster.MiniCluster;
+import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.namenode.blocks.DatanodeInfo;
@@ -61,10 +61,10 @@ final class Run implements AutoCloseable {
         this.cluster = cluster;
         this.ledger = new Ledger(seed);
         for (int i = 0; i < CLIENTS; i++) {
-            clients.add(cluster.newClient());
+            clients.add(TarnClient.connect(cluster.config()));
             workers.add(new Worker(i, clients.get(i), seed, ledger, divergences, outcomes));
         }
-        checker = cluster.newClient();
+        checker = TarnClient.connect(cluster.config());
         clients.add(checker);
     }
 

@@ -28,8 +28,8 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
      */
     public static final int SEQUENTIAL_PASSES = 3;
     /**
-     * Unmeasured passes before them (when warming up), on every side alike, at least. Tarn's client and
-     * datanode run in this JVM: its JIT compiler threads spent 1.4 CPU-seconds during the first GiB
+     * Unmeasured passes before them (when warming up), on every side alike, at least. When Tarn's client and
+     * datanode ran in this JVM, its JIT compiler threads spent 1.4 CPU-seconds during the first GiB
      * and 0.2-0.4 per GiB over the next four, and one warm pass left the measured ones still rising
      * (2.0, 2.4, 2.9 GB/s read in one run).
      */

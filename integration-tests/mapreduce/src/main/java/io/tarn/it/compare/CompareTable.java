@@ -174,7 +174,12 @@ final class CompareTable {
         return String.format(Locale.ROOT, format, v);
     }
 
-    private static String ratio(double a, double b) {
-        return b > 0 ? String.format(Locale.ROOT, "%.2f", a / b) : "n/a";
+    /** Two decimals; two significant digits below 0.1, so that a small ratio never reads as 0.00. */
+    static String ratio(double a, double b) {
+        if (b <= 0) {
+            return "n/a";
+        }
+        double r = a / b;
+        return String.format(Locale.ROOT, r >= 0.1 || r == 0 ? "%.2f" : "%.2g", r);
     }
 }

@@ -15,7 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Tarn next to HDFS and next to raw loopback transports, in one run and one JVM: getFile at 1, 16,
+ * Tarn next to HDFS and next to raw loopback transports, in one run: getFile at 1, 16,
  * 64 and 128 in flight, create + close of empty files at 1 and 16, a sequential write and read with
  * 1 MiB calls (Tarn's over TCP), and on Tarn the same write and read through a second client that
  * may short-circuit to the co-located datanode's mapped files; then a Netty echo, a blocking-socket
@@ -172,7 +172,8 @@ public final class SideBySideComparison {
      * Whole unmeasured passes of the same size (after only 64 MiB, Tarn's first GiB ran at half its
      * steady rate, and HDFS warms up too): at least {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES},
      * then more until a pass spends less than {@link CompareSettings#JIT_QUIET_SHARE} of its time in
-     * the JIT compiler (this JVM's, which runs both file systems' servers too), at most
+     * the JIT compiler (this JVM's: the clients', and HDFS's servers'; Tarn's daemons warm up in the
+     * same passes), at most
      * {@link CompareSettings#SEQUENTIAL_WARMUP_PASSES_MAX}.
      */
     private static void warmUp(SequentialIo io, CompareSettings s, PrintStream log, String what) throws IOException {

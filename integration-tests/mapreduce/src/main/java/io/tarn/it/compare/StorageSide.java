@@ -3,7 +3,7 @@ package io.tarn.it.compare;
 import java.io.IOException;
 
 /**
- * One file system under comparison, started in this JVM; {@link #close()} stops it. Both sides run
+ * One file system under comparison, started by the runner; {@link #close()} stops it. Both sides run
  * the same workloads with the same settings, each through its own native client API.
  */
 interface StorageSide extends SequentialIo, AutoCloseable {

@@ -5,7 +5,7 @@ import io.tarn.client.TarnClient;
 import io.tarn.client.TarnInputStream;
 import io.tarn.client.TarnOutputStream;
 import io.tarn.common.config.TarnConfig;
-import io.tarn.it.servers.TarnServers;
+import io.tarn.dist.LocalCluster;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,8 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Tarn's side: a namenode and one DRAM datanode in this JVM (their own class loader, through
- * {@link TarnServers}), reached with {@link TarnClient} from the shaded adapter jar, the client
+ * Tarn's side: a namenode and one DRAM datanode, daemons of their own started by the distribution's
+ * {@code bin/tarn start} (through {@link LocalCluster}), reached with {@link TarnClient} from the shaded adapter jar, the client
  * Hadoop and Spark jobs use. getFile is {@code getStatusAsync} with that many calls outstanding on
  * the client's one namenode connection, each answer's callback issuing the next call (as the Netty
  * echo baseline's client does); create + close is blocking, one thread per file in flight, like
@@ -40,7 +40,7 @@ final class TarnSide implements StorageSide {
     private static final String SHORT_CIRCUIT_KEY = "tarn.client.shortcircuit";
     private static final CreateOptions NEW_FILE = new CreateOptions(false, false, -1);
 
-    private final TarnServers servers;
+    private final LocalCluster servers;
     /** {@code tarn.client.shortcircuit = off}: every workload, and the sequential ones over TCP. */
     private final TarnClient client;
     /** {@code tarn.client.shortcircuit = auto}: the short-circuit sequential workloads only. */
@@ -51,7 +51,7 @@ final class TarnSide implements StorageSide {
     private final String regionsIn;
     private int createRuns;
 
-    private TarnSide(TarnServers servers, TarnClient client, TarnClient autoClient, long datanodeMb,
+    private TarnSide(LocalCluster servers, TarnClient client, TarnClient autoClient, long datanodeMb,
             String regionsIn) {
         this.servers = servers;
         this.client = client;
@@ -64,7 +64,7 @@ final class TarnSide implements StorageSide {
 
     static TarnSide start(CompareSettings settings) throws IOException {
         long datanodeMb = roundUp(Math.max(1024, settings.sizeMb() + 256L), REGION_MB);
-        TarnServers servers = TarnServers.start(1, Map.of(
+        LocalCluster servers = LocalCluster.start(LocalCluster.home(), 1, Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
                 "tarn.datanode.dram.region.size", REGION_MB + "m"), settings.dramRoot());
         TarnClient client = null;

@@ -3,7 +3,7 @@ package io.tarn.it.dfsio;
 import java.io.IOException;
 import java.net.URI;
 
-/** A file system started in this JVM for one side of the comparison; {@link #close()} stops it. */
+/** A file system started for one side of the comparison; {@link #close()} stops it. */
 interface BenchmarkTarget extends AutoCloseable {
     /** How the result table names it. */
     String description();

@@ -1,13 +1,13 @@
 package io.tarn.it.dfsio;
 
-import io.tarn.it.servers.TarnServers;
+import io.tarn.dist.LocalCluster;
 
 import java.io.IOException;
 import java.net.URI;
 import java.util.Map;
 
 /**
- * Tarn's side: a namenode and two DRAM datanodes in this JVM (their own class loader), reached
+ * Tarn's side: a namenode and two DRAM datanodes, daemons started by the distribution's bin/tarn, reached
  * through the shaded adapter with its default settings: the datanodes run on this host, so the
  * client copies block data short-circuit (docs/short-circuit.md), as a Hadoop job next to its
  * datanodes does. Each datanode gets room for the whole data set, so block placement never runs
@@ -17,10 +17,10 @@ final class TarnTarget implements BenchmarkTarget {
     static final int DATANODES = 2;
     private static final long REGION_MB = 16;
 
-    private final TarnServers servers;
+    private final LocalCluster servers;
     private final long datanodeMb;
 
-    private TarnTarget(TarnServers servers, long datanodeMb) {
+    private TarnTarget(LocalCluster servers, long datanodeMb) {
         this.servers = servers;
         this.datanodeMb = datanodeMb;
     }
@@ -28,7 +28,7 @@ final class TarnTarget implements BenchmarkTarget {
     static TarnTarget start(DfsioSettings settings) throws IOException {
         long dataMb = (long) settings.files() * Math.max(settings.fileMb(), settings.warmupMb());
         long datanodeMb = roundUp(Math.max(1024, dataMb + 256), REGION_MB);
-        TarnServers servers = TarnServers.start(DATANODES, Map.of(
+        LocalCluster servers = LocalCluster.start(LocalCluster.home(), DATANODES, Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
                 "tarn.datanode.dram.region.size", REGION_MB + "m"));
         return new TarnTarget(servers, datanodeMb);

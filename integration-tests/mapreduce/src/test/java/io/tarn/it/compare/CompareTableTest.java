@@ -40,6 +40,15 @@ class CompareTableTest {
     }
 
     @Test
+    void smallRatiosKeepTwoSignificantDigits() {
+        assertThat(CompareTable.ratio(303, 50_327)).isEqualTo("0.0060");
+        assertThat(CompareTable.ratio(1, 8)).isEqualTo("0.13");
+        assertThat(CompareTable.ratio(0, 8)).isEqualTo("0.00");
+        assertThat(CompareTable.ratio(25, 1)).isEqualTo("25.00");
+        assertThat(CompareTable.ratio(1, 0)).isEqualTo("n/a");
+    }
+
+    @Test
     void roundsWithDifferentWorkloadsAreRefused() {
         assertThatThrownBy(() -> CompareTable.summary(List.of(round(1, 1, 1, 1), round(1, 1, 1, 1).subList(0, 1))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("different workloads");

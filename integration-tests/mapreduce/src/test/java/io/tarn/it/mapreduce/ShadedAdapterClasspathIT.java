@@ -33,7 +33,7 @@ class ShadedAdapterClasspathIT {
 
     @Test
     void noTarnServerClassIsVisible() {
-        assertThatThrownBy(() -> Class.forName("io.tarn.client.minicluster.MiniCluster"))
+        assertThatThrownBy(() -> Class.forName("io.tarn.minicluster.MiniCluster"))
                 .isInstanceOf(ClassNotFoundException.class);
         assertThatThrownBy(() -> Class.forName("io.tarn.namenode.Namenode"))
                 .isInstanceOf(ClassNotFoundException.class);

@@ -1,6 +1,6 @@
 package io.tarn.it.mapreduce;
 
-import io.tarn.it.servers.TarnServers;
+import io.tarn.dist.LocalCluster;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.terasort.TeraGen;
 import org.apache.hadoop.examples.terasort.TeraSort;
@@ -44,7 +44,7 @@ class TeraSortMapReduceIT {
 
     @Test
     void teraGenSortValidateOnTarn() throws Exception {
-        try (TarnServers tarn = TarnServers.start(2, Map.of("tarn.datanode.dram.capacity", "1g"))) {
+        try (LocalCluster tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "1g"))) {
             Configuration conf = jobConf(tarn);
             Path input = new Path("/terasort/input");
             Path output = new Path("/terasort/output");
@@ -77,7 +77,7 @@ class TeraSortMapReduceIT {
      * TeraSort reads it as two 50 MiB splits (Tarn's 1 MiB blocks would otherwise give 100), the
      * second one starting mid-file, in two maps and two reduces at a time with a 64 MB sort buffer.
      */
-    private Configuration jobConf(TarnServers tarn) {
+    private Configuration jobConf(LocalCluster tarn) {
         Configuration conf = LocalJobConf.create(tarn.uri(), localDir);
         conf.setInt("mapreduce.job.maps", 2);
         conf.setInt("mapreduce.job.reduces", 2);

@@ -1,6 +1,6 @@
 package io.tarn.it.spark;
 
-import io.tarn.it.servers.TarnServers;
+import io.tarn.dist.LocalCluster;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -42,13 +42,13 @@ class SparkTarnIT {
     @TempDir
     static java.nio.file.Path localDir;
 
-    private static TarnServers tarn;
+    private static LocalCluster tarn;
     private static SparkSession spark;
     private static JavaSparkContext sc;
 
     @BeforeAll
     static void start() throws IOException {
-        tarn = TarnServers.start(2, Map.of("tarn.datanode.dram.capacity", "256m"));
+        tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "256m"));
         spark = SparkSession.builder()
                 .master("local[2]")
                 .appName("SparkTarnIT")

@@ -1,0 +1,254 @@
+package io.tarn.dist;
+
+import io.tarn.common.fs.Partitions;
+import io.tarn.dist.LocalCluster.Outcome;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The distribution as a user gets it: the tarball unpacked into an empty directory outside the
+ * checkout, and its bin/tarn driving start/status/fs/iobench/stop there, with its own run
+ * directory, configuration directory, loopback ports and memory directory, so that it neither
+ * disturbs nor depends on a cluster a developer runs on the default ports. Runs after package
+ * (failsafe), when the tarball exists.
+ */
+class DistributionIT {
+    /** System property: the tarball the build made (set by failsafe). */
+    static final String TARBALL_PROPERTY = "tarn.dist.tarball";
+
+    /** The unpacked distribution, shared by the tests of this class. */
+    private static Path home;
+
+    @TempDir
+    static Path unpacked;
+    @TempDir
+    Path tmp;
+    private Path conf;
+    private Path run;
+
+    @BeforeAll
+    static void unpack() throws Exception {
+        Path tarball = Path.of(System.getProperty(TARBALL_PROPERTY, "")).toAbsolutePath();
+        assertThat(tarball).as("the tarball the build made (%s)", TARBALL_PROPERTY).isRegularFile();
+        Process tar = new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", unpacked.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tar.waitFor()).as(output).isZero();
+        String name = tarball.getFileName().toString().replace(".tar.gz", "");
+        home = unpacked.resolve(name);
+        assertThat(home.resolve("bin").resolve("tarn")).isExecutable();
+        assertThat(home.resolve("LICENSE")).isRegularFile();
+        assertThat(home.resolve("conf").resolve("tarn-site.conf")).isRegularFile();
+        assertThat(home.resolve("docs").resolve("cli.md")).isRegularFile();
+        assertThat(home.resolve("lib").resolve("hadoop")).isDirectory();
+    }
+
+    @Test
+    void theTarballHoldsOneJarOfEachModuleAndNoBuildTree() throws Exception {
+        List<String> jars;
+        try (var list = Files.list(home.resolve("lib"))) {
+            jars = list.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".jar")).sorted().toList();
+        }
+        assertThat(jars).anyMatch(n -> n.startsWith("tarn-tools-")).anyMatch(n -> n.startsWith("tarn-client-"))
+                .anyMatch(n -> n.startsWith("tarn-namenode-")).anyMatch(n -> n.startsWith("tarn-datanode-"))
+                .anyMatch(n -> n.startsWith("tarn-storage-dram-")).anyMatch(n -> n.startsWith("picocli-"))
+                .noneMatch(n -> n.startsWith("tarn-hdfs-adapter-")).noneMatch(n -> n.startsWith("hadoop-"));
+        try (var list = Files.list(home.resolve("lib").resolve("hadoop"))) {
+            assertThat(list.map(p -> p.getFileName().toString()).toList())
+                    .anyMatch(n -> n.startsWith("tarn-hdfs-adapter-")).anyMatch(n -> n.startsWith("hadoop-client-api-"));
+        }
+        assertThat(home.resolve("client")).doesNotExist();
+        assertThat(home.resolve("pom.xml")).doesNotExist();
+        Outcome version = LocalCluster.run(home, home.resolve("conf"), tmp.resolve("run"), "--version");
+        assertThat(version.exit()).as(version.output()).isZero();
+        assertThat(version.output()).contains("tarn ");
+    }
+
+    @BeforeEach
+    void configure() throws IOException {
+        // Spaces in the directories bin/tarn is given, as a user's may have.
+        conf = Files.createDirectories(tmp.resolve("conf dir"));
+        run = tmp.resolve("run dir");
+        writeConf(freePorts());
+        Files.copy(home.resolve("conf").resolve("logback.xml"), conf.resolve("logback.xml"));
+    }
+
+    /** 64 MiB datanodes in 16 MiB regions: enough for up to four namenodes (region r serves namenode r mod N). */
+    private void writeConf(int namenodePort) throws IOException {
+        Files.writeString(conf.resolve("tarn-site.conf"), String.join("\n",
+                "tarn.namenode.address 127.0.0.1:" + namenodePort,
+                "tarn.transport tcp",
+                "tarn.rpc.io.threads 1",
+                "tarn.datanode.bind 127.0.0.1:0",
+                "tarn.datanode.hostname 127.0.0.1",
+                "tarn.datanode.heartbeat.interval 200",
+                "tarn.datanode.dram.capacity 64m",
+                "tarn.datanode.dram.region.size 16m",
+                "tarn.datanode.dram.path " + tmp.resolve("dram"), ""));
+    }
+
+    @AfterEach
+    void stopWhateverIsLeft() throws Exception {
+        if (run != null && Files.isDirectory(run)) {
+            tarn("stop");
+        }
+    }
+
+    /** A free port whose successor is free too: tarn start -n 2 puts namenode i on the configured port + i. */
+    private static int freePorts() throws IOException {
+        while (true) {
+            int port;
+            try (ServerSocket s = new ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            if (port < 65535) {
+                try (ServerSocket next = new ServerSocket(port + 1)) {
+                    return port;
+                } catch (IOException taken) {
+                    // try another pair
+                }
+            }
+        }
+    }
+
+    private Outcome tarn(String... args) throws Exception {
+        return LocalCluster.run(home, conf, run, args);
+    }
+
+    private long pid(String daemon) throws IOException {
+        return Long.parseLong(Files.readString(run.resolve(daemon + ".pid")).trim());
+    }
+
+    private List<ProcessHandle> processes(String... daemons) throws IOException {
+        List<ProcessHandle> out = new ArrayList<>();
+        for (String d : daemons) {
+            out.add(ProcessHandle.of(pid(d)).orElseThrow());
+        }
+        return out;
+    }
+
+    private static void assertExited(List<ProcessHandle> daemons) throws Exception {
+        for (ProcessHandle d : daemons) {
+            // The script saw it exit; the reaper (init here) may take a moment to collect the zombie.
+            assertThat(d.onExit().get(10, TimeUnit.SECONDS).isAlive()).as("pid %d", d.pid()).isFalse();
+        }
+    }
+
+    @Test
+    void startStatusUseAndStopALocalClusterOfTwoNamenodes() throws Exception {
+        Outcome start = tarn("start", "-n", "2", "-d", "1");
+        assertThat(start.exit()).as(start.output()).isZero();
+        assertThat(start.output()).contains("started 2 namenode(s)").contains("cluster is up")
+                .contains("namenodes: 2 (2 up)").contains("datanodes: 1 (1 alive), as namenode 0 sees them");
+        List<ProcessHandle> daemons = processes("namenode-0", "namenode-1", "datanode-0");
+        String address = Files.readString(conf.resolve("tarn-site.conf")).lines()
+                .filter(l -> l.startsWith("tarn.namenode.address ")).findFirst().orElseThrow().split(" ")[1];
+        int port = Integer.parseInt(address.substring(address.indexOf(':') + 1));
+        assertThat(Files.readString(run.resolve("cluster.args")))
+                .isEqualTo("-Dtarn.namenode.address=127.0.0.1:" + port + ",127.0.0.1:" + (port + 1) + "\n");
+
+        Outcome again = tarn("start");
+        assertThat(again.exit()).isEqualTo(1);
+        assertThat(again.output()).contains("already running");
+
+        Outcome status = tarn("status", "--interval", "0.3");
+        assertThat(status.exit()).as(status.output()).isZero();
+        assertThat(status.output()).containsPattern("namenode-0 +pid " + pid("namenode-0") + " +running")
+                .containsPattern("namenode-1 +pid \\d+ +running").containsPattern("datanode-0 +pid \\d+ +running")
+                .contains("namenodes: 2 (2 up)").containsPattern("(?m)^  0 +127\\.0\\.0\\.1:" + port + " ")
+                .containsPattern("(?m)^  1 +127\\.0\\.0\\.1:" + (port + 1) + " ").containsPattern("(?m)^  total ")
+                .contains("datanodes: 1 (1 alive)").contains("32 M, 32 M");
+
+        Outcome mkdir = tarn("fs", "-mkdir", "-p", "/it/dir");
+        assertThat(mkdir.exit()).as(mkdir.output()).isZero();
+        // A name whose temporary copy (name._COPYING_, renamed when done) belongs to the other namenode,
+        // so that -put moves the file between namenodes.
+        String name = "hello.txt";
+        for (int i = 0; Partitions.ofName(name, 2)
+                == Partitions.ofName(name + "._COPYING_", 2); i++) {
+            name = "hello" + i + ".txt";
+        }
+        Path local = Files.writeString(tmp.resolve(name), "hello, tarn\n");
+        Outcome put = tarn("fs", "-put", local.toString(), "/it/dir/");
+        assertThat(put.exit()).as(put.output()).isZero();
+        Outcome cat = tarn("fs", "--config", conf.resolve("tarn-site.conf").toString(), "-cat", "/it/dir/" + name);
+        assertThat(cat.output()).isEqualTo("hello, tarn\n");
+        Outcome badKey = tarn("fs", "-D", "tarn.client.readahed=1m", "-ls", "/");
+        assertThat(badKey.exit()).isEqualTo(2);
+        assertThat(badKey.output()).contains("did you mean 'tarn.client.readahead'");
+        Outcome bench = tarn("iobench", "-t", "write", "-f", "/it/file", "-s", "64k", "-k", "16", "--json");
+        assertThat(bench.exit()).as(bench.output()).isZero();
+        assertThat(bench.output()).contains("\"type\":\"write\"").contains("\"bytes\":1048576");
+        Outcome ls = tarn("fs", "-ls", "-R", "/it");
+        assertThat(ls.exit()).as(ls.output()).isZero();
+        assertThat(ls.output()).contains("/it/dir/" + name).containsPattern(" 1048576 \\S+ \\S+ /it/file");
+
+        Outcome stop = tarn("stop");
+        assertThat(stop.exit()).as(stop.output()).isZero();
+        assertThat(stop.output()).contains("stopped datanode-0").contains("stopped namenode-0")
+                .contains("stopped namenode-1");
+        assertExited(daemons);
+        assertThat(Files.readString(run.resolve("logs").resolve("namenode-1.log"))).contains("stopping namenode");
+
+        Outcome after = tarn("status");
+        assertThat(after.exit()).isEqualTo(1);
+        assertThat(after.output()).contains("none started");
+    }
+
+    @Test
+    void oneNamenodeWithTwoDatanodes() throws Exception {
+        Outcome start = tarn("start", "-d", "2");
+        assertThat(start.exit()).as(start.output()).isZero();
+        assertThat(start.output()).contains("started 1 namenode(s)").contains("namenodes: 1 (1 up)")
+                .contains("datanodes: 2 (2 alive)\n").doesNotContain("SHARE");
+        List<ProcessHandle> daemons = processes("namenode-0", "datanode-0", "datanode-1");
+
+        Outcome status = tarn("status", "--interval", "0");
+        assertThat(status.exit()).as(status.output()).isZero();
+        assertThat(status.output()).containsPattern("namenode-0 +pid \\d+ +running")
+                .containsPattern("datanode-1 +pid \\d+ +running").doesNotContain("total");
+        Outcome bench = tarn("iobench", "-t", "write", "-f", "/one/file", "-s", "64k", "-k", "16");
+        assertThat(bench.exit()).as(bench.output()).isZero();
+
+        Outcome stop = tarn("stop");
+        assertThat(stop.output()).contains("stopped namenode-0").contains("stopped datanode-1");
+        assertExited(daemons);
+    }
+
+    @Test
+    void startRefusesTooFewRegionsBeforeStartingAnything() throws Exception {
+        Outcome start = tarn("start", "-n", "5");
+        assertThat(start.exit()).as(start.output()).isEqualTo(2);
+        assertThat(start.output()).startsWith("tarn start: 5 namenodes need at least 5 DRAM regions per datanode")
+                .contains("tarn.datanode.dram.capacity = 64m").contains("tarn.datanode.dram.region.size = 16m");
+        assertThat(tarn("status", "-q").output()).contains("none started");
+    }
+
+    @Test
+    void startFailsClearlyWhenTheNamenodeCannotBind() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            writeConf(taken.getLocalPort());
+            long started = System.nanoTime();
+            Outcome start = tarn("start");
+            assertThat(start.exit()).as(start.output()).isEqualTo(1);
+            assertThat(start.output()).contains("did not come up").contains("namenode-0 (pid")
+                    .contains("exited").contains("last lines of");
+            assertThat(System.nanoTime() - started).isLessThan(40_000_000_000L);
+        }
+        assertThat(tarn("status").output()).contains("none started");
+    }
+}

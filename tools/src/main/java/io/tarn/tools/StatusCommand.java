@@ -1,0 +1,143 @@
+package io.tarn.tools;
+
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/**
+ * {@code tarn status} (the Java part): asks every namenode for its own status and prints one line
+ * per namenode, then the datanodes ({@link StatusPrinter}). With {@code --wait} it polls until every
+ * namenode answers and sees enough live datanodes, which is how {@code tarn start} knows the cluster
+ * is up; {@code --watch-pid} makes it give up as soon as one of the daemons it waits for has exited
+ * instead of waiting for the timeout.
+ */
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = {"Print each namenode's status, one line per namenode: partition, address, uptime, files, "
+                + "directories, operations and operations per second (OPS/S, over --interval); with several "
+                + "namenodes a total line (files and operations add up; every namenode holds every directory). "
+                + "Then the datanodes as the first namenode that answers sees them, with capacity, free space "
+                + "and liveness (and each namenode's share of a datanode's capacity, with several namenodes).",
+                "The namenodes are those of the partition map of the first namenode of tarn.namenode.address "
+                + "that answers. A namenode that does not answer shows as down with its address and reason; "
+                + "the exit code is then 1.",
+                "bin/tarn status first lists the local daemons started by 'tarn start' with their pids."})
+final class StatusCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--wait", description = "Poll until every namenode answers and sees at least --datanodes "
+            + "datanodes alive, or fail after --timeout; then print the status (OPS/S averaged since start).")
+    private boolean await;
+
+    @Option(names = "--datanodes", paramLabel = "N", defaultValue = "0",
+            description = "With --wait: live datanodes every namenode must see (default: ${DEFAULT-VALUE}).")
+    private int datanodes;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = "With --wait: give up after this many seconds (default: ${DEFAULT-VALUE}).")
+    private double timeoutSeconds;
+
+    @Option(names = "--watch-pid", paramLabel = "PID",
+            description = "With --wait: fail at once when this process has exited (repeatable).")
+    private List<Long> watchPids = new ArrayList<>();
+
+    @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "1",
+            description = "Take two samples this far apart and show each namenode's operations per second between "
+                    + "them; 0 takes one sample and shows operations divided by uptime (default: ${DEFAULT-VALUE}).")
+    private double intervalSeconds;
+
+    @Option(names = {"-q", "--quiet"}, description = "Print nothing; report through the exit code only.")
+    private boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        TarnCli cli = TarnCli.of(spec);
+        TarnConfig config = cli.config();
+        if (intervalSeconds < 0 || timeoutSeconds < 0) {
+            throw new ParameterException(spec.commandLine(),
+                    "--interval and --timeout must not be negative");
+        }
+        if (await) {
+            ClusterSnapshot up = waitForCluster(config, cli.err());
+            if (up == null) {
+                return TarnCli.EXIT_FAILURE;
+            }
+            if (!quiet) {
+                StatusPrinter.print(cli.out(), null, up, 0);
+            }
+            return 0;
+        }
+        return show(config, cli);
+    }
+
+    /** One status, from one sample or two {@code --interval} apart; exit 1 when any namenode is down. */
+    private int show(TarnConfig config, TarnCli cli) throws InterruptedException {
+        try (StatusProbe probe = new StatusProbe(config)) {
+            ClusterSnapshot before = null;
+            ClusterSnapshot now = probe.sample();
+            if (!quiet && intervalSeconds > 0 && now.viewer().isPresent()) {
+                Thread.sleep((long) (intervalSeconds * 1000));
+                before = now;
+                now = probe.sample();
+            }
+            if (quiet) {
+                return now.allUp() ? 0 : TarnCli.EXIT_FAILURE;
+            }
+            StatusPrinter.print(cli.out(), before, now, intervalSeconds);
+            if (now.allUp()) {
+                return 0;
+            }
+            report(cli.err(), "no answer from " + now.down().stream().map(NamenodeView::name)
+                    .collect(Collectors.joining(", ")));
+            return TarnCli.EXIT_FAILURE;
+        }
+    }
+
+    private ClusterSnapshot waitForCluster(TarnConfig config, PrintStream err) throws InterruptedException {
+        long deadline = System.nanoTime() + (long) (timeoutSeconds * 1e9);
+        String last = "no answer yet";
+        // A short RPC timeout so that one unanswered poll does not eat the whole budget.
+        TarnConfig polling = config.toBuilder().set(TarnKeys.RPC_TIMEOUT, 2_000L)
+                .set(TarnKeys.RPC_CONNECT_TIMEOUT, 1_000L).build();
+        while (true) {
+            Optional<Long> dead = watchPids.stream().filter(p -> !ProcessHandle.of(p).map(ProcessHandle::isAlive)
+                    .orElse(false)).findFirst();
+            if (dead.isPresent()) {
+                report(err, "process " + dead.get() + " exited (last answer: " + last + ")");
+                return null;
+            }
+            try (StatusProbe probe = new StatusProbe(polling)) {
+                ClusterSnapshot snapshot = probe.sample();
+                String missing = snapshot.notReady(datanodes);
+                if (missing == null) {
+                    return snapshot;
+                }
+                last = missing;
+            }
+            if (System.nanoTime() > deadline) {
+                report(err, "cluster at " + config.get(TarnKeys.NAMENODE_ADDRESS) + " not ready after "
+                        + timeoutSeconds + " s: " + last);
+                return null;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private void report(PrintStream err, String message) {
+        if (!quiet) {
+            err.println("tarn status: " + message);
+            err.flush();
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.tarn.tools;
+
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The text of {@code tarn status} (docs/cli.md): one line per namenode, a total line when there are
+ * several, then the datanodes once, as the first namenode that answered sees them.
+ *
+ * <p>OPS/S is the namenode's operations per second between two samples (from the difference of its
+ * operation count over the difference of its own uptime), or, with a single sample, its operations
+ * divided by its uptime. Operations are every request it served, datanode heartbeats included.
+ */
+final class StatusPrinter {
+    private static final String NAMENODE_ROW = "  %-5s %-24s %-9s %10s %12s %14s %11s";
+    private static final String DATANODE_ROW = "  %-4s %-24s %-6s %-7s %10s %10s %6s  %-12s %-13s %s";
+
+    private final PrintStream out;
+
+    private StatusPrinter(PrintStream out) {
+        this.out = out;
+    }
+
+    /**
+     * @param before          an earlier sample for the operation rates, or null to average since start
+     * @param intervalSeconds how far apart the samples were taken (for the heading)
+     */
+    static void print(PrintStream out, ClusterSnapshot before, ClusterSnapshot now, double intervalSeconds) {
+        StatusPrinter p = new StatusPrinter(out);
+        p.namenodes(before, now, intervalSeconds);
+        p.datanodes(now);
+        out.flush();
+    }
+
+    /** One line, without the padding a last empty column leaves. */
+    private void line(String format, Object... args) {
+        out.println(String.format(Locale.ROOT, format, args).stripTrailing());
+    }
+
+    // ------------------------------------------------------------------ namenodes
+
+    private void namenodes(ClusterSnapshot before, ClusterSnapshot now, double intervalSeconds) {
+        heading(before, now, intervalSeconds);
+        line(NAMENODE_ROW, "PART", "ADDRESS", "UPTIME", "FILES", "DIRECTORIES", "OPERATIONS", "OPS/S");
+        long files = 0;
+        long directories = 0;
+        long operations = 0;
+        double rate = 0;
+        for (NamenodeView v : now.namenodes()) {
+            if (!v.up()) {
+                line("  %-5s %-24s down: %s", v.partition(), v.address(), v.error());
+                continue;
+            }
+            ClusterStatus s = v.status();
+            double r = before == null ? average(s) : between(earlier(before, v), s);
+            line(NAMENODE_ROW, v.partition(), v.address(), Formats.duration(s.uptimeMs()), s.files(),
+                    s.directories(), s.operations(), rate(r));
+            files += s.files();
+            directories = Math.max(directories, s.directories()); // every namenode holds every directory
+            operations += s.operations();
+            rate += Double.isNaN(r) ? 0 : r;
+        }
+        if (now.namenodes().size() > 1) {
+            line(NAMENODE_ROW, "total", "", "", files, directories, operations, rate(rate));
+        }
+    }
+
+    /** "namenodes: 2 (1 up, 1 down), block size 1m; OPS/S over the last 1.0 s". */
+    private void heading(ClusterSnapshot before, ClusterSnapshot now, double intervalSeconds) {
+        int total = now.namenodes().size();
+        int down = now.down().size();
+        String blockSize = now.viewer().map(v -> ", block size " + Formats.bytes(v.status().blockSize())).orElse("");
+        String basis = total == down ? "" : before == null ? "; OPS/S averaged since each namenode started"
+                : String.format(Locale.ROOT, "; OPS/S over the last %.1f s", intervalSeconds);
+        line("namenodes: %d (%d up%s)%s%s", total, total - down, down == 0 ? "" : ", " + down + " down",
+                blockSize, basis);
+    }
+
+    /** The same namenode in the earlier sample, when it answered then; else null. */
+    private static ClusterStatus earlier(ClusterSnapshot before, NamenodeView now) {
+        return before.namenodes().stream().filter(v -> v.up() && v.address().equals(now.address()))
+                .map(NamenodeView::status).findFirst().orElse(null);
+    }
+
+    /** Operations per second since the namenode started. */
+    static double average(ClusterStatus s) {
+        return s.uptimeMs() <= 0 ? 0 : s.operations() * 1000.0 / s.uptimeMs();
+    }
+
+    /**
+     * Operations per second between two samples of one namenode, timed by its own uptime; NaN when
+     * it did not answer the first ({@code before} null) or restarted in between.
+     */
+    static double between(ClusterStatus before, ClusterStatus now) {
+        if (before == null) {
+            return Double.NaN;
+        }
+        long millis = now.uptimeMs() - before.uptimeMs();
+        long ops = now.operations() - before.operations();
+        return millis <= 0 || ops < 0 ? Double.NaN : ops * 1000.0 / millis;
+    }
+
+    private static String rate(double r) {
+        return Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "%.1f", r);
+    }
+
+    // ------------------------------------------------------------------ datanodes
+
+    private void datanodes(ClusterSnapshot now) {
+        NamenodeView viewer = now.viewer().orElse(null);
+        if (viewer == null) {
+            out.println("datanodes: unknown (no namenode answered)");
+            return;
+        }
+        List<DatanodeStatus> list = viewer.status().datanodes();
+        boolean several = now.namenodes().size() > 1;
+        long alive = list.stream().filter(DatanodeStatus::alive).count();
+        line("datanodes: %d (%d alive)%s", list.size(), alive, several
+                ? ", as namenode " + viewer.partition() + " sees them; CAPACITY and FREE add up the shares of the "
+                        + "namenodes that answered"
+                : "");
+        if (list.isEmpty()) {
+            return;
+        }
+        line(DATANODE_ROW, "ID", "ADDRESS", "CLASS", "STATE", "CAPACITY", "FREE", "USED",
+                "LAST HEARD", "SHORT-CIRCUIT", several ? "SHARE PER NAMENODE" : "");
+        for (DatanodeStatus d : list) {
+            datanode(d, viewer, now, several);
+        }
+    }
+
+    private void datanode(DatanodeStatus d, NamenodeView viewer, ClusterSnapshot now, boolean several) {
+        long capacity = 0;
+        long free = 0;
+        List<String> shares = new ArrayList<>();
+        for (NamenodeView v : several ? now.namenodes() : List.of(viewer)) {
+            DatanodeStatus seen = v == viewer ? d : v.up() ? find(v.status(), d) : null;
+            if (seen != null) {
+                capacity += seen.capacityBlocks() * v.status().blockSize();
+                free += seen.freeBlocks() * v.status().blockSize();
+            }
+            shares.add(share(v, seen));
+        }
+        double used = capacity == 0 ? 0 : 100.0 * (capacity - free) / capacity;
+        line(DATANODE_ROW, d.id(), d.host() + ":" + d.port(), storageClass(d.storageClass()),
+                d.stateName(), Formats.human(capacity), Formats.human(free),
+                String.format(Locale.ROOT, "%.1f%%", used), Formats.duration(d.silenceMs()) + " ago",
+                d.shortCircuit() ? "offered" : "no", several ? String.join(", ", shares) : "");
+    }
+
+    /** One namenode's share of a datanode: its capacity there, or why there is none to count on. */
+    private static String share(NamenodeView namenode, DatanodeStatus seen) {
+        if (!namenode.up()) {
+            return "down";
+        }
+        if (seen == null) {
+            return "-";
+        }
+        return seen.alive() ? Formats.human(seen.capacityBlocks() * namenode.status().blockSize()) : seen.stateName();
+    }
+
+    /**
+     * The datanode at the same address in another namenode's view (ids are per namenode), or null. A
+     * datanode restarted without its regions is listed again under a new id next to its old, dead
+     * entry: the entry as alive as {@code d} wins.
+     */
+    private static DatanodeStatus find(ClusterStatus s, DatanodeStatus d) {
+        List<DatanodeStatus> same = s.datanodes().stream()
+                .filter(x -> x.port() == d.port() && x.host().equals(d.host())).toList();
+        return same.stream().filter(x -> x.alive() == d.alive()).findFirst()
+                .orElse(same.isEmpty() ? null : same.get(0));
+    }
+
+    private static String storageClass(int c) {
+        return c == 0 ? "dram" : c == 1 ? "flash" : "c" + c;
+    }
+}

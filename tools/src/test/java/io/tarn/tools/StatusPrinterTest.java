@@ -1,0 +1,91 @@
+package io.tarn.tools;
+
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The text of tarn status, exactly as docs/cli.md shows it: scripts and people read these columns. */
+class StatusPrinterTest {
+    private static final int MB_BLOCKS = 1;
+    private static final int BLOCK = 1 << 20;
+
+    private static DatanodeStatus datanode(int id, int state, long capacityMb, long freeMb, boolean shortCircuit) {
+        return new DatanodeStatus(id, "host1", 9070, 0, state, capacityMb * MB_BLOCKS, freeMb * MB_BLOCKS, 400,
+                shortCircuit);
+    }
+
+    private static ClusterStatus namenode(long uptimeMs, long files, long operations, DatanodeStatus... datanodes) {
+        return new ClusterStatus(uptimeMs, files, 17, operations, BLOCK, List.of(datanodes));
+    }
+
+    private static String print(ClusterSnapshot before, ClusterSnapshot now, double interval) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        StatusPrinter.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), before, now, interval);
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void severalNamenodesOneDownWithRatesBetweenTwoSamples() {
+        ClusterSnapshot before = new ClusterSnapshot(List.of(
+                NamenodeView.up(0, "localhost:9060", namenode(7_979_000, 51_000, 9_121_936)),
+                NamenodeView.up(1, "localhost:9061", namenode(7_979_000, 50_000, 9_000_000))));
+        ClusterSnapshot now = new ClusterSnapshot(List.of(
+                NamenodeView.up(0, "localhost:9060",
+                        namenode(7_980_000, 51_234, 9_123_456, datanode(1, DatanodeStatus.ALIVE, 512, 100, true))),
+                NamenodeView.down(1, "localhost:9061", "cannot connect to localhost:9061: Connection refused")));
+        assertThat(print(before, now, 1.0)).isEqualTo("""
+                namenodes: 2 (1 up, 1 down), block size 1m; OPS/S over the last 1.0 s
+                  PART  ADDRESS                  UPTIME         FILES  DIRECTORIES     OPERATIONS       OPS/S
+                  0     localhost:9060           2h 13m         51234           17        9123456      1520.0
+                  1     localhost:9061           down: cannot connect to localhost:9061: Connection refused
+                  total                                         51234           17        9123456      1520.0
+                datanodes: 1 (1 alive), as namenode 0 sees them; CAPACITY and FREE add up the shares of the \
+                namenodes that answered
+                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD   SHORT-CIRCUIT SHARE PER NAMENODE
+                  1    host1:9070               dram   alive        512 M      100 M  80.5%  0.4 s ago    offered       512 M, down
+                """);
+    }
+
+    @Test
+    void oneNamenodeAveragedSinceStartHasNoTotalNorShares() {
+        ClusterSnapshot now = new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060",
+                namenode(4_000, 3, 20, datanode(1, DatanodeStatus.ALIVE, 1024, 1024, true),
+                        datanode(2, DatanodeStatus.STOPPED, 1024, 0, false)))));
+        assertThat(print(null, now, 0)).isEqualTo("""
+                namenodes: 1 (1 up), block size 1m; OPS/S averaged since each namenode started
+                  PART  ADDRESS                  UPTIME         FILES  DIRECTORIES     OPERATIONS       OPS/S
+                  0     localhost:9060           4.0 s              3           17             20         5.0
+                datanodes: 2 (1 alive)
+                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD   SHORT-CIRCUIT
+                  1    host1:9070               dram   alive          1 G        1 G   0.0%  0.4 s ago    offered
+                  2    host1:9070               dram   stopped        1 G          0 100.0%  0.4 s ago    no
+                """);
+    }
+
+    @Test
+    void aRateNeedsTwoSamplesOfOneNamenodeRun() {
+        ClusterStatus first = namenode(10_000, 0, 1_000);
+        assertThat(StatusPrinter.between(first, namenode(12_000, 0, 1_500))).isEqualTo(250.0);
+        assertThat(StatusPrinter.between(null, first)).isNaN();
+        assertThat(StatusPrinter.between(first, namenode(500, 0, 10))).as("restarted in between").isNaN();
+        assertThat(StatusPrinter.average(first)).isEqualTo(100.0);
+    }
+
+    @Test
+    void noNamenodeAnswering() {
+        ClusterSnapshot now = new ClusterSnapshot(List.of(NamenodeView.down(0, "localhost:9060", "refused")));
+        assertThat(print(null, now, 1)).isEqualTo("""
+                namenodes: 1 (0 up, 1 down)
+                  PART  ADDRESS                  UPTIME         FILES  DIRECTORIES     OPERATIONS       OPS/S
+                  0     localhost:9060           down: refused
+                datanodes: unknown (no namenode answered)
+                """);
+    }
+}
