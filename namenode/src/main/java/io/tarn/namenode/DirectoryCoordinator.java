@@ -16,10 +16,13 @@ import io.tarn.namenode.namespace.FileInode;
 import io.tarn.namenode.namespace.Inode;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,7 +49,7 @@ import java.util.concurrent.TimeoutException;
  * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
  */
 public final class DirectoryCoordinator implements AutoCloseable {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DirectoryCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DirectoryCoordinator.class);
 
     private final Partitioning partitioning;
     private final Namespace namespace;
@@ -79,7 +82,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
             try {
                 return mkdirsNow(path, requested, parents);
             } catch (TarnException e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         }, thread);
     }
@@ -163,7 +166,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
                 deleteTreeNow(path, recursive);
                 return null;
             } catch (TarnException e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         }, thread);
     }
@@ -267,7 +270,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
                 }
                 return status;
             } catch (TarnException e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         }, thread);
     }
@@ -279,7 +282,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
                 renameNow(src, dst);
                 return null;
             } catch (TarnException e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         }, thread);
     }
@@ -330,9 +333,9 @@ public final class DirectoryCoordinator implements AutoCloseable {
 
     /**
      * The rename's rules against this namenode's tree, without changing it, in the order a single
-     * namenode checks them ({@link io.tarn.namenode.namespace.Namespace#rename}): the target's parent
-     * must be a directory (a file of another namenode in the way makes NOT_A_DIRECTORY, as it would
-     * with one), the target must be free, and a directory cannot move into itself.
+     * namenode checks them ({@link Namespace#rename}): the target's parent must be a directory (a
+     * file of another namenode in the way makes NOT_A_DIRECTORY, as it would with one), the target
+     * must be free, and a directory cannot move into itself.
      */
     private void checkLocally(String src, String target) throws TarnException {
         String s = TarnPath.normalize(src);
@@ -429,7 +432,8 @@ public final class DirectoryCoordinator implements AutoCloseable {
                     + "within " + timeoutMs + " ms");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof TarnError t && t.code() != ErrorCode.CONNECTION_LOST && t.code() != ErrorCode.TIMEOUT) {
+            if (cause instanceof TarnError t && t.code() != ErrorCode.CONNECTION_LOST
+                    && t.code() != ErrorCode.TIMEOUT) {
                 throw new TarnException(t.code(), cause.getMessage());
             }
             throw new TarnException(ErrorCode.CONNECTION_LOST, partitioning.describe(p)

@@ -81,7 +81,8 @@ final class FileMover {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof TarnError t && t.code() != ErrorCode.CONNECTION_LOST && t.code() != ErrorCode.TIMEOUT) {
+            if (cause instanceof TarnError t && t.code() != ErrorCode.CONNECTION_LOST
+                    && t.code() != ErrorCode.TIMEOUT) {
                 // Refused: nothing changed there.
                 namespace.abortMove(move);
                 return CompletableFuture.<Void>failedFuture(new TarnException(t.code(), "cannot rename '"

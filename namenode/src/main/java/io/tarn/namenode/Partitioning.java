@@ -4,6 +4,8 @@ import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.fs.Partitions;
+import io.tarn.rpc.RpcClient;
+import io.tarn.rpc.Transport;
 
 import java.util.List;
 
@@ -61,8 +63,8 @@ public record Partitioning(int partition, List<HostPort> namenodes) {
      * A client per other namenode, indexed by partition (null at this one's index); each connects on
      * its first call.
      */
-    io.tarn.rpc.RpcClient[] connectOthers(io.tarn.rpc.Transport transport) {
-        io.tarn.rpc.RpcClient[] peers = new io.tarn.rpc.RpcClient[count()];
+    RpcClient[] connectOthers(Transport transport) {
+        RpcClient[] peers = new RpcClient[count()];
         for (int p = 0; p < peers.length; p++) {
             if (p != partition) {
                 peers[p] = transport.connect(namenodes.get(p).toSocketAddress());

@@ -2,6 +2,8 @@ package io.tarn.namenode.blocks;
 
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +26,7 @@ import java.util.function.BiConsumer;
  * allocation.
  */
 public final class BlockAllocator {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BlockAllocator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(BlockAllocator.class);
 
     private final DatanodeRegistry registry;
     private final AtomicIntegerArray roundRobin = new AtomicIntegerArray(DatanodeRegistry.MAX_STORAGE_CLASSES);

@@ -95,7 +95,8 @@ final class Creator {
         DirectoryInode dir = new DirectoryInode(id, name, parent, time, ownership);
         Inode existing = parent.children().putIfAbsent(name, dir);
         if (existing instanceof FileInode) {
-            throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + path + "': a file exists there");
+            throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + path
+                    + "': a file exists there");
         }
         if (existing != null) {
             if (existing.id() != id) {
@@ -384,7 +385,8 @@ final class Creator {
             int state = parent.commitInsert(name, dir);
             if (state != DirectoryInode.ALIVE) {
                 deleter.abandon(dir);
-                throw DirectoryInode.refused(state, "cannot create directory '" + PathWalker.prefix(comps, depth) + "'");
+                throw DirectoryInode.refused(state, "cannot create directory '" + PathWalker.prefix(comps, depth)
+                        + "'");
             }
             parent.touch(clock.millis());
             return dir;

@@ -100,7 +100,10 @@ final class Deleter {
         }
     }
 
-    /** Deletes {@code dir} if it is still linked as {@code name} in {@code parent} and is empty; false when it moved. */
+    /**
+     * Deletes {@code dir} if it is still linked as {@code name} in {@code parent} and is empty; false
+     * when it moved.
+     */
     private boolean removeEmptyDirectory(DirectoryInode parent, String name, DirectoryInode dir, String path)
             throws TarnException {
         while (!dir.transition(DirectoryInode.ALIVE, DirectoryInode.BUSY)) {

@@ -1,8 +1,12 @@
 package io.tarn.namenode.namespace;
 
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.NamenodeProtocol;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -80,13 +84,11 @@ public final class DirectoryInode extends Inode {
     }
 
     /** The error for an insertion that {@link #commitInsert} refused in state {@code state}. */
-    static io.tarn.common.error.TarnException refused(int state, String what) {
+    static TarnException refused(int state, String what) {
         if (state == SEALED) {
-            return new io.tarn.common.error.TarnException(io.tarn.common.error.ErrorCode.RETRY, what
-                    + ": its directory is being deleted; try again");
+            return new TarnException(ErrorCode.RETRY, what + ": its directory is being deleted; try again");
         }
-        return new io.tarn.common.error.TarnException(io.tarn.common.error.ErrorCode.PARENT_NOT_FOUND, what
-                + ": its parent directory was deleted meanwhile");
+        return new TarnException(ErrorCode.PARENT_NOT_FOUND, what + ": its parent directory was deleted meanwhile");
     }
 
     /**
@@ -107,10 +109,10 @@ public final class DirectoryInode extends Inode {
     }
 
     @Override
-    public void writeStatus(io.netty.buffer.ByteBuf buf) {
+    public void writeStatus(ByteBuf buf) {
         Ownership o = ownership();
-        io.tarn.common.protocol.NamenodeProtocol.writeStatus(buf, name(), id(), FileType.DIRECTORY, false, 0, 0, 0,
-                creationTime(), modificationTime(), accessTime(), o.owner(), o.group(), o.permission());
+        NamenodeProtocol.writeStatus(buf, name(), id(), FileType.DIRECTORY, false, 0, 0, 0, creationTime(),
+                modificationTime(), accessTime(), o.owner(), o.group(), o.permission());
     }
 
     @Override

@@ -1,8 +1,12 @@
 package io.tarn.namenode.namespace;
 
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.namenode.blocks.Block;
 
 import java.util.Arrays;
@@ -156,9 +160,9 @@ public final class FileInode extends Inode {
     }
 
     /** RETRY for an operation on a moving file: the client tries again in a moment. */
-    static io.tarn.common.error.TarnException movingRetry(String what, String path) {
-        return new io.tarn.common.error.TarnException(io.tarn.common.error.ErrorCode.RETRY, "cannot " + what + " '"
-                + path + "' now: it is being renamed to a name another namenode owns");
+    static TarnException movingRetry(String what, String path) {
+        return new TarnException(ErrorCode.RETRY, "cannot " + what + " '" + path
+                + "' now: it is being renamed to a name another namenode owns");
     }
 
     synchronized long leaseHolder() {
@@ -241,11 +245,10 @@ public final class FileInode extends Inode {
     }
 
     @Override
-    public void writeStatus(io.netty.buffer.ByteBuf buf) {
+    public void writeStatus(ByteBuf buf) {
         Ownership o = ownership();
-        io.tarn.common.protocol.NamenodeProtocol.writeStatus(buf, name(), id(), FileType.FILE, underConstruction,
-                storageClass, blockSize, size, creationTime(), modificationTime(), accessTime(), o.owner(), o.group(),
-                o.permission());
+        NamenodeProtocol.writeStatus(buf, name(), id(), FileType.FILE, underConstruction, storageClass, blockSize,
+                size, creationTime(), modificationTime(), accessTime(), o.owner(), o.group(), o.permission());
     }
 
     @Override

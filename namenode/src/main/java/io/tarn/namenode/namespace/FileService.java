@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Operations on one file by id: block lookup and allocation, close, and lease recovery.
@@ -35,8 +36,7 @@ public final class FileService {
     private final DatanodeRegistry datanodes;
     private final LeaseManager leases;
     private final BlockTokens tokens;
-    private final java.util.concurrent.ConcurrentHashMap<Long, Forward> forwards =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Forward> forwards = new ConcurrentHashMap<>();
 
     public FileService(Clock clock, FileTable files, BlockAllocator allocator, DatanodeRegistry datanodes,
                        LeaseManager leases, BlockTokens tokens) {
@@ -238,8 +238,8 @@ public final class FileService {
 
     /**
      * Lease recovery: closes a file still held by {@code clientId} at the length its writer last
-     * reported stored (hsync or getBlock), freeing blocks beyond it. Later writes and closes by that client fail with LEASE_EXPIRED. No-op when the file is
-     * gone, closed, or held by someone else.
+     * reported stored (hsync or getBlock), freeing blocks beyond it. Later writes and closes by that
+     * client fail with LEASE_EXPIRED. No-op when the file is gone, closed, or held by someone else.
      */
     public void recover(long fileId, long clientId, long silenceMs) {
         FileInode f = files.get(fileId);

@@ -35,7 +35,8 @@ public final class FileTable {
 
     public FileTable(int partition) {
         if (partition < 0 || partition >= FileIds.MAX_PARTITIONS) {
-            throw new IllegalArgumentException("partition " + partition + " outside 0.." + (FileIds.MAX_PARTITIONS - 1));
+            throw new IllegalArgumentException("partition " + partition + " outside 0.."
+                    + (FileIds.MAX_PARTITIONS - 1));
         }
         this.partition = partition;
     }

@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Ownership;
 
@@ -101,5 +102,5 @@ public abstract sealed class Inode permits DirectoryInode, FileInode {
     public abstract FileStatus status();
 
     /** Writes {@link #status()} to {@code buf} without building it (the getFile hot path). */
-    public abstract void writeStatus(io.netty.buffer.ByteBuf buf);
+    public abstract void writeStatus(ByteBuf buf);
 }
