@@ -15,10 +15,16 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A running namenode: the {@link NamenodeService} bound to an RPC server, plus one background
  * thread that marks silent datanodes dead and recovers expired leases.
+ *
+ * <p>The namenode's lifecycle lives here, apart from the service's dispatch: with several
+ * namenodes, the {@link StartupGate} is shut before the server is bound, the {@link PeerLinks} to
+ * the other namenodes start once it is, the directory tree is copied over them, and then the gate
+ * opens; {@link #close()} stops the links, the server and the background thread.
  *
  * <p>Start one with {@link #start(TarnConfig)} (own transport) or
  * {@link #start(TarnConfig, Transport)} (shared transport, left open by {@link #close()}). It
@@ -28,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Namenode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Namenode.class);
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private final NamenodeService service;
     private final Transport transport;
@@ -77,10 +83,18 @@ public final class Namenode implements AutoCloseable {
         NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
                 datanodeTimeout, BlockTokens.random(), Partitioning.of(config));
         InetSocketAddress bindAddress = bindAddress(config);
-        service.startingUp();
+        long rpcTimeout = config.get(TarnKeys.RPC_TIMEOUT);
+        StartupGate startup = service.startup();
+        startup.shut();
         RpcServer server = transport.bind(bindAddress, service);
-        service.startCoordinator(transport, config.get(TarnKeys.RPC_TIMEOUT));
-        service.copyDirectories(config.get(TarnKeys.RPC_TIMEOUT));
+        service.links().start(transport, rpcTimeout);
+        if (startup.starting()) {
+            try {
+                service.links().copyDirectoryTree(rpcTimeout);
+            } finally {
+                startup.open(service::handle);
+            }
+        }
         ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tarn-namenode-maintenance-" + server.localAddress().getPort());
             t.setDaemon(true);
@@ -155,7 +169,7 @@ public final class Namenode implements AutoCloseable {
             return;
         }
         background.shutdownNow();
-        service.stopCoordinator();
+        service.links().stop();
         try {
             server.close();
         } finally {

@@ -58,8 +58,9 @@ class FileMoveTest {
     /** The coordinator's part of a mkdir, applied to both as it would be. */
     private void mkdir(String path) throws Exception {
         String parent = path.substring(0, path.lastIndexOf('/'));
-        DirMkdirRequest r = new DirMkdirRequest(parent.isEmpty() ? "/" : parent, path.substring(path.lastIndexOf('/') + 1),
-                nn[0].namespace().newDirectoryId(), new Ownership("u", "g", 0755), 1);
+        DirMkdirRequest r = new DirMkdirRequest(parent.isEmpty() ? "/" : parent,
+                path.substring(path.lastIndexOf('/') + 1), nn[0].namespace().newDirectoryId(),
+                new Ownership("u", "g", 0755), 1);
         for (NamenodeService s : nn) {
             s.namespace().applyMkdir(r.parent(), r.name(), r.dirId(), r.ownership(), r.time());
         }
@@ -118,7 +119,7 @@ class FileMoveTest {
         List<BlockRef> refsBefore = nn[0].files().getBlocks(before.fileId(), 0, 10);
         long free0 = free(0);
 
-        FileMove move = nn[0].namespace().rename(src, dst);
+        FileMove move = nn[0].namespace().rename(src, dst).move();
         assertThat(move).isNotNull();
         assertThat(move.to()).isEqualTo(1);
         assertThat(failsWith(ErrorCode.RETRY, () -> nn[0].namespace().getFile(src))).contains("being renamed");
@@ -171,7 +172,7 @@ class FileMoveTest {
         String dst = "/out/" + nameOf(1, "b");
         writeAt0(src, 3);
         assertThat(free(0)).isEqualTo(free0 - 3);
-        FileMove move = nn[0].namespace().rename(src, dst);
+        FileMove move = nn[0].namespace().rename(src, dst).move();
         adoptAt1(move);
         nn[0].namespace().commitMove(move);
 
@@ -204,7 +205,7 @@ class FileMoveTest {
         writeAt0(src, 1);
         nn[1].create(new CreateRequest("/out/" + taken, FileType.FILE, 0, 0, WRITER, "", Ownership.UNSPECIFIED));
 
-        FileMove move = nn[0].namespace().rename(src, "/out/" + taken);
+        FileMove move = nn[0].namespace().rename(src, "/out/" + taken).move();
         assertThat(failsWith(ErrorCode.FILE_EXISTS, () -> adoptAt1(move))).contains("/out/" + taken);
         nn[0].namespace().abortMove(move);
         assertThat(nn[0].namespace().getFile(src).isFile()).isTrue();
@@ -212,7 +213,7 @@ class FileMoveTest {
 
         // The target directory disappears between the start of the move and the adoption.
         mkdir("/gone");
-        FileMove move2 = nn[0].namespace().rename(src, "/gone/" + nameOf(1, "t"));
+        FileMove move2 = nn[0].namespace().rename(src, "/gone/" + nameOf(1, "t")).move();
         nn[1].namespace().applyDeleteTree("/gone");
         failsWith(ErrorCode.PARENT_NOT_FOUND, () -> adoptAt1(move2));
         nn[0].namespace().abortMove(move2);
@@ -231,8 +232,8 @@ class FileMoveTest {
         writeAt0(b, 2);
 
         // The move of a fails after the sweep: a is deleted then, and its blocks freed.
-        FileMove failing = nn[0].namespace().rename(a, "/out/" + nameOf(1, "x"));
-        FileMove winning = nn[0].namespace().rename(b, "/out/" + nameOf(1, "y"));
+        FileMove failing = nn[0].namespace().rename(a, "/out/" + nameOf(1, "x")).move();
+        FileMove winning = nn[0].namespace().rename(b, "/out/" + nameOf(1, "y")).move();
         nn[0].namespace().applyDeleteTree("/tmp");
         assertThat(nn[0].namespace().find("/tmp")).isNull();
         assertThat(free(0)).as("moving files are not freed by the sweep").isEqualTo(free0 - 4);
@@ -253,7 +254,7 @@ class FileMoveTest {
         String dst = nameOf(1, "v");
         FileStatus s = writeAt0(src, 2);
         long free0 = free(0);
-        FileMove move = nn[0].namespace().rename(src, "/out/" + dst);
+        FileMove move = nn[0].namespace().rename(src, "/out/" + dst).move();
         adoptAt1(move);
         nn[1].namespace().undoAdopt("/out", dst, s.fileId() + 1); // another adoption's id: not this one
         assertThat(nn[1].namespace().fileCount()).isEqualTo(1);
@@ -271,7 +272,7 @@ class FileMoveTest {
         String b = "/out/" + nameOf(1, "b");
         String c = "/out/" + nameOf(0, "c");
         writeAt0(a, 1);
-        FileMove there = nn[0].namespace().rename(a, b);
+        FileMove there = nn[0].namespace().rename(a, b).move();
         adoptAt1(there);
         nn[0].namespace().commitMove(there);
 
@@ -290,7 +291,7 @@ class FileMoveTest {
         nn[1].files().close(status.fileId(), WRITER, Fixture.BLOCK + 5);
 
         // Back to a name of namenode 0: its own block is native there again, namenode 1's is foreign.
-        FileMove back = nn[1].namespace().rename(b, c);
+        FileMove back = nn[1].namespace().rename(b, c).move();
         AdoptRequest r = back.adoptRequest(nn[1].files().movedBlocks(back.file(), 1));
         FileStatus home = nn[0].namespace().adopt(r, nn[0].files().adoptedBlocks(r.blocks(), 0));
         nn[1].namespace().commitMove(back);
@@ -310,7 +311,7 @@ class FileMoveTest {
         FileStatus s = nn[0].create(new CreateRequest(src, FileType.FILE, 0, 0, WRITER, "", Ownership.UNSPECIFIED));
         BlockRef first = nn[0].files().getBlock(s.fileId(), 0, true, WRITER, "");
 
-        FileMove move = nn[0].namespace().rename(src, dst);
+        FileMove move = nn[0].namespace().rename(src, dst).move();
         assertThat(failsWith(ErrorCode.RETRY, () -> nn[0].files().getBlock(s.fileId(), 1, true, WRITER, "", 100)))
                 .as("the writer waits while the file moves").contains("being renamed");
         failsWith(ErrorCode.RETRY, () -> nn[0].files().close(s.fileId(), WRITER, 10));

@@ -8,7 +8,9 @@ import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Partitions;
 import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.security.BlockTokens;
+import io.tarn.namenode.namespace.FileMove;
 import io.tarn.namenode.namespace.Namespace;
+import io.tarn.namenode.namespace.Route;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -54,16 +56,20 @@ class PartitionedNamespaceTest {
         assertThat(ns.mkdirs("/").isDirectory()).as("an existing directory is fine").isTrue();
         failsWith(ErrorCode.PARENT_NOT_FOUND, () -> ns.create("/a/" + nameOf(0, "f"), FileType.FILE, false, true, 0,
                 CLIENT));
-        failsWith(ErrorCode.AT_COORDINATOR, () -> ns.delete("/", true));
+        Route toCoordinator = ns.delete("/", true);
+        assertThat(toCoordinator.kind()).isEqualTo(Route.Kind.COORDINATOR);
+        assertThat(toCoordinator.reason()).isEqualTo("deleting directory '/' goes through namenode 0 (nn0:9060)");
         String here = nameOf(0, "x");
         ns.create("/" + here, FileType.FILE, false, false, 0, CLIENT);
-        io.tarn.namenode.namespace.FileMove move = ns.rename("/" + here, "/" + nameOf(1, "y"));
+        Route moving = ns.rename("/" + here, "/" + nameOf(1, "y"));
+        assertThat(moving.kind()).isEqualTo(Route.Kind.MOVE);
+        FileMove move = moving.move();
         assertThat(move.to()).as("a move to the new name's namenode, for the caller to carry out").isEqualTo(1);
         ns.abortMove(move);
         String alsoHere = nameOf(0, "z");
-        ns.rename("/" + here, "/" + alsoHere);
+        assertThat(ns.rename("/" + here, "/" + alsoHere)).isSameAs(Route.done());
         assertThat(ns.getFile("/" + alsoHere).isFile()).isTrue();
-        ns.delete("/" + alsoHere, false);
+        assertThat(ns.delete("/" + alsoHere, false)).isSameAs(Route.done());
         failsWith(ErrorCode.FILE_NOT_FOUND, () -> ns.getFile("/" + alsoHere));
     }
 

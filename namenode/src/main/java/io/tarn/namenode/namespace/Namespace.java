@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileIds;
@@ -14,6 +15,7 @@ import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.Partitioning;
+import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.lease.LeaseManager;
 
@@ -61,6 +63,7 @@ public final class Namespace {
     private final Creator creator;
     private final Deleter deleter;
     private final Renamer renamer;
+    private final TreeCopy treeCopy;
     private final Partitioning partitioning;
     private final Clock clock;
     private final LeaseManager leases;
@@ -70,7 +73,7 @@ public final class Namespace {
     /** A single namenode's namespace (partition 0 of 1). */
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases) {
         this(clock, blockSize, files, allocator, leases,
-                Partitioning.single(new io.tarn.common.config.HostPort("127.0.0.1", 0)));
+                Partitioning.single(new HostPort("127.0.0.1", 0)));
     }
 
     /**
@@ -92,6 +95,7 @@ public final class Namespace {
         this.creator = new Creator(clock, blockSize, paths, files, leases, deleter, counts,
                 partitioning.count() == 1);
         this.renamer = new Renamer(clock, paths, structureLock);
+        this.treeCopy = new TreeCopy(paths, structureLock, creator);
     }
 
     public long fileCount() {
@@ -213,16 +217,18 @@ public final class Namespace {
      * Changes the owner, group, permission and times named by the request's mask. Ownership is
      * stored, not enforced. INVALID_ARGUMENT for an empty owner or group, the default permission
      * marker, or a negative time.
+     *
+     * @return DONE with the new status; with several namenodes, COORDINATOR for a directory
      */
-    public FileStatus setAttributes(SetAttributesRequest r) throws TarnException {
+    public Route setAttributes(SetAttributesRequest r) throws TarnException {
         checkAttributes(r);
         String path = r.path();
         Inode node = paths.lookup(path, TarnPath.components(path));
         if (node instanceof DirectoryInode && partitioning.count() > 1) {
-            throw new TarnException(ErrorCode.AT_COORDINATOR, "changing the attributes of directory '"
-                    + TarnPath.normalize(path) + "' goes through " + partitioning.describe(0));
+            return Route.toCoordinator("changing the attributes of directory '" + TarnPath.normalize(path)
+                    + "' goes through " + partitioning.describe(0));
         }
-        return change(node, r);
+        return Route.done(change(node, r));
     }
 
     /** DIR_SET_ATTR, and the coordinator's own part of it: a directory's attributes, as on every namenode. */
@@ -271,13 +277,16 @@ public final class Namespace {
     /**
      * Deletes a file, an empty directory, or (recursive) a directory and everything below it. The
      * root itself stays: a recursive delete of "/" empties it.
+     *
+     * @return DONE; with several namenodes, COORDINATOR for a directory
      */
-    public void delete(String path, boolean recursive) throws TarnException {
+    public Route delete(String path, boolean recursive) throws TarnException {
         if (partitioning.count() > 1 && paths.lookup(path, TarnPath.components(path)) instanceof DirectoryInode) {
-            throw new TarnException(ErrorCode.AT_COORDINATOR, "deleting directory '" + TarnPath.normalize(path)
-                    + "' goes through " + partitioning.describe(0));
+            return Route.toCoordinator("deleting directory '" + TarnPath.normalize(path) + "' goes through "
+                    + partitioning.describe(0));
         }
         deleter.delete(path, recursive);
+        return Route.done();
     }
 
     /**
@@ -286,37 +295,38 @@ public final class Namespace {
      * RENAME_INVALID for the root or a directory moved into its own subtree; renaming a file onto
      * itself succeeds and changes nothing. The full rule table is in {@link Renamer}.
      *
-     * <p>With several namenodes, a directory answers AT_COORDINATOR, and a file whose new name
+     * <p>With several namenodes, a directory goes to the coordinator, and a file whose new name
      * another namenode owns starts to move there: the returned move is for the caller to carry out
      * (FILE_ADOPT at {@link FileMove#to()}) and end with {@link #commitMove} or {@link #abortMove}.
      *
-     * @return null when the rename is done; the move to carry out otherwise
+     * @return DONE when the rename is done; COORDINATOR for a directory or MOVE (several namenodes)
      */
-    public FileMove rename(String src, String dst) throws TarnException {
+    public Route rename(String src, String dst) throws TarnException {
         if (partitioning.count() > 1) {
-            FileMove move = planMove(src, dst);
-            if (move != null) {
-                return move;
+            Route elsewhere = routeAway(src, dst);
+            if (elsewhere != null) {
+                return elsewhere;
             }
         }
         renamer.rename(src, dst);
-        return null;
+        return Route.done();
     }
 
     /**
-     * The move to another partition that renaming {@code src} to {@code dst} is, or null when the
+     * Where renaming {@code src} to {@code dst} goes when not here: the coordinator for a directory,
+     * a move to another partition for a file whose new name that partition owns; null when the
      * rename stays here (the new name is this partition's, or {@link Renamer} refuses it). Rules
      * that need the target itself (FILE_EXISTS) are checked by the partition that owns it.
      */
-    private FileMove planMove(String src, String dst) throws TarnException {
+    private Route routeAway(String src, String dst) throws TarnException {
         List<String> s = TarnPath.components(src);
         if (s.isEmpty()) {
             return null; // the root: RENAME_INVALID
         }
         Inode node = paths.lookup(src, s);
         if (node instanceof DirectoryInode) {
-            throw new TarnException(ErrorCode.AT_COORDINATOR, "renaming directory '" + TarnPath.normalize(src)
-                    + "' goes through " + partitioning.describe(0));
+            return Route.toCoordinator("renaming directory '" + TarnPath.normalize(src) + "' goes through "
+                    + partitioning.describe(0));
         }
         List<String> d = TarnPath.components(dst);
         if (d.isEmpty() || paths.find(d, d.size()) instanceof DirectoryInode) {
@@ -338,7 +348,7 @@ public final class Namespace {
             throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "cannot rename '" + TarnPath.normalize(src) + "' to '"
                     + dstPath + "': '" + parentPath + "' is a file");
         }
-        return renamer.beginMove(src, parentPath, name, partitioning.ownerOf(name));
+        return Route.move(renamer.beginMove(src, parentPath, name, partitioning.ownerOf(name)));
     }
 
     /**
@@ -386,7 +396,7 @@ public final class Namespace {
      * FILE_ADOPT: links a closed file moving here from another partition as {@code name} in
      * {@code parent}, with {@code blocks} (see {@link Creator#adopt}).
      */
-    public FileStatus adopt(AdoptRequest r, io.tarn.namenode.blocks.Block[] blocks) throws TarnException {
+    public FileStatus adopt(AdoptRequest r, Block[] blocks) throws TarnException {
         String parentPath = TarnPath.normalize(r.parent());
         String path = TarnPath.child(parentPath, r.name());
         checkOwned(path);
@@ -468,7 +478,8 @@ public final class Namespace {
         List<String> d = TarnPath.components(dst);
         Inode target = paths.find(d, d.size());
         String dstPath = TarnPath.normalize(dst);
-        return target instanceof DirectoryInode && !s.isEmpty() ? TarnPath.child(dstPath, s.get(s.size() - 1)) : dstPath;
+        return target instanceof DirectoryInode && !s.isEmpty() ? TarnPath.child(dstPath, s.get(s.size() - 1))
+                : dstPath;
     }
 
     /**
@@ -517,69 +528,22 @@ public final class Namespace {
         }
     }
 
-    /**
-     * DIR_SNAPSHOT: every directory, parents first, taken under the structure lock so that no rename
-     * or recursive delete is half seen (a concurrent mkdir may or may not be in it; it is replayed).
-     */
+    /** DIR_SNAPSHOT: every directory, parents first, with no rename or recursive delete half seen. */
     public DirectorySnapshot snapshot() {
-        List<DirectorySnapshot.Directory> out = new ArrayList<>();
-        structureLock.lock();
-        try {
-            java.util.ArrayDeque<DirectoryInode> queue = new java.util.ArrayDeque<>();
-            java.util.ArrayDeque<Integer> indexes = new java.util.ArrayDeque<>();
-            queue.add(paths.root());
-            indexes.add(-1);
-            while (!queue.isEmpty()) {
-                DirectoryInode d = queue.poll();
-                int parent = indexes.poll();
-                if (d.state() == DirectoryInode.DELETED) {
-                    continue;
-                }
-                int index = out.size();
-                out.add(new DirectorySnapshot.Directory(parent, d.name(), d.id(), d.ownership(), d.creationTime(),
-                        d.modificationTime(), d.accessTime()));
-                for (Inode child : d.children().values()) {
-                    if (child instanceof DirectoryInode sub) {
-                        queue.add(sub);
-                        indexes.add(index);
-                    }
-                }
-            }
-        } finally {
-            structureLock.unlock();
-        }
-        return new DirectorySnapshot(out);
+        return treeCopy.snapshot();
     }
 
-    /**
-     * Installs a snapshot another namenode took (this one is starting and holds no directory yet):
-     * the root's attributes and every directory, with their ids. Directory ids handed out here
-     * from now on come after the snapshot's.
-     */
+    /** Installs another namenode's snapshot in this starting one (see {@link TreeCopy#install}). */
     public void install(DirectorySnapshot snapshot) throws TarnException {
-        List<DirectorySnapshot.Directory> dirs = snapshot.directories();
-        DirectoryInode[] made = new DirectoryInode[dirs.size()];
-        DirectoryInode root = paths.root();
-        DirectorySnapshot.Directory top = dirs.get(0);
-        root.setOwnership(top.ownership());
-        root.setModificationTime(top.modificationTime());
-        root.setAccessTime(top.accessTime());
-        made[0] = root;
-        long highest = 0;
-        for (int i = 1; i < made.length; i++) {
-            DirectorySnapshot.Directory d = dirs.get(i);
-            DirectoryInode parent = made[d.parent()];
-            made[i] = creator.linkCopy(parent, d);
-            highest = Math.max(highest, FileIds.sequence(d.id()));
-        }
-        creator.directoryIdsAbove(highest);
+        treeCopy.install(snapshot);
     }
 
     /** DIR_MKDIR: links a directory exactly as the coordinator created it (see {@link Creator#linkReplica}). */
     public FileStatus applyMkdir(String parentPath, String name, long id, Ownership ownership, long time)
             throws TarnException {
         DirectoryInode parent = directory(parentPath);
-        return creator.linkReplica(parent, name, id, ownership, time, TarnPath.child(TarnPath.normalize(parentPath), name));
+        return creator.linkReplica(parent, name, id, ownership, time,
+                TarnPath.child(TarnPath.normalize(parentPath), name));
     }
 
     /** WRONG_PARTITION unless files called like the last component of {@code path} belong here. */

@@ -1,0 +1,73 @@
+package io.tarn.namenode;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.namespace.Namespace;
+import io.tarn.rpc.RpcRequest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Serves the operations of administration tools and liveness probes ({@link Audience#ADMIN}):
+ * CLUSTER_STATUS (uptime, counts, operations served, every datanode's state) and PING.
+ *
+ * <p>Called by {@link NamenodeService#handle} on a transport I/O thread, also while a namenode of
+ * several is starting; {@link #clusterStatus} also serves in-process callers. Reads only: takes
+ * no lock, changes nothing, and answers at once.
+ */
+final class AdminHandler {
+    private final Clock clock;
+    private final long startedAt;
+    private final int blockSize;
+    private final Namespace namespace;
+    private final DatanodeRegistry datanodes;
+    private final LongAdder operations;
+
+    /** {@code operations}: the service's count of requests served, read for the status. */
+    AdminHandler(Clock clock, int blockSize, Namespace namespace, DatanodeRegistry datanodes, LongAdder operations) {
+        this.clock = clock;
+        this.startedAt = clock.millis();
+        this.blockSize = blockSize;
+        this.namespace = namespace;
+        this.datanodes = datanodes;
+        this.operations = operations;
+    }
+
+    /** Answers one administration operation. */
+    void handle(RpcRequest request) {
+        switch (request.opcode()) {
+            case Opcode.CLUSTER_STATUS -> {
+                ByteBuf out = request.response();
+                clusterStatus().encode(out);
+                request.send(out);
+            }
+            case Opcode.PING -> request.send(request.response());
+            default -> Audience.refuse(request);
+        }
+    }
+
+    /** CLUSTER_STATUS. */
+    ClusterStatus clusterStatus() {
+        List<DatanodeStatus> list = new ArrayList<>();
+        for (DatanodeInfo dn : datanodes.all()) {
+            list.add(new DatanodeStatus(dn.id(), dn.host(), dn.port(), dn.storageClass(), wireState(dn),
+                    dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn), dn.shortCircuit()));
+        }
+        return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
+                operations.sum(), blockSize, list);
+    }
+
+    private static int wireState(DatanodeInfo dn) {
+        switch (dn.liveness()) {
+            case ALIVE: return DatanodeStatus.ALIVE;
+            case STOPPED: return DatanodeStatus.STOPPED;
+            default: return DatanodeStatus.SILENT;
+        }
+    }
+}

@@ -1,0 +1,278 @@
+package io.tarn.namenode;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.config.HostPort;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.NamenodeProtocol.AllocateBlocksRequest;
+import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
+import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
+import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
+import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
+import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
+import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.Wire;
+import io.tarn.namenode.lease.LeaseManager;
+import io.tarn.namenode.namespace.FileService;
+import io.tarn.namenode.namespace.Inode;
+import io.tarn.namenode.namespace.Namespace;
+import io.tarn.namenode.namespace.Route;
+import io.tarn.rpc.RpcRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Serves the operations clients send ({@link Audience#CLIENT}): lookups, creates and closes, blocks,
+ * listings, deletes, renames, attributes, leases, the partition map and where a moved file went.
+ *
+ * <p>Called by {@link NamenodeService#handle} on a transport I/O thread; never blocks. The hot
+ * operations (GET_FILE, GET_BLOCK, CREATE, CLOSE) decode, run and answer on that thread, with no
+ * allocation or lock beyond the request's decoding and the namespace's own. With several
+ * namenodes, a change the namespace routes elsewhere ({@link Route}) is handed to partition 0's
+ * directory coordinator or the file mover ({@link PeerLinks}) and answered when it completes; a
+ * namenode that does not coordinate answers AT_COORDINATOR (a directory change) or
+ * WRONG_PARTITION (a directory creation), and the client resends to partition 0. Domain errors
+ * propagate as {@link TarnException} for the caller to answer; every request is answered exactly
+ * once.
+ */
+final class ClientHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
+
+    private final Partitioning partitioning;
+    private final Namespace namespace;
+    private final FileService files;
+    private final LeaseManager leases;
+    private final PeerLinks links;
+
+    ClientHandler(Partitioning partitioning, Namespace namespace, FileService files, LeaseManager leases,
+                  PeerLinks links) {
+        this.partitioning = partitioning;
+        this.namespace = namespace;
+        this.files = files;
+        this.leases = leases;
+        this.links = links;
+    }
+
+    /** Runs and answers one client operation; domain errors are thrown for the caller to answer. */
+    void handle(RpcRequest request) throws TarnException {
+        ByteBuf body = request.body();
+        switch (request.opcode()) {
+            case Opcode.GET_FILE -> {
+                Inode entry = namespace.entry(PathRequest.decode(body).path());
+                ByteBuf out = request.response();
+                entry.writeStatus(out);
+                request.send(out);
+            }
+            case Opcode.CREATE -> {
+                CreateRequest r = CreateRequest.decode(body);
+                if (r.type() == FileType.DIRECTORY && partitioning.count() > 1) {
+                    coordinate(request, r.ownership(), r.path(), r.createParents());
+                } else {
+                    sendStatus(request, create(r));
+                }
+            }
+            case Opcode.MKDIRS -> {
+                MkdirsRequest r = MkdirsRequest.decode(body);
+                if (partitioning.count() > 1) {
+                    coordinate(request, r.ownership(), r.path(), true);
+                } else {
+                    sendStatus(request, namespace.mkdirs(r.path(), r.ownership()));
+                }
+            }
+            case Opcode.APPEND -> {
+                AppendRequest r = AppendRequest.decode(body);
+                sendStatus(request, files.reopen(namespace.file(r.path()), r.clientId()));
+            }
+            case Opcode.SET_ATTR -> setAttributes(request, SetAttributesRequest.decode(body));
+            case Opcode.GET_BLOCK -> {
+                GetBlockRequest r = GetBlockRequest.decode(body);
+                ByteBuf out = request.response();
+                try {
+                    NamenodeProtocol.writeBlockRef(out, files.getBlock(r.fileId(), r.blockIndex(), r.write(),
+                            r.clientId(), r.clientHost(), r.durableSize()));
+                } catch (TarnException | RuntimeException e) {
+                    out.release();
+                    throw e;
+                }
+                request.send(out);
+            }
+            case Opcode.GET_PARTITIONS -> {
+                ByteBuf out = request.response();
+                partitionMap().encode(out);
+                request.send(out);
+            }
+            case Opcode.ALLOCATE_BLOCKS -> {
+                AllocateBlocksRequest r = AllocateBlocksRequest.decode(body);
+                BlockRefs refs = new BlockRefs(files.allocateBlocks(r.fileId(), r.first(), r.count(), r.clientId(),
+                        r.clientHost(), r.durableSize()));
+                ByteBuf out = request.response();
+                refs.encode(out);
+                request.send(out);
+            }
+            case Opcode.GET_BLOCKS -> {
+                GetBlocksRequest r = GetBlocksRequest.decode(body);
+                BlockRefs refs = new BlockRefs(files.getBlocks(r.fileId(), r.first(), r.count()));
+                ByteBuf out = request.response();
+                refs.encode(out);
+                request.send(out);
+            }
+            case Opcode.CLOSE -> {
+                CloseRequest r = CloseRequest.decode(body);
+                sendStatus(request, files.close(r.fileId(), r.clientId(), r.size()));
+            }
+            case Opcode.SYNC -> {
+                SyncRequest r = SyncRequest.decode(body);
+                sendStatus(request, files.sync(r.fileId(), r.clientId(), r.durableSize()));
+            }
+            case Opcode.LIST -> {
+                ListRequest r = ListRequest.decode(body);
+                NamenodeProtocol.ListResponse page = namespace.list(r.path(), r.startAfter(), r.max());
+                ByteBuf out = request.response();
+                page.encode(out);
+                request.send(out);
+            }
+            case Opcode.DELETE -> delete(request, DeleteRequest.decode(body));
+            case Opcode.RENAME -> rename(request, RenameRequest.decode(body));
+            case Opcode.RENEW_LEASE -> {
+                leases.renew(RenewLeaseRequest.decode(body).clientId());
+                request.send(request.response());
+            }
+            case Opcode.WHERE_MOVED -> {
+                ByteBuf out = request.response();
+                out.writeLong(files.whereMoved(Wire.readLong(body)));
+                request.send(out);
+            }
+            default -> Audience.refuse(request);
+        }
+    }
+
+    /** CREATE: a file or directory, here. */
+    FileStatus create(CreateRequest r) throws TarnException {
+        return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(), r.clientId(),
+                r.ownership());
+    }
+
+    /** GET_PARTITIONS: every namenode of the cluster, and which one this is. */
+    PartitionMap partitionMap() {
+        List<String> addresses = new ArrayList<>(partitioning.count());
+        for (HostPort hp : partitioning.namenodes()) {
+            addresses.add(hp.toString());
+        }
+        return new PartitionMap(partitioning.partition(), addresses);
+    }
+
+    private void setAttributes(RpcRequest request, SetAttributesRequest r) throws TarnException {
+        Route route = namespace.setAttributes(r);
+        if (route.kind() == Route.Kind.DONE) {
+            sendStatus(request, route.status());
+            return;
+        }
+        DirectoryCoordinator coordinator = coordinatorOrRefuse(request, route);
+        if (coordinator != null) {
+            coordinator.setDirectoryAttributes(r).whenComplete((status, x) -> {
+                if (x == null) {
+                    sendStatus(request, status);
+                } else {
+                    answer(request, x, r.path());
+                }
+            });
+        }
+    }
+
+    private void delete(RpcRequest request, DeleteRequest r) throws TarnException {
+        Route route = namespace.delete(r.path(), r.recursive());
+        if (route.kind() == Route.Kind.DONE) {
+            request.send(request.response());
+            return;
+        }
+        DirectoryCoordinator coordinator = coordinatorOrRefuse(request, route);
+        if (coordinator != null) {
+            coordinator.deleteTree(r.path(), r.recursive()).whenComplete((v, x) -> answer(request, x, r.path()));
+        }
+    }
+
+    private void rename(RpcRequest request, RenameRequest r) throws TarnException {
+        Route route = namespace.rename(r.src(), r.dst());
+        switch (route.kind()) {
+            case DONE -> request.send(request.response());
+            case MOVE -> links.move(route.move()).whenComplete((v, x) -> answer(request, x, r.src()));
+            case COORDINATOR -> {
+                DirectoryCoordinator coordinator = coordinatorOrRefuse(request, route);
+                if (coordinator != null) {
+                    coordinator.renameDirectory(r.src(), r.dst()).whenComplete((v, x) -> answer(request, x,
+                            r.src()));
+                }
+            }
+            default -> throw new IllegalStateException("unknown route " + route);
+        }
+    }
+
+    /**
+     * A directory change the namespace routed to the coordinator: the coordinator when this
+     * namenode is it (it runs the change after any creation of that directory it is running);
+     * otherwise null, with the request answered AT_COORDINATOR, and the client resends it there.
+     */
+    private DirectoryCoordinator coordinatorOrRefuse(RpcRequest request, Route route) {
+        DirectoryCoordinator coordinator = links.coordinator();
+        if (coordinator == null) {
+            request.fail(ErrorCode.AT_COORDINATOR, route.reason());
+        }
+        return coordinator;
+    }
+
+    /** A directory creation with several namenodes: partition 0 runs it everywhere, the others refuse. */
+    private void coordinate(RpcRequest request, Ownership ownership, String path, boolean parents) {
+        DirectoryCoordinator coordinator = links.coordinator();
+        if (coordinator == null) {
+            request.fail(ErrorCode.WRONG_PARTITION, "directories are created through " + partitioning.describe(0)
+                    + ", not " + partitioning.describe(partitioning.partition()));
+            return;
+        }
+        coordinator.mkdirs(path, ownership, parents).whenComplete((status, e) -> {
+            if (e == null) {
+                sendStatus(request, status);
+            } else {
+                answer(request, e, path);
+            }
+        });
+    }
+
+    private static void sendStatus(RpcRequest request, FileStatus status) {
+        ByteBuf out = request.response();
+        NamenodeProtocol.writeStatus(out, status);
+        request.send(out);
+    }
+
+    /** Answers a request run with the other namenodes: empty on success, else the failure's code. */
+    private static void answer(RpcRequest request, Throwable e, String path) {
+        if (e == null) {
+            request.send(request.response());
+            return;
+        }
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof TarnException t) {
+            request.fail(t.code(), t.getMessage());
+        } else {
+            LOG.error("operation on {} with the other namenodes failed", path, cause);
+            request.fail(ErrorCode.INTERNAL, "operation on " + path + " with the other namenodes failed: " + cause);
+        }
+    }
+}

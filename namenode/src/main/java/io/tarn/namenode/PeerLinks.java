@@ -1,0 +1,136 @@
+package io.tarn.namenode;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.NamenodeProtocol.DirectorySnapshot;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.namenode.blocks.BlockAllocator;
+import io.tarn.namenode.namespace.FileMove;
+import io.tarn.namenode.namespace.FileService;
+import io.tarn.namenode.namespace.Namespace;
+import io.tarn.rpc.RpcClient;
+import io.tarn.rpc.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * This namenode's links to the other namenodes of a cluster of several: a client per peer, the
+ * directory coordinator (partition 0 only) and the mover of files renamed to a name another
+ * namenode owns (which also gives freed foreign blocks back to their home).
+ *
+ * <p>Lifecycle only, no dispatch: {@link Namenode} starts the links once the server is bound
+ * ({@link #start}), has a starting namenode copy the tree over them ({@link #copyDirectoryTree})
+ * and stops them on close ({@link #stop}). {@link ClientHandler} reads {@link #coordinator()} and
+ * {@link #move} to carry out directory changes and file moves. With one namenode, or before
+ * {@link #start}, there are no links: no coordinator, and a move fails with NOT_SUPPORTED.
+ */
+final class PeerLinks {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerLinks.class);
+
+    private final Partitioning partitioning;
+    private final Namespace namespace;
+    private final FileService files;
+    private final BlockAllocator allocator;
+    private final Clock clock;
+    /** A client per other namenode (null at this one's index), set by {@link #start}. */
+    private volatile RpcClient[] peers;
+    private volatile DirectoryCoordinator coordinator;
+    private volatile FileMover mover;
+
+    PeerLinks(Partitioning partitioning, Namespace namespace, FileService files, BlockAllocator allocator,
+              Clock clock) {
+        this.partitioning = partitioning;
+        this.namespace = namespace;
+        this.files = files;
+        this.allocator = allocator;
+        this.clock = clock;
+    }
+
+    /**
+     * With several namenodes, connects to the others over {@code transport} (one client per peer,
+     * shared by everything below) and starts partition 0's directory coordinator, and on every
+     * namenode the file mover.
+     */
+    void start(Transport transport, long timeoutMs) {
+        if (partitioning.count() > 1) {
+            peers = partitioning.connectOthers(transport);
+            mover = new FileMover(partitioning, namespace, files, peers);
+            allocator.returnForeignBlocksTo(mover::returnHome);
+            if (partitioning.isCoordinator()) {
+                coordinator = new DirectoryCoordinator(partitioning, namespace, clock, peers, timeoutMs);
+            }
+        }
+    }
+
+    /** Stops the coordinator and closes the clients to the other namenodes. */
+    void stop() {
+        if (coordinator != null) {
+            coordinator.close();
+        }
+        RpcClient[] clients = peers;
+        if (clients != null) {
+            for (RpcClient peer : clients) {
+                if (peer != null) {
+                    peer.close();
+                }
+            }
+        }
+    }
+
+    /** Partition 0's directory coordinator once started; null on any other namenode, or with one. */
+    DirectoryCoordinator coordinator() {
+        return coordinator;
+    }
+
+    /** Carries out a file rename that moves the file to another namenode (see {@link FileMover#move}). */
+    CompletableFuture<Void> move(FileMove move) {
+        FileMover m = mover;
+        if (m == null) {
+            namespace.abortMove(move);
+            return CompletableFuture.failedFuture(new TarnException(ErrorCode.NOT_SUPPORTED, "cannot rename '"
+                    + move.srcPath() + "' to '" + move.targetPath() + "': this namenode was started without a "
+                    + "transport to the other namenodes"));
+        }
+        return m.move(move);
+    }
+
+    /**
+     * Copies the directory tree from a running namenode (the coordinator first) into this starting
+     * one, so that it knows every directory before it serves; with none running (the whole cluster
+     * is starting) the tree stays empty, as everyone's is. Namenodes keep no disk state, so files
+     * this namenode owned before a restart are gone.
+     */
+    void copyDirectoryTree(long timeoutMs) {
+        RpcClient[] clients = peers;
+        boolean copied = false;
+        for (int p = 0; clients != null && p < clients.length && !copied; p++) {
+            if (clients[p] == null) {
+                continue; // this namenode
+            }
+            try {
+                DirectorySnapshot snapshot = clients[p].call(Opcode.DIR_SNAPSHOT, b -> { },
+                        DirectorySnapshot::decode).get(timeoutMs, TimeUnit.MILLISECONDS);
+                namespace.install(snapshot);
+                LOG.info("Copied {} directories from {}", snapshot.directories().size(), partitioning.describe(p));
+                copied = true;
+            } catch (ExecutionException | TimeoutException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                LOG.debug("No directory tree from {}: {}", partitioning.describe(p), cause.toString());
+            } catch (TarnException e) {
+                LOG.error("Could not install the directory tree of {}: {}", partitioning.describe(p),
+                        e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!copied) {
+            LOG.info("No other namenode serves a directory tree yet: starting with an empty one");
+        }
+    }
+}
