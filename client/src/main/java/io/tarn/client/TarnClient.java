@@ -1,6 +1,5 @@
 package io.tarn.client;
 
-import io.netty.util.internal.ThreadExecutorMap;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
@@ -14,6 +13,7 @@ import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.rpc.IoThreads;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
 import io.tarn.rpc.WaitingCaller;
@@ -815,7 +815,7 @@ public final class TarnClient implements AutoCloseable {
 
     /** Throws when the calling thread is a transport I/O thread, where waiting for an answer hangs. */
     static void refuseOnIoThread() {
-        if (ThreadExecutorMap.currentExecutor() != null) {
+        if (IoThreads.onIoThread()) {
             throw new IllegalStateException("blocking Tarn call on transport I/O thread "
                     + Thread.currentThread().getName() + ": use the asynchronous API (or another executor) in callbacks");
         }

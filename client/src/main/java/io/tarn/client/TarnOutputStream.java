@@ -2,12 +2,12 @@ package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.internal.ThreadExecutorMap;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
+import io.tarn.rpc.IoThreads;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -349,7 +349,7 @@ public final class TarnOutputStream extends OutputStream {
         // A grant that failed is not awaited again (writes of arrays may ask once per few KiB):
         // the chunk is left to store(), which reports the failure.
         if (direct == null && grant != null && !grant.isCompletedExceptionally() && (grant.isDone()
-                || wait && ThreadExecutorMap.currentExecutor() == null)) {
+                || wait && !IoThreads.onIoThread())) {
             try {
                 direct = TarnClient.await(grant);
                 granting |= direct != null;

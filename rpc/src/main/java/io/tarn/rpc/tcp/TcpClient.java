@@ -13,13 +13,13 @@ import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
-import io.netty.util.internal.ThreadExecutorMap;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.Frame;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
+import io.tarn.rpc.IoThreads;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.WaitingCaller;
 import org.slf4j.Logger;
@@ -173,7 +173,7 @@ final class TcpClient implements RpcClient {
         if (slots.tryAcquire()) {
             return true;
         }
-        if (ThreadExecutorMap.currentExecutor() != null) {
+        if (IoThreads.onIoThread()) {
             call.releaseBuffers();
             call.future.completeExceptionally(new TarnException(ErrorCode.SERVER_BUSY, maxInflight
                     + " calls already in flight to " + remote + " (tarn.rpc.max.inflight)"));

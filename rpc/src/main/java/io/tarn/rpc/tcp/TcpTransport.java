@@ -21,10 +21,10 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ResourceLeakDetector;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.tarn.common.config.LeakDetection;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.rpc.IoThreads;
 import io.tarn.rpc.PayloadPlacement;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.RpcHandler;
@@ -82,7 +82,7 @@ public final class TcpTransport implements Transport {
                 ? EpollIoHandler.newFactory(0, () -> new PollingSelectStrategy(pollNanos))
                 : EpollIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(threads,
-                new DefaultThreadFactory("tarn-tcp-" + INSTANCES.incrementAndGet(), true), factory);
+                IoThreads.factory("tarn-tcp-" + INSTANCES.incrementAndGet()), factory);
         if (!epoll) {
             LOG.debug("native epoll unavailable ({}), using NIO", Epoll.unavailabilityCause().toString());
         }
