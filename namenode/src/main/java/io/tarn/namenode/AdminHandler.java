@@ -1,6 +1,7 @@
 package io.tarn.namenode;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.Opcode;
@@ -48,7 +49,7 @@ final class AdminHandler {
                 request.send(out);
             }
             case Opcode.PING -> request.send(request.response());
-            default -> Audience.refuse(request);
+            default -> NamenodeService.refuse(request);
         }
     }
 

@@ -7,6 +7,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.AllocateBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
@@ -160,7 +161,7 @@ final class ClientHandler {
                 out.writeLong(files.whereMoved(Wire.readLong(body)));
                 request.send(out);
             }
-            default -> Audience.refuse(request);
+            default -> NamenodeService.refuse(request);
         }
     }
 

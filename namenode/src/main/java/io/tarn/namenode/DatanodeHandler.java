@@ -3,6 +3,7 @@ package io.tarn.namenode;
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
@@ -56,7 +57,7 @@ final class DatanodeHandler {
                 deregister(DeregisterRequest.decode(body));
                 request.send(request.response());
             }
-            default -> Audience.refuse(request);
+            default -> NamenodeService.refuse(request);
         }
     }
 

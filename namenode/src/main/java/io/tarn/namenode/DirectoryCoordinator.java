@@ -7,7 +7,7 @@ import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
-import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
+import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;

@@ -1,15 +1,18 @@
 package io.tarn.namenode;
 
 import io.tarn.common.config.HostPort;
+import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
+import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.blocks.DatanodeRegistry;
@@ -24,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The namenode's request handler: owns the namespace, file service and datanode registry, and
- * routes each request to the handler of its audience ({@link Audience}): clients
+ * routes each request to the handler of its audience ({@link Opcode#audience}): clients
  * ({@link ClientHandler}), other namenodes ({@link PeerHandler}), datanodes
  * ({@link DatanodeHandler}) and administration ({@link AdminHandler}). An opcode of no audience is
  * answered UNKNOWN_OPCODE.
@@ -143,16 +146,31 @@ public final class NamenodeService implements RpcHandler {
             return;
         }
         try {
-            switch (Audience.of(request.opcode())) {
+            Audience audience = Opcode.audience(request.opcode());
+            if (audience == null) {
+                refuse(request);
+                return;
+            }
+            switch (audience) {
                 case CLIENT -> clients.handle(request);
                 case PEER -> peers.handle(request);
                 case DATANODE -> datanodeHandler.handle(request);
                 case ADMIN -> admin.handle(request);
-                default -> Audience.refuse(request);
+                default -> refuse(request);
             }
         } catch (TarnException e) {
             request.fail(e.code(), e.getMessage());
         }
+    }
+
+    /**
+     * Answers an operation the namenode does not serve (a datanode's, or a number that is none):
+     * UNKNOWN_OPCODE, naming it. Each audience's handler also answers so an opcode it is handed but
+     * does not serve.
+     */
+    static void refuse(RpcRequest request) {
+        request.fail(ErrorCode.UNKNOWN_OPCODE, "the namenode does not serve operation "
+                + Opcode.name(request.opcode()));
     }
 
     /** GET_PARTITIONS: every namenode of the cluster, and which one this is. */

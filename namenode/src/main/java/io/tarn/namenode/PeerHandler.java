@@ -3,11 +3,12 @@ package io.tarn.namenode;
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.NamenodeProtocol;
-import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
-import io.tarn.common.protocol.NamenodeProtocol.AdoptUndoRequest;
-import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
-import io.tarn.common.protocol.NamenodeProtocol.FreeBlocksRequest;
+import io.tarn.namenode.PeerProtocol.AdoptRequest;
+import io.tarn.namenode.PeerProtocol.AdoptUndoRequest;
+import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
+import io.tarn.namenode.PeerProtocol.FreeBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
@@ -84,7 +85,7 @@ final class PeerHandler {
                 namespace.snapshot().encode(out);
                 request.send(out);
             }
-            default -> Audience.refuse(request);
+            default -> NamenodeService.refuse(request);
         }
     }
 

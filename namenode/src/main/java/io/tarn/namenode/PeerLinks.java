@@ -2,7 +2,7 @@ package io.tarn.namenode;
 
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
-import io.tarn.common.protocol.NamenodeProtocol.DirectorySnapshot;
+import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.namespace.FileMove;

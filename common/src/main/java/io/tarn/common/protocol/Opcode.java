@@ -1,60 +1,152 @@
 package io.tarn.common.protocol;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.tarn.common.protocol.Audience.ADMIN;
+import static io.tarn.common.protocol.Audience.CLIENT;
+import static io.tarn.common.protocol.Audience.DATA;
+import static io.tarn.common.protocol.Audience.DATANODE;
+import static io.tarn.common.protocol.Audience.PEER;
+
 /**
- * Operation numbers. Stable on the wire: never renumber; add new ones with fresh numbers.
- * 1-99 are namenode operations, 100-199 datanode operations, 200+ common ones.
+ * The table of operations: each number with its {@link Audience} and whether it is read-only, declared
+ * once, next to its constant. Numbers are stable on the wire: never renumber; add new ones with fresh
+ * numbers (1-99 namenode operations, 100-199 datanode operations, 200+ any server's). The table is
+ * read once when the class loads, which fails on a number used twice or a constant without its
+ * {@link Op}; lookups afterwards are an array load.
  */
 public final class Opcode {
+    /** An operation's entry in the table. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.FIELD)
+    @interface Op {
+        /** Who sends it. */
+        Audience audience();
+
+        /**
+         * True when it changes nothing at the server, so sending it twice is harmless: a client whose
+         * connection is lost before the answer sends it once more on a new connection (the usual
+         * case: the server restarted) instead of failing it.
+         */
+        boolean readOnly() default false;
+    }
+
     private Opcode() {
     }
 
-    // namenode: namespace
-    public static final int GET_FILE = 1;
-    public static final int CREATE = 2;
-    public static final int MKDIRS = 3;
-    public static final int GET_BLOCK = 4;
-    public static final int CLOSE = 5;
-    public static final int LIST = 6;
-    public static final int DELETE = 7;
-    public static final int RENAME = 8;
-    public static final int RENEW_LEASE = 9;
-    public static final int SYNC = 10;
-    public static final int SET_ATTR = 11;
-    public static final int APPEND = 12;
-    public static final int GET_BLOCKS = 13;
-    public static final int GET_PARTITIONS = 14;
-    public static final int WHERE_MOVED = 15;
+    // Clients to a namenode: namespace, blocks, leases.
+    @Op(audience = CLIENT, readOnly = true) public static final int GET_FILE = 1;
+    @Op(audience = CLIENT) public static final int CREATE = 2;
+    @Op(audience = CLIENT) public static final int MKDIRS = 3;
+    @Op(audience = CLIENT) public static final int GET_BLOCK = 4;
+    @Op(audience = CLIENT) public static final int CLOSE = 5;
+    @Op(audience = CLIENT, readOnly = true) public static final int LIST = 6;
+    @Op(audience = CLIENT) public static final int DELETE = 7;
+    @Op(audience = CLIENT) public static final int RENAME = 8;
+    @Op(audience = CLIENT) public static final int RENEW_LEASE = 9;
+    @Op(audience = CLIENT) public static final int SYNC = 10;
+    @Op(audience = CLIENT) public static final int SET_ATTR = 11;
+    @Op(audience = CLIENT) public static final int APPEND = 12;
+    @Op(audience = CLIENT, readOnly = true) public static final int GET_BLOCKS = 13;
+    @Op(audience = CLIENT, readOnly = true) public static final int GET_PARTITIONS = 14;
+    /** The new id of a file that moved from this namenode to another. */
+    @Op(audience = CLIENT, readOnly = true) public static final int WHERE_MOVED = 15;
     /** Write locations of several consecutive blocks, allocating those the file lacks (a writer's blocks ahead). */
-    public static final int ALLOCATE_BLOCKS = 16;
-    // namenode to namenode: the directory coordinator (partition 0) replicating directory changes
-    public static final int DIR_MKDIR = 30;
-    public static final int DIR_DELETE = 31;
-    public static final int DIR_RENAME = 32;
-    public static final int DIR_SET_ATTR = 33;
-    public static final int DIR_SEAL = 34;
-    public static final int DIR_UNSEAL = 35;
-    // namenode to namenode: a file renamed to a name another namenode owns moves there
-    public static final int FILE_ADOPT = 36;
-    public static final int FILE_ADOPT_UNDO = 37;
-    public static final int FREE_BLOCKS = 38;
-    // namenode to namenode: a starting namenode copies the directory tree of a running one
-    public static final int DIR_SNAPSHOT = 39;
-    // namenode: datanodes and administration
-    public static final int REGISTER_DATANODE = 20;
-    public static final int HEARTBEAT = 21;
-    public static final int CLUSTER_STATUS = 22;
-    public static final int DEREGISTER_DATANODE = 23;
+    @Op(audience = CLIENT) public static final int ALLOCATE_BLOCKS = 16;
 
-    // datanode
-    public static final int WRITE_BLOCK = 100;
-    public static final int READ_BLOCK = 101;
+    // Datanodes to a namenode.
+    @Op(audience = DATANODE) public static final int REGISTER_DATANODE = 20;
+    @Op(audience = DATANODE) public static final int HEARTBEAT = 21;
+    @Op(audience = DATANODE) public static final int DEREGISTER_DATANODE = 23;
+
+    // Tools to a namenode, or to any server.
+    @Op(audience = ADMIN, readOnly = true) public static final int CLUSTER_STATUS = 22;
+    @Op(audience = ADMIN, readOnly = true) public static final int PING = 200;
+
+    // Namenode to namenode: the directory coordinator (partition 0) replicating directory changes.
+    @Op(audience = PEER) public static final int DIR_MKDIR = 30;
+    @Op(audience = PEER) public static final int DIR_DELETE = 31;
+    @Op(audience = PEER) public static final int DIR_RENAME = 32;
+    @Op(audience = PEER) public static final int DIR_SET_ATTR = 33;
+    @Op(audience = PEER) public static final int DIR_SEAL = 34;
+    @Op(audience = PEER) public static final int DIR_UNSEAL = 35;
+    // Namenode to namenode: a file renamed to a name another namenode owns moves there.
+    @Op(audience = PEER) public static final int FILE_ADOPT = 36;
+    @Op(audience = PEER) public static final int FILE_ADOPT_UNDO = 37;
+    @Op(audience = PEER) public static final int FREE_BLOCKS = 38;
+    // Namenode to namenode: a starting namenode copies the directory tree of a running one.
+    @Op(audience = PEER, readOnly = true) public static final int DIR_SNAPSHOT = 39;
+
+    // Clients to a datanode.
+    @Op(audience = DATA) public static final int WRITE_BLOCK = 100;
+    @Op(audience = DATA, readOnly = true) public static final int READ_BLOCK = 101;
     /** Short-circuit read: the checks of READ_BLOCK, the data copied by the co-located client. */
-    public static final int SC_READ = 102;
+    @Op(audience = DATA, readOnly = true) public static final int SC_READ = 102;
     /** Short-circuit write: the checks of WRITE_BLOCK, the data copied by the co-located client. */
-    public static final int SC_WRITE = 103;
+    @Op(audience = DATA) public static final int SC_WRITE = 103;
 
-    // any server
-    public static final int PING = 200;
+    /** One row of the table. */
+    private record Entry(int code, String name, Audience audience, boolean readOnly) {
+    }
+
+    /** The table by number; null where no operation has that number. */
+    private static final Entry[] BY_CODE = table();
+
+    private static Entry[] table() {
+        List<Entry> entries = new ArrayList<>();
+        int highest = 0;
+        for (Field f : Opcode.class.getDeclaredFields()) {
+            int m = f.getModifiers();
+            if (f.getType() != int.class || !Modifier.isStatic(m) || !Modifier.isPublic(m)) {
+                continue;
+            }
+            Op op = f.getAnnotation(Op.class);
+            if (op == null) {
+                throw new ExceptionInInitializerError("Opcode." + f.getName() + " has no @Op entry");
+            }
+            try {
+                Entry e = new Entry(f.getInt(null), f.getName(), op.audience(), op.readOnly());
+                entries.add(e);
+                highest = Math.max(highest, e.code());
+            } catch (IllegalAccessException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+        Entry[] byCode = new Entry[highest + 1];
+        for (Entry e : entries) {
+            if (e.code() < 0 || e.code() > 0xFFFF) {
+                throw new ExceptionInInitializerError("Opcode." + e.name() + " = " + e.code() + " is not a uint16");
+            }
+            if (byCode[e.code()] != null) {
+                throw new ExceptionInInitializerError("Opcode." + e.name() + " and Opcode." + byCode[e.code()].name()
+                        + " are both " + e.code());
+            }
+            byCode[e.code()] = e;
+        }
+        return byCode;
+    }
+
+    private static Entry entry(int opcode) {
+        return opcode >= 0 && opcode < BY_CODE.length ? BY_CODE[opcode] : null;
+    }
+
+    /** True for an operation of the table. */
+    public static boolean isKnown(int opcode) {
+        return entry(opcode) != null;
+    }
+
+    /** Who sends {@code opcode}; null for a number that is no operation. */
+    public static Audience audience(int opcode) {
+        Entry e = entry(opcode);
+        return e == null ? null : e.audience();
+    }
 
     /**
      * True for calls that change nothing at the server, so sending one twice is harmless: a client
@@ -62,62 +154,33 @@ public final class Opcode {
      * (the usual case: the server restarted), instead of failing it.
      */
     public static boolean isReadOnly(int opcode) {
-        switch (opcode) {
-            case GET_FILE, LIST, GET_BLOCKS, GET_PARTITIONS, WHERE_MOVED, DIR_SNAPSHOT, CLUSTER_STATUS, PING,
-                 READ_BLOCK, SC_READ:
-                return true;
-            default:
-                return false;
-        }
+        Entry e = entry(opcode);
+        return e != null && e.readOnly();
     }
 
     /**
-     * True for the calls of the namenode and administration protocols (below {@link #WRITE_BLOCK}),
-     * whose answers decode into values that keep no buffer of the answer.
+     * True for the calls of the namenode and administration protocols (every audience but
+     * {@link Audience#DATA}), whose answers decode into values that keep no buffer of the answer.
      */
     public static boolean isMetadata(int opcode) {
-        return opcode >= 0 && opcode < WRITE_BLOCK;
+        Entry e = entry(opcode);
+        return e != null && e.audience().metadata();
     }
 
-    /** A name for logs and errors. */
+    /** A name for logs and errors: the constant's, or {@code OP_<n>} for a number that is none. */
     public static String name(int opcode) {
-        switch (opcode) {
-            case GET_FILE: return "GET_FILE";
-            case CREATE: return "CREATE";
-            case MKDIRS: return "MKDIRS";
-            case GET_BLOCK: return "GET_BLOCK";
-            case CLOSE: return "CLOSE";
-            case LIST: return "LIST";
-            case DELETE: return "DELETE";
-            case RENAME: return "RENAME";
-            case RENEW_LEASE: return "RENEW_LEASE";
-            case SYNC: return "SYNC";
-            case SET_ATTR: return "SET_ATTR";
-            case APPEND: return "APPEND";
-            case GET_BLOCKS: return "GET_BLOCKS";
-            case GET_PARTITIONS: return "GET_PARTITIONS";
-            case WHERE_MOVED: return "WHERE_MOVED";
-            case ALLOCATE_BLOCKS: return "ALLOCATE_BLOCKS";
-            case DIR_MKDIR: return "DIR_MKDIR";
-            case DIR_DELETE: return "DIR_DELETE";
-            case DIR_RENAME: return "DIR_RENAME";
-            case DIR_SET_ATTR: return "DIR_SET_ATTR";
-            case DIR_SEAL: return "DIR_SEAL";
-            case DIR_UNSEAL: return "DIR_UNSEAL";
-            case FILE_ADOPT: return "FILE_ADOPT";
-            case FILE_ADOPT_UNDO: return "FILE_ADOPT_UNDO";
-            case FREE_BLOCKS: return "FREE_BLOCKS";
-            case DIR_SNAPSHOT: return "DIR_SNAPSHOT";
-            case REGISTER_DATANODE: return "REGISTER_DATANODE";
-            case HEARTBEAT: return "HEARTBEAT";
-            case CLUSTER_STATUS: return "CLUSTER_STATUS";
-            case DEREGISTER_DATANODE: return "DEREGISTER_DATANODE";
-            case WRITE_BLOCK: return "WRITE_BLOCK";
-            case READ_BLOCK: return "READ_BLOCK";
-            case SC_READ: return "SC_READ";
-            case SC_WRITE: return "SC_WRITE";
-            case PING: return "PING";
-            default: return "OP_" + opcode;
+        Entry e = entry(opcode);
+        return e == null ? "OP_" + opcode : e.name();
+    }
+
+    /** Every operation's number, in increasing order. */
+    public static int[] all() {
+        List<Integer> codes = new ArrayList<>();
+        for (Entry e : BY_CODE) {
+            if (e != null) {
+                codes.add(e.code());
+            }
         }
+        return codes.stream().mapToInt(Integer::intValue).toArray();
     }
 }

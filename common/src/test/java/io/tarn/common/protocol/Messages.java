@@ -16,7 +16,6 @@ import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
-import io.tarn.common.protocol.NamenodeProtocol.DirMkdirRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
@@ -94,8 +93,6 @@ final class Messages {
             (b, v) -> v.encode(b), GetBlocksRequest::decode, true);
     static final Codec<BlockRefs> BLOCK_REFS = new Codec<>("BlockRefs",
             (b, v) -> v.encode(b), BlockRefs::decode, true);
-    static final Codec<DirMkdirRequest> DIR_MKDIR = new Codec<>("DirMkdirRequest",
-            (b, v) -> v.encode(b), DirMkdirRequest::decode, true);
     static final Codec<PartitionMap> PARTITION_MAP = new Codec<>("PartitionMap",
             (b, v) -> v.encode(b), PartitionMap::decode, true);
     static final Codec<GetBlockRequest> GET_BLOCK = new Codec<>("GetBlockRequest",
@@ -128,7 +125,7 @@ final class Messages {
             (b, v) -> v.encode(b), ClusterStatus::decode, false);
 
     static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, MKDIRS, APPEND,
-            SET_ATTR, GET_BLOCKS, BLOCK_REFS, PARTITION_MAP, DIR_MKDIR,
+            SET_ATTR, GET_BLOCKS, BLOCK_REFS, PARTITION_MAP,
             GET_BLOCK, SYNC, CLOSE, LIST,
             LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
             DATANODE_STATUS, CLUSTER_STATUS);
@@ -177,9 +174,6 @@ final class Messages {
                 Long.MIN_VALUE, Long.MAX_VALUE)));
         s.add(SET_ATTR.sample(new SetAttributesRequest("/", 0, Ownership.UNSPECIFIED, -1, -1)));
         s.add(PARTITION_MAP.sample(new PartitionMap(0, List.of("localhost:9060"))));
-        s.add(DIR_MKDIR.sample(new DirMkdirRequest(UNICODE_PATH, "子", Long.MAX_VALUE, new Ownership("o", "g", 0755),
-                Long.MIN_VALUE)));
-        s.add(DIR_MKDIR.sample(new DirMkdirRequest("/", "", 0, Ownership.UNSPECIFIED, 0)));
         s.add(PARTITION_MAP.sample(new PartitionMap(3, List.of("a:1", "[::1]:2", "nämenode:3", "d:65535"))));
         s.add(GET_BLOCKS.sample(new GetBlocksRequest(Long.MIN_VALUE, Integer.MAX_VALUE, 0)));
         s.add(GET_BLOCKS.sample(new GetBlocksRequest(7, 0, Integer.MAX_VALUE)));
@@ -317,8 +311,6 @@ final class Messages {
                                 Arbitraries.integers().between(0, Integer.MAX_VALUE))
                         .as(GetBlocksRequest::new).map(GET_BLOCKS::sample),
                 blockRef(text()).list().ofMaxSize(5).map(l -> BLOCK_REFS.sample(new BlockRefs(l))),
-                Combinators.combine(text(), text(), longs(), ownership(true), longs()).as(DirMkdirRequest::new)
-                        .map(DIR_MKDIR::sample),
                 text().list().ofMinSize(1).ofMaxSize(6).flatMap(l -> Arbitraries.integers().between(0, l.size() - 1)
                         .map(p -> PARTITION_MAP.sample(new PartitionMap(p, l)))),
                 Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(), text(),

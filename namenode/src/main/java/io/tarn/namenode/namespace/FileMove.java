@@ -1,8 +1,8 @@
 package io.tarn.namenode.namespace;
 
 import io.tarn.common.fs.TarnPath;
-import io.tarn.common.protocol.NamenodeProtocol.AdoptRequest;
-import io.tarn.common.protocol.NamenodeProtocol.MovedBlock;
+import io.tarn.namenode.PeerProtocol.AdoptRequest;
+import io.tarn.namenode.PeerProtocol.MovedBlock;
 
 import java.util.List;
 

@@ -6,7 +6,8 @@ import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.NamenodeProtocol;
-import io.tarn.common.protocol.NamenodeProtocol.MovedBlock;
+import io.tarn.namenode.PeerProtocol;
+import io.tarn.namenode.PeerProtocol.MovedBlock;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
@@ -310,9 +311,9 @@ public final class FileService {
      */
     public List<MovedBlock> movedBlocks(FileInode f, int self) throws TarnException {
         Block[] blocks = f.blocks();
-        if (blocks.length > NamenodeProtocol.MAX_MOVED_BLOCKS) {
+        if (blocks.length > PeerProtocol.MAX_MOVED_BLOCKS) {
             throw new TarnException(ErrorCode.INVALID_ARGUMENT, "'" + f.path() + "' has " + blocks.length
-                    + " blocks; a file moves to another namenode with at most " + NamenodeProtocol.MAX_MOVED_BLOCKS
+                    + " blocks; a file moves to another namenode with at most " + PeerProtocol.MAX_MOVED_BLOCKS
                     + " (rename it within its namenode, or copy it)");
         }
         List<MovedBlock> out = new ArrayList<>(blocks.length);

@@ -2,7 +2,7 @@ package io.tarn.namenode.namespace;
 
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileIds;
-import io.tarn.common.protocol.NamenodeProtocol.DirectorySnapshot;
+import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,0 +1,29 @@
+package io.tarn.common.protocol;
+
+/**
+ * Who sends an operation, and so which protocol it belongs to and which handler of a server serves
+ * it. Every {@link Opcode} has exactly one.
+ */
+public enum Audience {
+    /** Clients to a namenode: the namespace, block locations and leases. */
+    CLIENT(true),
+    /** A namenode to another: directory changes of the coordinator, file moves, tree copies. */
+    PEER(true),
+    /** A datanode to a namenode: registration, heartbeats, clean stops. */
+    DATANODE(true),
+    /** Tools and operators to any server: status and liveness. */
+    ADMIN(true),
+    /** Clients to a datanode: block data, over TCP or short-circuit. */
+    DATA(false);
+
+    private final boolean metadata;
+
+    Audience(boolean metadata) {
+        this.metadata = metadata;
+    }
+
+    /** True for the audiences whose answers decode into values that keep no buffer of the answer. */
+    public boolean metadata() {
+        return metadata;
+    }
+}
