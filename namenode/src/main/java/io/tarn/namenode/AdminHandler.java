@@ -4,9 +4,12 @@ import io.netty.buffer.ByteBuf;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.FsckRequest;
+import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.namespace.BlockHealth;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcRequest;
 
@@ -16,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Serves the operations of administration tools and liveness probes ({@link Audience#ADMIN}):
- * CLUSTER_STATUS (uptime, counts, operations served, every datanode's state) and PING.
+ * CLUSTER_STATUS (uptime, counts, operations served, every datanode's state, damaged files), FSCK
+ * (the damaged files of the last scan, see {@link BlockHealth}) and PING.
  *
  * <p>Called by {@link NamenodeService#handle} on a transport I/O thread, also while a namenode of
  * several is starting; {@link #clusterStatus} also serves in-process callers. Reads only: takes
@@ -29,15 +33,18 @@ final class AdminHandler {
     private final Namespace namespace;
     private final DatanodeRegistry datanodes;
     private final LongAdder operations;
+    private final BlockHealth health;
 
     /** {@code operations}: the service's count of requests served, read for the status. */
-    AdminHandler(Clock clock, int blockSize, Namespace namespace, DatanodeRegistry datanodes, LongAdder operations) {
+    AdminHandler(Clock clock, int blockSize, Namespace namespace, DatanodeRegistry datanodes, LongAdder operations,
+            BlockHealth health) {
         this.clock = clock;
         this.startedAt = clock.millis();
         this.blockSize = blockSize;
         this.namespace = namespace;
         this.datanodes = datanodes;
         this.operations = operations;
+        this.health = health;
     }
 
     /** Answers one administration operation. */
@@ -46,6 +53,16 @@ final class AdminHandler {
             case Opcode.CLUSTER_STATUS -> {
                 ByteBuf out = request.response();
                 clusterStatus().encode(out);
+                request.send(out);
+            }
+            case Opcode.FSCK -> {
+                FsckRequest r = FsckRequest.decode(request.body());
+                FsckResponse last = health.last();
+                FsckResponse answer = last.files().size() <= r.max() ? last : new FsckResponse(last.scannedAtMs(),
+                        last.damagedFiles(), last.lostBlocks(), last.unavailableBlocks(),
+                        last.files().subList(0, r.max()));
+                ByteBuf out = request.response();
+                answer.encode(out);
                 request.send(out);
             }
             case Opcode.PING -> request.send(request.response());
@@ -61,7 +78,7 @@ final class AdminHandler {
                     dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn), dn.shortCircuit()));
         }
         return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
-                operations.sum(), blockSize, list);
+                operations.sum(), blockSize, list, health.last().damagedFiles());
     }
 
     private static int wireState(DatanodeInfo dn) {

@@ -18,6 +18,7 @@ import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.lease.LeaseManager;
 import io.tarn.namenode.namespace.FileService;
+import io.tarn.namenode.namespace.BlockHealth;
 import io.tarn.namenode.namespace.FileTable;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcHandler;
@@ -53,6 +54,8 @@ public final class NamenodeService implements RpcHandler {
     private final Partitioning partitioning;
     private final PeerLinks links;
     private final StartupGate startup;
+    private final BlockHealth health;
+    private final Clock clock;
     private final ClientHandler clients;
     private final PeerHandler peers;
     private final DatanodeHandler datanodeHandler;
@@ -75,6 +78,7 @@ public final class NamenodeService implements RpcHandler {
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
                            BlockTokens tokens, Partitioning partitioning) {
         this.blockSize = blockSize;
+        this.clock = clock;
         this.tokens = tokens;
         this.partitioning = partitioning;
         this.leases = new LeaseManager(clock, leaseTimeoutMs);
@@ -83,9 +87,10 @@ public final class NamenodeService implements RpcHandler {
         FileTable table = new FileTable(partitioning.partition());
         this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning);
         this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens);
+        this.health = new BlockHealth(table, datanodes);
         this.links = new PeerLinks(partitioning, namespace, fileService, allocator, clock);
         this.startup = new StartupGate(partitioning);
-        this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations);
+        this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health);
         this.clients = new ClientHandler(partitioning, namespace, fileService, leases, links);
         this.peers = new PeerHandler(partitioning, namespace, fileService);
         this.datanodeHandler = new DatanodeHandler(partitioning, datanodes, tokens, blockSize);
@@ -113,6 +118,11 @@ public final class NamenodeService implements RpcHandler {
 
     public LeaseManager leases() {
         return leases;
+    }
+
+    /** Which files have blocks that cannot be read, as of the last scan. */
+    public BlockHealth health() {
+        return health;
     }
 
     public BlockTokens tokens() {
@@ -205,11 +215,13 @@ public final class NamenodeService implements RpcHandler {
     }
 
     /**
-     * Background work, called periodically from one thread: marks silent datanodes dead and
+     * Background work, called periodically from one thread: marks silent datanodes dead, counts
+     * the files whose blocks cannot be read when a datanode changed ({@link BlockHealth}) and
      * recovers expired leases.
      */
     public void runMaintenance() {
         datanodes.checkLiveness();
+        health.refresh(clock.millis());
         fileService.expireForwards();
         for (LeaseManager.Expired e : leases.expire()) {
             for (long fileId : e.fileIds()) {

@@ -50,7 +50,7 @@ final class StartupGate {
      */
     boolean holds(RpcRequest request) {
         switch (request.opcode()) {
-            case Opcode.PING, Opcode.GET_PARTITIONS, Opcode.CLUSTER_STATUS, Opcode.REGISTER_DATANODE,
+            case Opcode.PING, Opcode.GET_PARTITIONS, Opcode.CLUSTER_STATUS, Opcode.FSCK, Opcode.REGISTER_DATANODE,
                  Opcode.HEARTBEAT, Opcode.DEREGISTER_DATANODE -> {
                 return false;
             }

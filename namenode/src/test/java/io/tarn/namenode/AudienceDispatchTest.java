@@ -13,6 +13,8 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
+import io.tarn.common.protocol.AdminProtocol.FsckRequest;
+import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -63,6 +65,7 @@ import static io.tarn.common.protocol.Opcode.ALLOCATE_BLOCKS;
 import static io.tarn.common.protocol.Opcode.APPEND;
 import static io.tarn.common.protocol.Opcode.CLOSE;
 import static io.tarn.common.protocol.Opcode.CLUSTER_STATUS;
+import static io.tarn.common.protocol.Opcode.FSCK;
 import static io.tarn.common.protocol.Opcode.CREATE;
 import static io.tarn.common.protocol.Opcode.DELETE;
 import static io.tarn.common.protocol.Opcode.DEREGISTER_DATANODE;
@@ -111,10 +114,10 @@ class AudienceDispatchTest {
             Audience.PEER, Set.of(DIR_MKDIR, DIR_DELETE, DIR_RENAME, DIR_SET_ATTR, DIR_SEAL, DIR_UNSEAL, FILE_ADOPT,
                     FILE_ADOPT_UNDO, FREE_BLOCKS, DIR_SNAPSHOT),
             Audience.DATANODE, Set.of(REGISTER_DATANODE, HEARTBEAT, DEREGISTER_DATANODE),
-            Audience.ADMIN, Set.of(CLUSTER_STATUS, PING)));
+            Audience.ADMIN, Set.of(CLUSTER_STATUS, FSCK, PING)));
 
     /** Opcodes no audience has: gaps between namenode opcodes, datanode opcodes, and beyond. */
-    private static final int[] UNSERVED = {0, 17, 19, 24, 29, 40, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
+    private static final int[] UNSERVED = {0, 17, 19, 25, 29, 40, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
             Opcode.SC_READ, Opcode.SC_WRITE, 199, 201, 0xFFFF};
 
     private Transport transport;
@@ -199,6 +202,12 @@ class AudienceDispatchTest {
             assertThat(s.blockSize()).isEqualTo(BLOCK);
             assertThat(s.directories()).isEqualTo(1);
             assertThat(s.operations()).as("PING and this one").isEqualTo(2);
+            assertThat(s.damagedFiles()).isZero();
+        });
+        steps.put(FSCK, () -> {
+            FsckResponse r = call(FSCK, b -> new FsckRequest(10).encode(b), FsckResponse::decode);
+            assertThat(r.healthy()).isTrue();
+            assertThat(r.files()).isEmpty();
         });
         // Datanodes (deregistration at the end)
         steps.put(REGISTER_DATANODE, () -> {

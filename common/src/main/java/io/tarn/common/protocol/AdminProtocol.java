@@ -19,7 +19,11 @@ import java.util.List;
  *                     resp: (empty), or UNKNOWN_DATANODE: no such datanode id with this storage id
  * CLUSTER_STATUS      req:  (empty)
  *                     resp: uptimeMs[i64] files[i64] directories[i64] operations[i64] blockSize[i32]
- *                           n[i32] DatanodeStatus*n
+ *                           n[i32] DatanodeStatus*n damagedFiles[i64]
+ * FSCK                req:  max[i32, 0..MAX_FSCK_FILES]
+ *                     resp: scannedAtMs[i64] damagedFiles[i64] lostBlocks[i64] unavailableBlocks[i64]
+ *                           n[i32] DamagedFile*n    (the first n of the damaged files, n at most max)
+ * DamagedFile:        path[str] fileId[i64] blocks[i32] lost[i32] unavailable[i32]
  * DatanodeStatus:     id[i32] host[str] port[u16] storageClass[u8] alive[bool] capacityBlocks[i64]
  *                     freeBlocks[i64] silenceMs[i64]
  * </pre>
@@ -35,6 +39,12 @@ import java.util.List;
  * {@code DEREGISTER_DATANODE} so the namenode stops allocating on it at once instead of after the
  * liveness timeout; {@code dataKept} says whether its regions (and data) survive the stop, so that
  * blocks on it are reported as waiting for its return or as lost.
+ *
+ * <p>A block is lost when its datanode came back, or stopped, without its data; unavailable while
+ * its datanode is dead or stopped keeping its data. Each namenode finds the files with such blocks
+ * by a scan of its own files (on its maintenance thread, whenever a datanode's state changed and
+ * then every few seconds while any is found); {@code damagedFiles} in CLUSTER_STATUS and the FSCK
+ * answer report its last scan, as HDFS's fsck reports missing blocks.
  */
 public final class AdminProtocol {
     /** A datanode's region ids lie below this, so a registration names at most this many regions. */
@@ -219,9 +229,15 @@ public final class AdminProtocol {
         }
     }
 
-    /** CLUSTER_STATUS response. */
+    /** CLUSTER_STATUS response; {@code damagedFiles}: files with a lost or unavailable block at the last scan. */
     public record ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
-                                List<DatanodeStatus> datanodes) {
+                                List<DatanodeStatus> datanodes, long damagedFiles) {
+        /** A status with no damaged file. */
+        public ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
+                             List<DatanodeStatus> datanodes) {
+            this(uptimeMs, files, directories, operations, blockSize, datanodes, 0);
+        }
+
         public void encode(ByteBuf buf) {
             buf.writeLong(uptimeMs);
             buf.writeLong(files);
@@ -232,6 +248,7 @@ public final class AdminProtocol {
             for (DatanodeStatus d : datanodes) {
                 d.encode(buf);
             }
+            buf.writeLong(damagedFiles);
         }
 
         public static ClusterStatus decode(ByteBuf buf) {
@@ -245,8 +262,86 @@ public final class AdminProtocol {
             for (int i = 0; i < n; i++) {
                 list.add(DatanodeStatus.decode(buf));
             }
+            long damaged = Wire.readLong(buf);
             Wire.end(buf);
-            return new ClusterStatus(up, files, dirs, ops, bs, list);
+            return new ClusterStatus(up, files, dirs, ops, bs, list, damaged);
         }
+    }
+
+    /** Most damaged files one FSCK answer lists (a namenode keeps at most this many from its scan). */
+    public static final int MAX_FSCK_FILES = 10_000;
+
+    /** FSCK request: list at most {@code max} of the damaged files. */
+    public record FsckRequest(int max) {
+        public void encode(ByteBuf buf) {
+            buf.writeInt(max);
+        }
+
+        public static FsckRequest decode(ByteBuf buf) {
+            FsckRequest r = new FsckRequest(Wire.readInt(buf, 0, MAX_FSCK_FILES, "max files"));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /** A file of which {@code lost} blocks are lost and {@code unavailable} are on a datanode that is down. */
+    public record DamagedFile(String path, long fileId, int blocks, int lost, int unavailable) {
+        void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            buf.writeLong(fileId);
+            buf.writeInt(blocks);
+            buf.writeInt(lost);
+            buf.writeInt(unavailable);
+        }
+
+        static DamagedFile decode(ByteBuf buf) {
+            return new DamagedFile(Wire.readString(buf), Wire.readLong(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE,
+                    "blocks"), Wire.readInt(buf, 0, Integer.MAX_VALUE, "lost"),
+                    Wire.readInt(buf, 0, Integer.MAX_VALUE, "unavailable"));
+        }
+    }
+
+    /**
+     * FSCK response: the namenode's last scan (when, in its clock's ms; 0 before the first) with its
+     * totals, and the first of its damaged files in file table order.
+     */
+    public record FsckResponse(long scannedAtMs, long damagedFiles, long lostBlocks, long unavailableBlocks,
+                               List<DamagedFile> files) {
+        /** No scan has found anything. */
+        public static final FsckResponse HEALTHY = new FsckResponse(0, 0, 0, 0, List.of());
+
+        /** True when every block of every file could be read at the last scan. */
+        public boolean healthy() {
+            return damagedFiles == 0;
+        }
+
+        public void encode(ByteBuf buf) {
+            buf.writeLong(scannedAtMs);
+            buf.writeLong(damagedFiles);
+            buf.writeLong(lostBlocks);
+            buf.writeLong(unavailableBlocks);
+            buf.writeInt(files.size());
+            for (DamagedFile f : files) {
+                f.encode(buf);
+            }
+        }
+
+        public static FsckResponse decode(ByteBuf buf) {
+            long at = Wire.readLong(buf);
+            long damaged = Wire.readLong(buf);
+            long lost = Wire.readLong(buf);
+            long unavailable = Wire.readLong(buf);
+            int n = Wire.readInt(buf, 0, MAX_FSCK_FILES, "file count");
+            // Sized by what the body can hold, not by the count it claims.
+            List<DamagedFile> files = new ArrayList<>(Math.min(n, buf.readableBytes() / MIN_DAMAGED_FILE_BYTES));
+            for (int i = 0; i < n; i++) {
+                files.add(DamagedFile.decode(buf));
+            }
+            Wire.end(buf);
+            return new FsckResponse(at, damaged, lost, unavailable, files);
+        }
+
+        /** Encoded size of a damaged file with an empty path. */
+        private static final int MIN_DAMAGED_FILE_BYTES = 2 + 8 + 4 * 3;
     }
 }

@@ -68,6 +68,8 @@ public final class Opcode {
 
     // Tools to a namenode, or to any server.
     @Op(audience = ADMIN, readOnly = true) public static final int CLUSTER_STATUS = 22;
+    /** The files with lost or unavailable blocks, as the namenode's last scan found them. */
+    @Op(audience = ADMIN, readOnly = true) public static final int FSCK = 24;
     @Op(audience = ADMIN, readOnly = true) public static final int PING = 200;
 
     // Namenode to namenode: the directory coordinator (partition 0) replicating directory changes.

@@ -6,6 +6,9 @@ import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.DamagedFile;
+import io.tarn.common.protocol.AdminProtocol.FsckRequest;
+import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
@@ -123,12 +126,16 @@ final class Messages {
             (b, v) -> v.encode(b), DatanodeStatus::decode, false);
     static final Codec<ClusterStatus> CLUSTER_STATUS = new Codec<>("ClusterStatus",
             (b, v) -> v.encode(b), ClusterStatus::decode, false);
+    static final Codec<FsckRequest> FSCK = new Codec<>("FsckRequest",
+            (b, v) -> v.encode(b), FsckRequest::decode, true);
+    static final Codec<FsckResponse> FSCK_RESPONSE = new Codec<>("FsckResponse",
+            (b, v) -> v.encode(b), FsckResponse::decode, true);
 
     static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, MKDIRS, APPEND,
             SET_ATTR, GET_BLOCKS, BLOCK_REFS, PARTITION_MAP,
             GET_BLOCK, SYNC, CLOSE, LIST,
             LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
-            DATANODE_STATUS, CLUSTER_STATUS);
+            DATANODE_STATUS, CLUSTER_STATUS, FSCK, FSCK_RESPONSE);
 
     // ------------------------------------------------------------------ fixed samples
 
@@ -206,7 +213,12 @@ final class Messages {
         s.add(DATANODE_STATUS.sample(datanode(3, "dn-3.例子")));
         s.add(CLUSTER_STATUS.sample(new ClusterStatus(1, 2, 3, 4, 1 << 20, List.of())));
         s.add(CLUSTER_STATUS.sample(new ClusterStatus(Long.MAX_VALUE, 0, -1, Long.MIN_VALUE, 4096,
-                List.of(datanode(0, "a"), datanode(1, "dätä"), datanode(2, "")))));
+                List.of(datanode(0, "a"), datanode(1, "dätä"), datanode(2, "")), 7)));
+        s.add(FSCK.sample(new FsckRequest(0)));
+        s.add(FSCK.sample(new FsckRequest(AdminProtocol.MAX_FSCK_FILES)));
+        s.add(FSCK_RESPONSE.sample(FsckResponse.HEALTHY));
+        s.add(FSCK_RESPONSE.sample(new FsckResponse(12, 3, 4, 5, List.of(new DamagedFile(UNICODE_PATH, 1, 2, 1, 1),
+                new DamagedFile("", Long.MAX_VALUE, Integer.MAX_VALUE, 0, Integer.MAX_VALUE)))));
         return s;
     }
 
@@ -334,8 +346,14 @@ final class Messages {
                 Combinators.combine(Arbitraries.integers().between(0, Integer.MAX_VALUE), longs(), longs(), bool)
                         .as(DeregisterRequest::new).map(DEREGISTER::sample),
                 datanodeStatus().map(DATANODE_STATUS::sample),
-                Combinators.combine(longs(), longs(), longs(), longs(), ints(), datanodeStatus().list().ofMaxSize(4))
-                        .as(ClusterStatus::new).map(CLUSTER_STATUS::sample));
+                Combinators.combine(longs(), longs(), longs(), longs(), ints(), datanodeStatus().list().ofMaxSize(4),
+                                longs()).as(ClusterStatus::new).map(CLUSTER_STATUS::sample),
+                Arbitraries.integers().between(0, AdminProtocol.MAX_FSCK_FILES).map(n -> FSCK.sample(new FsckRequest(n))),
+                Combinators.combine(longs(), longs(), longs(), longs(), Combinators.combine(text(), longs(),
+                                Arbitraries.integers().between(0, Integer.MAX_VALUE),
+                                Arbitraries.integers().between(0, Integer.MAX_VALUE),
+                                Arbitraries.integers().between(0, Integer.MAX_VALUE)).as(DamagedFile::new).list()
+                                .ofMaxSize(4)).as(FsckResponse::new).map(FSCK_RESPONSE::sample));
         return Arbitraries.oneOf(all);
     }
 }

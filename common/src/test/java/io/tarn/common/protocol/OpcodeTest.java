@@ -14,7 +14,7 @@ class OpcodeTest {
     @Test
     void theTableHoldsEveryOperationOnceWithItsConstantsName() {
         int[] all = Opcode.all();
-        assertThat(all).hasSize(35).isSorted().doesNotHaveDuplicates();
+        assertThat(all).hasSize(36).isSorted().doesNotHaveDuplicates();
         Set<String> names = Arrays.stream(all).mapToObj(Opcode::name).collect(Collectors.toSet());
         assertThat(names).hasSize(all.length).noneMatch(n -> n.startsWith("OP_"));
         assertThat(Opcode.name(Opcode.ALLOCATE_BLOCKS)).isEqualTo("ALLOCATE_BLOCKS");
@@ -29,7 +29,7 @@ class OpcodeTest {
         Set<String> readOnly = Arrays.stream(Opcode.all()).filter(Opcode::isReadOnly).mapToObj(Opcode::name)
                 .collect(Collectors.toCollection(TreeSet::new));
         assertThat(readOnly).containsExactlyInAnyOrder("GET_FILE", "LIST", "GET_BLOCKS", "GET_PARTITIONS",
-                "WHERE_MOVED", "DIR_SNAPSHOT", "CLUSTER_STATUS", "PING", "READ_BLOCK", "SC_READ");
+                "WHERE_MOVED", "DIR_SNAPSHOT", "CLUSTER_STATUS", "FSCK", "PING", "READ_BLOCK", "SC_READ");
         assertThat(Opcode.isReadOnly(-1)).isFalse();
         assertThat(Opcode.isReadOnly(65_535)).isFalse();
     }
@@ -41,7 +41,7 @@ class OpcodeTest {
                 "DIR_SNAPSHOT");
         assertThat(names(Audience.DATANODE))
                 .containsExactlyInAnyOrder("REGISTER_DATANODE", "HEARTBEAT", "DEREGISTER_DATANODE");
-        assertThat(names(Audience.ADMIN)).containsExactlyInAnyOrder("CLUSTER_STATUS", "PING");
+        assertThat(names(Audience.ADMIN)).containsExactlyInAnyOrder("CLUSTER_STATUS", "FSCK", "PING");
         assertThat(names(Audience.DATA)).containsExactlyInAnyOrder("WRITE_BLOCK", "READ_BLOCK", "SC_READ", "SC_WRITE");
         assertThat(names(Audience.CLIENT)).hasSize(16).contains("GET_FILE", "CREATE", "WHERE_MOVED");
         for (int op : Opcode.all()) {

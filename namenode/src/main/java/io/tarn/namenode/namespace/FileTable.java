@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 
 /**
  * The files of one partition by id: O(1), lock-free lookup for getBlock and close.
@@ -90,6 +91,27 @@ public final class FileTable {
         }
         FileInode f = c.files.get(slot & CHUNK_MASK);
         return f != null && f.id() == id ? f : null;
+    }
+
+    /**
+     * Calls {@code action} with every live file, in slot order; files published or removed meanwhile
+     * may or may not be seen. Lock-free: for scans on a background thread.
+     */
+    public void forEach(Consumer<FileInode> action) {
+        int slots = Math.min(nextSlot.get(), FileIds.MAX_SLOT + 1);
+        int lastChunk = slots == 0 ? -1 : (slots - 1) >>> CHUNK_BITS;
+        for (int ci = 0; ci <= lastChunk; ci++) {
+            Chunk c = chunks.get(ci);
+            if (c == null) {
+                continue;
+            }
+            for (int i = 0; i < CHUNK_SIZE; i++) {
+                FileInode f = c.files.get(i);
+                if (f != null) {
+                    action.accept(f);
+                }
+            }
+        }
     }
 
     private Chunk chunk(int slot) {

@@ -1,0 +1,114 @@
+package io.tarn.namenode.namespace;
+
+import io.tarn.common.protocol.AdminProtocol;
+import io.tarn.common.protocol.AdminProtocol.DamagedFile;
+import io.tarn.common.protocol.AdminProtocol.FsckResponse;
+import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.blocks.DatanodeRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Which files of this namenode have blocks that cannot be read: lost ones (their datanode came back,
+ * or stopped, without its data) and unavailable ones (their datanode is dead, or stopped keeping its
+ * data). HDFS's fsck finds its missing blocks the same way, by a scan.
+ *
+ * <p>The namenode's maintenance thread calls {@link #refresh} on every run; it scans the file table
+ * only when some datanode's liveness or incarnation changed since the last scan, and then again every
+ * {@value #RESCAN_MS} ms while damaged files remain (they may be deleted, or their datanode may come
+ * back). A scan allocates nothing for healthy files. Each scan that finds more damaged files than
+ * the one before logs a warning naming some of them. {@link #last} is read by I/O threads (CLUSTER_STATUS,
+ * FSCK): it is the last scan's immutable report, never a scan of its own.
+ */
+public final class BlockHealth {
+    private static final Logger LOG = LoggerFactory.getLogger(BlockHealth.class);
+    /** While damaged files remain, how often they are counted again. */
+    static final long RESCAN_MS = 5_000;
+    /** Paths named in the warning of a scan. */
+    private static final int PATHS_LOGGED = 5;
+
+    private final FileTable table;
+    private final DatanodeRegistry datanodes;
+    private volatile FsckResponse last = FsckResponse.HEALTHY;
+    /** Liveness and incarnation of every datanode at the last scan; the maintenance thread's only. */
+    private long fingerprint;
+
+    public BlockHealth(FileTable table, DatanodeRegistry datanodes) {
+        this.table = table;
+        this.datanodes = datanodes;
+        this.fingerprint = fingerprint();
+    }
+
+    /** The last scan's report ({@link FsckResponse#HEALTHY} before any scan found damage). */
+    public FsckResponse last() {
+        return last;
+    }
+
+    /** Scans when a datanode changed or damage is due for a recount; returns the new report, or null. */
+    public FsckResponse refresh(long now) {
+        long f = fingerprint();
+        FsckResponse before = last;
+        boolean changed = f != fingerprint;
+        if (!changed && (before.healthy() || now - before.scannedAtMs() < RESCAN_MS)) {
+            return null;
+        }
+        fingerprint = f;
+        FsckResponse after = scan(now);
+        last = after;
+        if (after.damagedFiles() > before.damagedFiles()) {
+            LOG.warn("{} files have blocks that cannot be read ({} lost, {} on datanodes that are down), e.g. {}; "
+                            + "'tarn fsck' lists them", after.damagedFiles(), after.lostBlocks(),
+                    after.unavailableBlocks(), after.files().stream().limit(PATHS_LOGGED).map(DamagedFile::path)
+                            .collect(Collectors.joining(", ")));
+        } else if (after.healthy() && !before.healthy()) {
+            LOG.info("every block of every file can be read again");
+        }
+        return after;
+    }
+
+    /** Counts the damaged files now, listing the first {@link AdminProtocol#MAX_FSCK_FILES}. */
+    FsckResponse scan(long now) {
+        List<DamagedFile> listed = new ArrayList<>();
+        long[] totals = new long[3]; // damaged files, lost blocks, unavailable blocks
+        table.forEach(file -> {
+            Block[] blocks = file.blocks();
+            int lost = 0;
+            int unavailable = 0;
+            for (Block b : blocks) {
+                if (b == null) {
+                    continue;
+                }
+                DatanodeInfo dn = b.datanode();
+                if (!dn.holds(b)) {
+                    lost++;
+                } else if (dn.liveness() != DatanodeInfo.Liveness.ALIVE) {
+                    unavailable++;
+                }
+            }
+            if (lost + unavailable > 0) {
+                totals[0]++;
+                totals[1] += lost;
+                totals[2] += unavailable;
+                if (listed.size() < AdminProtocol.MAX_FSCK_FILES) {
+                    listed.add(new DamagedFile(file.path(), file.id(), blocks.length, lost, unavailable));
+                }
+            }
+        });
+        return new FsckResponse(now, totals[0], totals[1], totals[2], List.copyOf(listed));
+    }
+
+    private long fingerprint() {
+        long h = 17;
+        for (DatanodeInfo dn : datanodes.all()) {
+            h = h * 31 + dn.id();
+            h = h * 31 + dn.incarnation();
+            h = h * 31 + dn.liveness().ordinal();
+        }
+        return h;
+    }
+}
