@@ -20,7 +20,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Namenode calls over loopback TCP: a real {@link MiniCluster} (one namenode, one DRAM datanode,
@@ -115,9 +118,9 @@ public class LoopbackRpcBenchmark {
     @OperationsPerInvocation(BATCH)
     public int getStatusChained(CpuCounters counters) throws Exception {
         counters.begin(cpu);
-        java.util.concurrent.atomic.AtomicInteger issued = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(BATCH);
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicInteger issued = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(BATCH);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         for (int c = 0; c < Math.min(inFlight, BATCH); c++) {
             chain(issued, done, failure);
         }
@@ -129,8 +132,7 @@ public class LoopbackRpcBenchmark {
         return BATCH;
     }
 
-    private void chain(java.util.concurrent.atomic.AtomicInteger issued, java.util.concurrent.CountDownLatch done,
-                       java.util.concurrent.atomic.AtomicReference<Throwable> failure) {
+    private void chain(AtomicInteger issued, CountDownLatch done, AtomicReference<Throwable> failure) {
         int i = issued.getAndIncrement();
         if (i >= BATCH) {
             return;

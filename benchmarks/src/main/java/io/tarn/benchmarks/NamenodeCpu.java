@@ -1,5 +1,7 @@
 package io.tarn.benchmarks;
 
+import com.sun.management.OperatingSystemMXBean;
+
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -98,8 +100,7 @@ public final class NamenodeCpu {
 
     /** CPU time of the whole JVM process so far, in nanoseconds; -1 where unsupported. */
     public static long processNanos() {
-        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean sun) {
             return sun.getProcessCpuTime();
         }
         return -1;

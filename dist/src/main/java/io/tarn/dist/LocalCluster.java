@@ -164,7 +164,8 @@ public final class LocalCluster implements AutoCloseable {
         try {
             if (!p.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new IOException("bin/tarn " + String.join(" ", args) + " did not finish in " + COMMAND_SECONDS + " s");
+                throw new IOException("bin/tarn " + String.join(" ", args) + " did not finish in " + COMMAND_SECONDS
+                        + " s");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -69,7 +69,8 @@ class DistributionIT {
                 .noneMatch(n -> n.startsWith("tarn-hdfs-adapter-")).noneMatch(n -> n.startsWith("hadoop-"));
         try (var list = Files.list(home.resolve("lib").resolve("hadoop"))) {
             assertThat(list.map(p -> p.getFileName().toString()).toList())
-                    .anyMatch(n -> n.startsWith("tarn-hdfs-adapter-")).anyMatch(n -> n.startsWith("hadoop-client-api-"));
+                    .anyMatch(n -> n.startsWith("tarn-hdfs-adapter-"))
+                    .anyMatch(n -> n.startsWith("hadoop-client-api-"));
         }
         assertThat(home.resolve("client")).doesNotExist();
         assertThat(home.resolve("pom.xml")).doesNotExist();

@@ -36,7 +36,8 @@ final class ClusterCapacity {
             try {
                 status = HadoopErrors.await(namenode.getValue());
             } catch (IOException e) {
-                LOG.warn("namenode {} did not report its share of the datanodes: {}", namenode.getKey(), e.getMessage());
+                LOG.warn("namenode {} did not report its share of the datanodes: {}", namenode.getKey(),
+                        e.getMessage());
                 firstFailure = firstFailure == null ? e : firstFailure;
                 continue;
             }

@@ -76,7 +76,8 @@ final class HadoopErrors {
     /** The IOException behind a future's failure; runtime failures are wrapped. */
     static IOException asIOException(Throwable t) {
         Throwable cause = t;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
             cause = cause.getCause();
         }
         if (cause instanceof IOException) {

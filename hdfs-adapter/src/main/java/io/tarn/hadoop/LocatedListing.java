@@ -57,7 +57,7 @@ final class LocatedListing implements RemoteIterator<LocatedFileStatus> {
         List<Listing.Entry> page = entries.subList(next, Math.min(entries.size(), next + PAGE));
         List<BlockLocator.Span> spans = new ArrayList<>(page.size());
         for (Listing.Entry e : page) {
-            io.tarn.common.fs.FileStatus s = e.status();
+            var s = e.status();
             spans.add(s.isFile() ? new BlockLocator.Span(s.fileId(), s.size(), s.blockSize(), 0, s.size())
                     : new BlockLocator.Span(s.fileId(), 0, 0, 0, 0));
         }

@@ -374,7 +374,7 @@ public class TarnFileSystem extends FileSystem {
         if (file instanceof TarnFileStatus t) {
             span = new BlockLocator.Span(t.fileId(), t.getLen(), t.getBlockSize(), start, len);
         } else {
-            io.tarn.common.fs.FileStatus s = status(path);
+            var s = status(path);
             span = new BlockLocator.Span(s.fileId(), s.size(), s.blockSize(), start, len);
         }
         try {
@@ -439,7 +439,10 @@ public class TarnFileSystem extends FileSystem {
         }
     }
 
-    /** Capacity and free space of the live datanodes, added up over every namenode's share (see {@link ClusterCapacity}). */
+    /**
+     * Capacity and free space of the live datanodes, added up over every namenode's share (see
+     * {@link ClusterCapacity}).
+     */
     @Override
     public FsStatus getStatus(Path p) throws IOException {
         if (p != null) {

@@ -48,7 +48,8 @@ class ClusterCapacityTest {
         FsStatus status = ClusterCapacity.sum(each);
         assertThat(status.getCapacity()).isEqualTo(16L * BLOCK);
         assertThat(status.getRemaining()).isEqualTo(13L * BLOCK);
-        assertThat(status.getUsed()).as("used on namenode 1 counts though namenode 0 used nothing").isEqualTo(3L * BLOCK);
+        assertThat(status.getUsed()).as("used on namenode 1 counts though namenode 0 used nothing")
+                .isEqualTo(3L * BLOCK);
     }
 
     @Test

@@ -122,7 +122,8 @@ class TarnFileSystemIT {
         other.getFileStatus(dir);
         other.close();
         other.close();
-        assertThatThrownBy(() -> other.getFileStatus(dir)).isInstanceOf(IOException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> other.getFileStatus(dir)).isInstanceOf(IOException.class)
+                .hasMessageContaining("closed");
     }
 
     // ------------------------------------------------------------------ block locations

@@ -86,7 +86,8 @@ class TarnFsShellIT {
         String ls = ok("-ls", "/shell/in").out();
         assertThat(ls).startsWith("Found 3 items").contains("/shell/in/a.txt", "/shell/in/b.txt", "/shell/in/c.txt");
         String user = System.getProperty("user.name");
-        assertThat(ls.lines().skip(1)).allMatch(l -> l.startsWith("-rw-r--r--   1 " + user + " "), "mode, 1 replica, owner");
+        assertThat(ls.lines().skip(1))
+                .allMatch(l -> l.startsWith("-rw-r--r--   1 " + user + " "), "mode, 1 replica, owner");
         assertThat(ok("-ls", "-R", "/shell").out()).contains("drwxr-xr-x", "/shell/in/a.txt");
         assertThat(ok("-stat", "%n %b %r %o %F", "/shell/in/a.txt").out())
                 .isEqualTo("a.txt 18 1 " + TarnTestCluster.BLOCK_SIZE + " regular file\n");

@@ -11,8 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,8 +26,9 @@ import java.util.stream.Stream;
 /**
  * One or more namenodes and N DRAM datanodes in one JVM on ephemeral loopback ports, for tests (the
  * role HDFS's MiniDFSCluster plays). With several namenodes (partitions of one namespace, see
- * docs/partitioning.md) every datanode serves every namenode. Every component talks real TCP. Datanode memory lives in files under
- * a fresh directory in /dev/shm (or the temporary directory, or {@link Builder#dataRoot}), removed by {@link #close()}.
+ * docs/partitioning.md) every datanode serves every namenode. Every component talks real TCP.
+ * Datanode memory lives in files under a fresh directory in /dev/shm (or the temporary directory,
+ * or {@link Builder#dataRoot}), removed by {@link #close()}.
  *
  * <pre>
  * try (MiniCluster cluster = MiniCluster.builder().datanodes(2).start();
@@ -95,7 +98,7 @@ public final class MiniCluster implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
     }
@@ -143,7 +146,7 @@ public final class MiniCluster implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while waiting for datanode " + index);
+            throw new InterruptedIOException("interrupted while waiting for datanode " + index);
         }
     }
 

@@ -88,9 +88,9 @@ public final class PeerProtocol {
 
         public static MovedBlock decode(ByteBuf buf) {
             return new MovedBlock(Wire.readString(buf), Wire.readUnsignedShort(buf), Wire.readUnsignedShort(buf),
-                    Wire.readLong(buf), Wire.readInt(buf), Wire.readInt(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE, "region"),
-                    Wire.readInt(buf, 0, Integer.MAX_VALUE, "block"), Wire.readInt(buf), Wire.readLong(buf),
-                    Wire.readLong(buf));
+                    Wire.readLong(buf), Wire.readInt(buf), Wire.readInt(buf),
+                    Wire.readInt(buf, 0, Integer.MAX_VALUE, "region"), Wire.readInt(buf, 0, Integer.MAX_VALUE, "block"),
+                    Wire.readInt(buf), Wire.readLong(buf), Wire.readLong(buf));
         }
 
         static void encodeAll(ByteBuf buf, List<MovedBlock> blocks) {

@@ -47,7 +47,8 @@ class BlockHealthTest {
         assertThat(stopped.lostBlocks()).isZero();
         assertThat(stopped.files()).extracting(DamagedFile::path).containsExactlyInAnyOrder("/d/x", "/d/y");
         assertThat(stopped.files()).filteredOn(d -> d.fileId() == x).singleElement()
-                .satisfies(d -> assertThat(d.blocks()).isEqualTo(2)).satisfies(d -> assertThat(d.unavailable()).isEqualTo(2));
+                .satisfies(d -> assertThat(d.blocks()).isEqualTo(2))
+                .satisfies(d -> assertThat(d.unavailable()).isEqualTo(2));
         assertThat(f.nn.clusterStatus().damagedFiles()).isEqualTo(2);
 
         f.datanode(1, "dn", 9070, 0, 2, 8, true);

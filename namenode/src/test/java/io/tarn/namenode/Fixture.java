@@ -34,7 +34,8 @@ public final class Fixture {
     }
 
     public FileStatus create(String path, long client, int flags, int storageClass) throws TarnException {
-        return nn.create(new CreateRequest(path, FileType.FILE, flags, storageClass, client, "", Ownership.UNSPECIFIED));
+        return nn.create(new CreateRequest(path, FileType.FILE, flags, storageClass, client, "",
+                Ownership.UNSPECIFIED));
     }
 
     public BlockRef write(long fileId, int index, long client) throws TarnException {

@@ -60,7 +60,8 @@ final class ReplicaLog {
 
     /** Lowest index still held in the log (entries below are only in the checkpoint). */
     long logStart() {
-        return entries.isEmpty() ? checkpoint.meta().index() + 1 : Math.min(entries.firstKey(), checkpoint.meta().index() + 1);
+        return entries.isEmpty() ? checkpoint.meta().index() + 1
+                : Math.min(entries.firstKey(), checkpoint.meta().index() + 1);
     }
 
     /** Every entry up to here is held or covered by the checkpoint. */

@@ -80,7 +80,8 @@ class ElectionTest {
         int other = (leader + 2) % 3;
         long term = c.r(follower).currentTerm();
         c.r(follower).handle(new RequestVote(other, follower, term + 1, term, 1_000, 1_000, false));
-        assertThat(c.r(follower).currentTerm()).as("a disruptive candidate does not even bump the term").isEqualTo(term);
+        assertThat(c.r(follower).currentTerm()).as("a disruptive candidate does not even bump the term")
+                .isEqualTo(term);
         c.r(follower).handle(new RequestVote(other, follower, term + 1, term, 1_000, 1_000, true));
         assertThat(c.r(follower).currentTerm()).isEqualTo(term + 1);
     }

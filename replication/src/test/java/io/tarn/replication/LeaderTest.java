@@ -45,7 +45,8 @@ class LeaderTest {
         assertThat(r.isActiveLeader()).as("merged log not yet durable anywhere").isFalse();
         r.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), 5)));
         c.collect();
-        assertThat(c.replies).singleElement().satisfies(rep -> assertThat(rep.status()).isEqualTo(Status.LEADER_NOT_READY));
+        assertThat(c.replies).singleElement()
+                .satisfies(rep -> assertThat(rep.status()).isEqualTo(Status.LEADER_NOT_READY));
         c.autoDisk = true;
         c.tick(CONFIG.retransmitTicks() + 1);
         assertThat(r.isActiveLeader()).isTrue();

@@ -156,7 +156,8 @@ final class TestCluster {
 
     /** Submits a write to {@code id} and delivers everything. */
     void write(int id, long client, long seq, long first, int count, long value) {
-        replicas.get(id).submitWrite(new ClientWrite(new WriteCommand(client, seq, seq, new BlockRange(first, count), value)));
+        replicas.get(id).submitWrite(
+                new ClientWrite(new WriteCommand(client, seq, seq, new BlockRange(first, count), value)));
         deliverAll();
     }
 

@@ -67,7 +67,8 @@ class ErrorCodeTest {
 
     @Test
     void everyCodeKeepsItsWireNumber() {
-        assertThat(ErrorCode.values()).as("every code is in the wire table").containsExactlyInAnyOrderElementsOf(WIRE.keySet());
+        assertThat(ErrorCode.values()).as("every code is in the wire table")
+                .containsExactlyInAnyOrderElementsOf(WIRE.keySet());
         WIRE.forEach((c, n) -> assertThat(c.code()).as("%s", c).isEqualTo(n));
     }
 

@@ -93,7 +93,8 @@ class TarnExceptionTest {
         TarnException e = new TarnException(ErrorCode.INTERNAL, "wrapped", cause);
         assertThat(e).hasMessage("wrapped").hasCause(cause);
         assertThat(e.code()).isEqualTo(ErrorCode.INTERNAL);
-        assertThat(new TarnException(ErrorCode.INTERNAL, null, cause)).hasMessage("internal server error").hasCause(cause);
+        assertThat(new TarnException(ErrorCode.INTERNAL, null, cause)).hasMessage("internal server error")
+                .hasCause(cause);
     }
 
     @Test

@@ -49,7 +49,8 @@ class TarnPathTest {
         assertThat(TarnPath.components("/dätä/文件")).containsExactly("dätä", "文件");
         assertThat(TarnPath.normalize("//dätä//文件//")).isEqualTo("/dätä/文件");
         assertThat(TarnPath.components("/a b/ c /😀")).containsExactly("a b", " c ", "😀");
-        assertThat(TarnPath.components("/.hidden/.../a.b/..x/x..")).containsExactly(".hidden", "...", "a.b", "..x", "x..");
+        assertThat(TarnPath.components("/.hidden/.../a.b/..x/x.."))
+                .containsExactly(".hidden", "...", "a.b", "..x", "x..");
         assertThat(TarnPath.components("/a\\b")).containsExactly("a\\b");
     }
 

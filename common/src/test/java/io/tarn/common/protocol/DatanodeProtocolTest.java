@@ -28,7 +28,8 @@ class DatanodeProtocolTest {
     @Test
     void writeAccessWritesTheDocumentedBigEndianLayout() {
         ByteBuf b = Unpooled.buffer();
-        DatanodeProtocol.writeAccess(b, 0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f1011121314L, 0x15161718, 0x191a1b1c);
+        DatanodeProtocol.writeAccess(b, 0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f1011121314L, 0x15161718,
+                0x191a1b1c);
         assertThat(b.readableBytes()).isEqualTo(DatanodeProtocol.ACCESS_LENGTH);
         byte[] bytes = new byte[28];
         b.getBytes(0, bytes);

@@ -92,7 +92,8 @@ class MessageCodecTest {
         assertThatThrownBy(() -> sample.decode(Bufs.Kind.HEAP, Bufs.concat(sample.bytes(), (byte) 0)))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("1 unexpected trailing bytes");
-        assertThatThrownBy(() -> sample.decode(Bufs.Kind.DIRECT, Bufs.concat(sample.bytes(), (byte) 1, (byte) 2, (byte) 3)))
+        assertThatThrownBy(() -> sample.decode(Bufs.Kind.DIRECT,
+                        Bufs.concat(sample.bytes(), (byte) 1, (byte) 2, (byte) 3)))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("3 unexpected trailing bytes");
     }
@@ -113,7 +114,8 @@ class MessageCodecTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("samples")
     void responseDecodersRejectTrailingBytes(Sample sample) {
-        if (!List.of(Messages.LIST_RESPONSE, Messages.REGISTER_RESPONSE, Messages.CLUSTER_STATUS).contains(sample.codec())) {
+        if (!List.of(Messages.LIST_RESPONSE, Messages.REGISTER_RESPONSE, Messages.CLUSTER_STATUS)
+                .contains(sample.codec())) {
             return;
         }
         assertThatThrownBy(() -> sample.decode(Bufs.Kind.HEAP, Bufs.concat(sample.bytes(), (byte) 0)))

@@ -186,7 +186,8 @@ final class Messages {
         s.add(GET_BLOCKS.sample(new GetBlocksRequest(7, 0, Integer.MAX_VALUE)));
         s.add(BLOCK_REFS.sample(new BlockRefs(List.of())));
         s.add(BLOCK_REFS.sample(new BlockRefs(List.of(blockRef(), new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false)))));
-        s.add(GET_BLOCK.sample(new GetBlockRequest(Long.MIN_VALUE, Integer.MAX_VALUE, true, 77, "客户端", Long.MAX_VALUE)));
+        s.add(GET_BLOCK.sample(new GetBlockRequest(Long.MIN_VALUE, Integer.MAX_VALUE, true, 77, "客户端",
+                Long.MAX_VALUE)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(1, 0, false, 0, "", -1)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(1, 3, true, 9, "h", 0)));
         s.add(SYNC.sample(new SyncRequest(Long.MIN_VALUE, -1, Long.MAX_VALUE)));
@@ -258,7 +259,8 @@ final class Messages {
 
     static Arbitrary<FileStatus> fileStatus() {
         return Combinators.combine(text(), longs(), Arbitraries.of(FileType.class), longs(), ints(), u8(), longs(),
-                longs()).as((name, id, type, size, bs, sc, ct, mt) -> new Object[] {name, id, type, size, bs, sc, ct, mt})
+                longs()).as((name, id, type, size, bs, sc, ct, mt) ->
+                        new Object[] {name, id, type, size, bs, sc, ct, mt})
                 .flatMap(a -> Combinators.combine(longs(), ownership(false), Arbitraries.of(true, false))
                         .as((at, o, uc) -> new FileStatus((String) a[0], (Long) a[1], (FileType) a[2], (Long) a[3],
                                 (Integer) a[4], (Integer) a[5], (Long) a[6], (Long) a[7], at, o.owner(), o.group(),
@@ -273,7 +275,8 @@ final class Messages {
 
     static Arbitrary<BlockRef> blockRef(Arbitrary<String> hosts) {
         return Combinators.combine(ints(), hosts, u16(), u8(), ints(), ints(), ints(), ints())
-                .as((dn, host, port, sc, region, index, bs, gen) -> new Object[] {dn, host, port, sc, region, index, bs, gen})
+                .as((dn, host, port, sc, region, index, bs, gen) ->
+                        new Object[] {dn, host, port, sc, region, index, bs, gen})
                 .flatMap(a -> Combinators.combine(longs(), Arbitraries.of(true, false)).as((token, w) ->
                         new BlockRef((Integer) a[0], (String) a[1], (Integer) a[2], (Integer) a[3], (Integer) a[4],
                                 (Integer) a[5], (Integer) a[6], (Integer) a[7], token, w)));
@@ -325,8 +328,8 @@ final class Messages {
                 blockRef(text()).list().ofMaxSize(5).map(l -> BLOCK_REFS.sample(new BlockRefs(l))),
                 text().list().ofMinSize(1).ofMaxSize(6).flatMap(l -> Arbitraries.integers().between(0, l.size() - 1)
                         .map(p -> PARTITION_MAP.sample(new PartitionMap(p, l)))),
-                Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(), text(),
-                                Arbitraries.longs().between(-1, Long.MAX_VALUE))
+                Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(),
+                                text(), Arbitraries.longs().between(-1, Long.MAX_VALUE))
                         .as(GetBlockRequest::new).map(GET_BLOCK::sample),
                 Combinators.combine(longs(), longs(), Arbitraries.longs().between(0, Long.MAX_VALUE))
                         .as(SyncRequest::new).map(SYNC::sample),
@@ -348,7 +351,8 @@ final class Messages {
                 datanodeStatus().map(DATANODE_STATUS::sample),
                 Combinators.combine(longs(), longs(), longs(), longs(), ints(), datanodeStatus().list().ofMaxSize(4),
                                 longs()).as(ClusterStatus::new).map(CLUSTER_STATUS::sample),
-                Arbitraries.integers().between(0, AdminProtocol.MAX_FSCK_FILES).map(n -> FSCK.sample(new FsckRequest(n))),
+                Arbitraries.integers().between(0, AdminProtocol.MAX_FSCK_FILES)
+                        .map(n -> FSCK.sample(new FsckRequest(n))),
                 Combinators.combine(longs(), longs(), longs(), longs(), Combinators.combine(text(), longs(),
                                 Arbitraries.integers().between(0, Integer.MAX_VALUE),
                                 Arbitraries.integers().between(0, Integer.MAX_VALUE),

@@ -179,7 +179,8 @@ class WireTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "alice", "supergroup", "ünïcødé", "日本", "a-name-longer-than-sixty-four-bytes-which-is-never-cached-0123456789"})
+    @ValueSource(strings = {"", "alice", "supergroup", "ünïcødé", "日本",
+            "a-name-longer-than-sixty-four-bytes-which-is-never-cached-0123456789"})
     void commonStringsDecodeLikeAnyStringAndShortAsciiOnesAreReused(String value) {
         ByteBuf buf = Unpooled.buffer();
         try {

@@ -3,6 +3,7 @@ package io.tarn.it;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -20,7 +21,7 @@ public final class ComparisonMain {
     public static String machine(String options) {
         Runtime rt = Runtime.getRuntime();
         return String.format("Measured %s on %d cores, max heap %d MiB, Java %s (%s), %s %s%s; options: %s",
-                java.time.LocalDate.now(), rt.availableProcessors(), rt.maxMemory() >> 20,
+                LocalDate.now(), rt.availableProcessors(), rt.maxMemory() >> 20,
                 System.getProperty("java.version"), System.getProperty("java.vm.name"),
                 System.getProperty("os.name"), System.getProperty("os.version"),
                 haltPolling(Path.of(HALT_POLL_NS)), options);

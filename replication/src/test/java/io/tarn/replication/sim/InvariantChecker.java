@@ -98,7 +98,8 @@ final class InvariantChecker {
             for (LogEntry e : committed.tailMap(r.checkpointIndex(), false).values()) {
                 LogEntry held = r.entry(e.index());
                 if (held != null && !held.sameContent(e)) {
-                    throw new InvariantViolation("node " + node.id + " holds " + held + " where " + e + " was committed");
+                    throw new InvariantViolation("node " + node.id + " holds " + held + " where " + e
+                            + " was committed");
                 }
             }
             if (reference == null) {

@@ -70,7 +70,8 @@ final class SimClient {
         if (write) {
             long seq = nextSeq++;
             unackedSeqs.add(seq);
-            p = new Pending(sim.history().invokeWrite(range.first(), range.count(), sim.nextValue(), sim.now()), seq, true);
+            p = new Pending(sim.history().invokeWrite(range.first(), range.count(), sim.nextValue(), sim.now()),
+                    seq, true);
         } else {
             p = new Pending(sim.history().invokeRead(range.first(), range.count(), sim.now()), -(nextReadId++), false);
         }

@@ -23,9 +23,9 @@ import io.tarn.replication.ReplicationConfig;
  * @param tickMicros          simulated length of one replica tick
  */
 record SimOptions(ReplicationConfig config, int nodes, int clients, int clientDepth, long chaosMicros,
-                  long quiesceMicros, boolean faults, LatencyModel network, LatencyModel clientNetwork, LatencyModel disk, int blocks,
-                  int maxRangeBlocks, double writeFraction, long clientTimeoutMicros, long clientBackoffMicros,
-                  long tickMicros) {
+                  long quiesceMicros, boolean faults, LatencyModel network, LatencyModel clientNetwork,
+                  LatencyModel disk, int blocks, int maxRangeBlocks, double writeFraction, long clientTimeoutMicros,
+                  long clientBackoffMicros, long tickMicros) {
 
     /** Settings for the randomized safety runs: short timeouts, frequent checkpoints, small window. */
     static SimOptions chaos(ReplicationConfig base) {

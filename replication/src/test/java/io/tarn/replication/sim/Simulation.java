@@ -88,8 +88,8 @@ final class Simulation {
             runUntil(now + 5_000);
         }
         if (!converged()) {
-            throw new InvariantViolation("group did not converge within " + options.quiesceMicros() + "us after healing: "
-                    + describe());
+            throw new InvariantViolation("group did not converge within " + options.quiesceMicros()
+                    + "us after healing: " + describe());
         }
         for (SimNode node : nodes) {
             node.replica().drainEffects();

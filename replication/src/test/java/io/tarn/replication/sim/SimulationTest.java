@@ -61,7 +61,8 @@ class SimulationTest {
                 stats = new Simulation(options, seed).run();
             } catch (RuntimeException | StackOverflowError e) {
                 throw new AssertionError("seed " + seed + " failed: " + e.getMessage() + "\nreplay with: "
-                        + "mvn -pl replication verify -Dtest=SimulationTest#" + testName + " -Dtarn.sim.seed=" + seed, e);
+                        + "mvn -pl replication verify -Dtest=SimulationTest#" + testName
+                        + " -Dtarn.sim.seed=" + seed, e);
             }
             leaders += stats.leaders();
             completed += stats.completedOps();

@@ -86,7 +86,8 @@ class MemoryRegionsTest {
     void accessOutsideARegionIsRefused() {
         MemoryRegions regions = DirectRegions.allocate(2, REGION);
         ByteBuf src = Unpooled.wrappedBuffer(new byte[16]);
-        assertThatThrownBy(() -> regions.write(0, REGION - 8, src, 0, 16)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> regions.write(0, REGION - 8, src, 0, 16))
+                .isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> regions.write(0, -1, src, 0, 1)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> regions.write(2, 0, src, 0, 1)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> regions.read(0, REGION, 1)).isInstanceOf(IndexOutOfBoundsException.class);

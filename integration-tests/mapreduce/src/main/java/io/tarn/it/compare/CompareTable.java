@@ -1,6 +1,7 @@
 package io.tarn.it.compare;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -11,7 +12,8 @@ import java.util.Locale;
  * short-circuit client with HDFS's ordinary client and, as their baseline, with Tarn's TCP path.
  */
 final class CompareTable {
-    static final String HEADER = "| workload | Tarn | HDFS | Tarn / HDFS | baseline | baseline figure | Tarn / baseline |";
+    static final String HEADER = "| workload | Tarn | HDFS | Tarn / HDFS "
+            + "| baseline | baseline figure | Tarn / baseline |";
     static final String NETTY = "Netty echo";
     static final String PING_PONG = "socket ping-pong";
     static final String TCP = "TCP stream";
@@ -161,7 +163,7 @@ final class CompareTable {
     /** "median (min–max)" of {@code values}, or n/a when one is missing. */
     static String spread(double[] values) {
         double[] v = values.clone();
-        java.util.Arrays.sort(v);
+        Arrays.sort(v);
         if (v.length == 0 || Double.isNaN(v[v.length - 1])) {
             return "n/a"; // NaN sorts last
         }

@@ -70,7 +70,8 @@ final class NettyEchoBaseline {
         EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, factory);
         EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1, factory);
         try {
-            Class<? extends ServerChannel> serverType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+            Class<? extends ServerChannel> serverType = epoll ? EpollServerSocketChannel.class
+                    : NioServerSocketChannel.class;
             Channel server = new ServerBootstrap().group(serverGroup).channel(serverType)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -2,6 +2,7 @@ package io.tarn.it.compare;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Random;
 
 /** The data of the sequential workloads and their arithmetic, shared by both sides. */
@@ -30,7 +31,7 @@ final class SequentialData {
     /** The median of {@code figures} (the middle one; for an even count, the mean of the two middle ones). */
     static double median(double[] figures) {
         double[] sorted = figures.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         int mid = sorted.length / 2;
         return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }

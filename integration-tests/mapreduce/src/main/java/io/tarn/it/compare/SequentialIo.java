@@ -8,7 +8,10 @@ import java.io.IOException;
  * one of them.
  */
 interface SequentialIo {
-    /** (Over)writes the client's sequential file with {@code bytes} in 1 MiB calls; bytes per second, create to closed. */
+    /**
+     * (Over)writes the client's sequential file with {@code bytes} in 1 MiB calls; bytes per second,
+     * create to closed.
+     */
     double writeSequential(long bytes) throws IOException;
 
     /**

@@ -147,7 +147,8 @@ public final class SideBySideComparison {
     }
 
     /**
-     * unmeasured writes and reads until the JIT settles ({@link #warmUp}, when warming up), then {@link CompareSettings#SEQUENTIAL_PASSES} measured ones; the medians.
+     * unmeasured writes and reads until the JIT settles ({@link #warmUp}, when warming up), then
+     * {@link CompareSettings#SEQUENTIAL_PASSES} measured ones; the medians.
      */
     private static Throughput sequential(SequentialIo io, CompareSettings s, PrintStream log, String what)
             throws IOException {
@@ -188,7 +189,8 @@ public final class SideBySideComparison {
             long compiled = timed ? jit.getTotalCompilationTime() - compiledBefore : 0;
             log.printf(Locale.ROOT, "compare: %s warm-up pass %d: write %.0f MB/s, read %.0f MB/s, JIT %d ms of %.0f%n",
                     what, i, write / 1e6, read / 1e6, compiled, millis);
-            if (i >= CompareSettings.SEQUENTIAL_WARMUP_PASSES && (!timed || compiled < CompareSettings.JIT_QUIET_SHARE * millis)) {
+            if (i >= CompareSettings.SEQUENTIAL_WARMUP_PASSES
+                    && (!timed || compiled < CompareSettings.JIT_QUIET_SHARE * millis)) {
                 return;
             }
         }

@@ -14,11 +14,11 @@ import java.util.Map;
 
 /**
  * Tarn's side: a namenode and one DRAM datanode, daemons of their own started by the distribution's
- * {@code bin/tarn start} (through {@link LocalCluster}), reached with {@link TarnClient} from the shaded adapter jar, the client
- * Hadoop and Spark jobs use. getFile is {@code getStatusAsync} with that many calls outstanding on
- * the client's one namenode connection, each answer's callback issuing the next call (as the Netty
- * echo baseline's client does); create + close is blocking, one thread per file in flight, like
- * HDFS's side.
+ * {@code bin/tarn start} (through {@link LocalCluster}), reached with {@link TarnClient} from the
+ * shaded adapter jar, the client Hadoop and Spark jobs use. getFile is {@code getStatusAsync} with
+ * that many calls outstanding on the client's one namenode connection, each answer's callback
+ * issuing the next call (as the Netty echo baseline's client does); create + close is blocking, one
+ * thread per file in flight, like HDFS's side.
  *
  * <p>Two clients: the one every workload runs on has {@code tarn.client.shortcircuit = off}, so its
  * sequential write and read go over TCP to the datanode; a second one with {@code auto} (the

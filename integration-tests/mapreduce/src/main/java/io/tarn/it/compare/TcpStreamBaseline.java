@@ -46,7 +46,8 @@ final class TcpStreamBaseline {
     static double runIntoMemory(long bytes, long warmupBytes, Path dir) throws IOException, InterruptedException {
         Path file = Files.createTempFile(dir, "tarn-compare-stream-", ".mem");
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            long size = Math.min(bytes, Integer.MAX_VALUE / CompareSettings.IO_BUFFER * (long) CompareSettings.IO_BUFFER);
+            long size = Math.min(bytes,
+                    Integer.MAX_VALUE / CompareSettings.IO_BUFFER * (long) CompareSettings.IO_BUFFER);
             MappedByteBuffer memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
             memory.load(); // touched once, as a datanode's regions are at its start
             return run(bytes, warmupBytes, memory);

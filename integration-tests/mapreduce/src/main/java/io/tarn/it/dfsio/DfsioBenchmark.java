@@ -3,12 +3,12 @@ package io.tarn.it.dfsio;
 import io.tarn.it.mapreduce.LocalJobConf;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.TestDFSIO;
 import org.apache.hadoop.util.ToolRunner;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Runs Hadoop's TestDFSIO (write, then read of the same files) against one file system, with the
@@ -27,7 +27,7 @@ final class DfsioBenchmark {
     }
 
     static DfsioResult run(BenchmarkTarget target, DfsioSettings settings, String label) throws Exception {
-        java.nio.file.Path local = Files.createDirectories(settings.workDir().resolve(label));
+        Path local = Files.createDirectories(settings.workDir().resolve(label));
         Configuration conf = LocalJobConf.create(target.uri(), local);
         conf.setInt("dfs.replication", HdfsTarget.REPLICATION);
         conf.set("test.build.data", BASE_DIR);
@@ -47,11 +47,12 @@ final class DfsioBenchmark {
         }
     }
 
-    private static DfsioFigures testDfsIo(Configuration conf, String mode, int files, int mb, java.nio.file.Path local)
+    private static DfsioFigures testDfsIo(Configuration conf, String mode, int files, int mb, Path local)
             throws Exception {
-        java.nio.file.Path resultFile = local.resolve("TestDFSIO" + mode + ".log");
+        Path resultFile = local.resolve("TestDFSIO" + mode + ".log");
         Files.deleteIfExists(resultFile);
-        String[] args = {mode, "-nrFiles", Integer.toString(files), "-size", mb + "MB", "-resFile", resultFile.toString()};
+        String[] args = {mode, "-nrFiles", Integer.toString(files), "-size", mb + "MB", "-resFile",
+                resultFile.toString()};
         int exit = ToolRunner.run(new Configuration(conf), new TestDFSIO(), args);
         if (exit != 0) {
             throw new IOException("TestDFSIO " + String.join(" ", args) + " exited with " + exit);
@@ -63,11 +64,11 @@ final class DfsioBenchmark {
     private static void checkWritten(Configuration conf, DfsioSettings settings) throws IOException {
         FileSystem fs = FileSystem.get(conf);
         for (int i = 0; i < settings.files(); i++) {
-            Path file = new Path(BASE_DIR + "/io_data/test_io_" + i);
+            org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(BASE_DIR + "/io_data/test_io_" + i);
             long length = fs.getFileStatus(file).getLen();
             if (length != settings.fileMb() * MIB) {
-                throw new IllegalStateException(fs.makeQualified(file) + " has " + length + " bytes after TestDFSIO -write, expected "
-                        + settings.fileMb() * MIB);
+                throw new IllegalStateException(fs.makeQualified(file) + " has " + length
+                        + " bytes after TestDFSIO -write, expected " + settings.fileMb() * MIB);
             }
         }
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * TestDFSIO on Tarn and on HDFS in one run, same JVM, same job code, same sizes: starts a Tarn
@@ -28,7 +29,7 @@ public final class DfsioComparison {
         Options options = Options.parse(args);
         ComparisonMain.printThenExit(options.settings().workDir(), options.temporaryWorkDir(), () -> {
             Comparison c = run(options.settings());
-            return java.util.List.of(c.markdown(), c.environment());
+            return List.of(c.markdown(), c.environment());
         });
     }
 

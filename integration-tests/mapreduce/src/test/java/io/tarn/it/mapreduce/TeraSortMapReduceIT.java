@@ -44,7 +44,8 @@ class TeraSortMapReduceIT {
 
     @Test
     void teraGenSortValidateOnTarn() throws Exception {
-        try (LocalCluster tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "1g"))) {
+        try (LocalCluster tarn = LocalCluster.start(LocalCluster.home(), 2,
+                Map.of("tarn.datanode.dram.capacity", "1g"))) {
             Configuration conf = jobConf(tarn);
             Path input = new Path("/terasort/input");
             Path output = new Path("/terasort/output");
@@ -108,7 +109,8 @@ class TeraSortMapReduceIT {
     private static List<String> readParts(FileSystem fs, Path dir) throws IOException {
         List<String> lines = new ArrayList<>();
         for (FileStatus s : fs.listStatus(dir, p -> p.getName().startsWith("part-"))) {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(fs.open(s.getPath()), StandardCharsets.UTF_8))) {
+            try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(fs.open(s.getPath()), StandardCharsets.UTF_8))) {
                 in.lines().forEach(lines::add);
             }
         }

@@ -30,7 +30,10 @@ final class SortJob {
         save(records, dir, sc.hadoopConfiguration());
     }
 
-    /** Reads the records under {@code input}, sorts them by key into {@code partitions} ranges, writes them to {@code output}. */
+    /**
+     * Reads the records under {@code input}, sorts them by key into {@code partitions} ranges, writes
+     * them to {@code output}.
+     */
     static void sort(JavaSparkContext sc, String input, String output, int partitions) {
         JavaPairRDD<byte[], byte[]> keyed = sc.binaryRecords(input, RandomRecords.RECORD_BYTES)
                 .mapToPair(r -> new Tuple2<>(RandomRecords.key(r), r));
@@ -40,6 +43,7 @@ final class SortJob {
 
     private static void save(JavaRDD<byte[]> records, String dir, Configuration conf) {
         records.mapToPair(r -> new Tuple2<>(NullWritable.get(), new BytesWritable(r)))
-                .saveAsNewAPIHadoopFile(dir, NullWritable.class, BytesWritable.class, RawRecordOutputFormat.class, conf);
+                .saveAsNewAPIHadoopFile(dir, NullWritable.class, BytesWritable.class, RawRecordOutputFormat.class,
+                        conf);
     }
 }
