@@ -26,12 +26,12 @@ final class LocatedListing implements RemoteIterator<LocatedFileStatus> {
 
     private final List<Listing.Entry> entries;
     private final BlockLocator locator;
-    private final BiFunction<io.tarn.common.fs.FileStatus, Path, FileStatus> convert;
+    private final BiFunction<io.tarn.common.fs.FileStatus, Path, FileStatus> convert; // qualified: name clash
     private final ArrayDeque<LocatedFileStatus> ready = new ArrayDeque<>();
     private int next;
 
     LocatedListing(List<Listing.Entry> entries, BlockLocator locator,
-                   BiFunction<io.tarn.common.fs.FileStatus, Path, FileStatus> convert) {
+                   BiFunction<io.tarn.common.fs.FileStatus, Path, FileStatus> convert) { // qualified: name clash
         this.entries = entries;
         this.locator = locator;
         this.convert = convert;

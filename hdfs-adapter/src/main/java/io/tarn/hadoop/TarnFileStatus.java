@@ -17,7 +17,7 @@ public final class TarnFileStatus extends FileStatus {
 
     private final long fileId;
 
-    TarnFileStatus(io.tarn.common.fs.FileStatus status, Path path) {
+    TarnFileStatus(io.tarn.common.fs.FileStatus status, Path path) { // qualified: Hadoop's FileStatus is imported
         super(status.isDirectory() ? 0 : status.size(), status.isDirectory(), 1,
                 status.isDirectory() ? 0 : status.blockSize(), status.modificationTime(), status.accessTime(),
                 Modes.toHadoop(status.permission()), status.owner(), status.group(), path);

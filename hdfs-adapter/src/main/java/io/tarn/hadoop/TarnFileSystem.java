@@ -540,7 +540,7 @@ public class TarnFileSystem extends FileSystem {
         T apply(String tarnPath) throws IOException;
     }
 
-    private io.tarn.common.fs.FileStatus status(String path) throws IOException {
+    private io.tarn.common.fs.FileStatus status(String path) throws IOException { // qualified: name clash
         try {
             return client.getStatus(path);
         } catch (IOException e) {
@@ -548,7 +548,7 @@ public class TarnFileSystem extends FileSystem {
         }
     }
 
-    private FileStatus toHadoop(io.tarn.common.fs.FileStatus s, Path qualified) {
+    private FileStatus toHadoop(io.tarn.common.fs.FileStatus s, Path qualified) { // qualified: name clash
         return new TarnFileStatus(s, qualified);
     }
 

@@ -30,7 +30,7 @@ final class HdfsSide implements StorageSide {
         this.fs = fs;
     }
 
-    static HdfsSide start(java.nio.file.Path baseDir) throws IOException {
+    static HdfsSide start(java.nio.file.Path baseDir) throws IOException { // qualified: Hadoop's Path is imported
         Configuration conf = new Configuration();
         conf.setInt("dfs.replication", REPLICATION);
         MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, baseDir.toFile())

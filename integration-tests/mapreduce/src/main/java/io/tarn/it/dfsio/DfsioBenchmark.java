@@ -64,7 +64,8 @@ final class DfsioBenchmark {
     private static void checkWritten(Configuration conf, DfsioSettings settings) throws IOException {
         FileSystem fs = FileSystem.get(conf);
         for (int i = 0; i < settings.files(); i++) {
-            org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(BASE_DIR + "/io_data/test_io_" + i);
+            org.apache.hadoop.fs.Path file = // qualified: java.nio's Path is imported
+                    new org.apache.hadoop.fs.Path(BASE_DIR + "/io_data/test_io_" + i); // qualified: name clash
             long length = fs.getFileStatus(file).getLen();
             if (length != settings.fileMb() * MIB) {
                 throw new IllegalStateException(fs.makeQualified(file) + " has " + length
