@@ -83,4 +83,13 @@ class ConfigTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("bad.conf:2").contains("tarn.nosuch.key");
     }
+
+    @Test
+    void aLineThatIsNoKeyValuePairIsReportedAsMalformedWithFileAndLine() throws Exception {
+        Path file = Files.writeString(dir.resolve("garbage.conf"), "tarn.blocksize 2m\n=== garbage ===\n");
+        Cli.Result r = Cli.run("conf", "--config", file.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("tarn conf: " + file + ":2: malformed line '=== garbage ===': expected "
+                + "'key value' or 'key = value', such as 'tarn.blocksize 1m'\n");
+    }
 }

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * The immutable, typed configuration of one Tarn process (or of one component inside a test JVM).
@@ -24,6 +25,8 @@ public final class TarnConfig {
     private static final Map<String, ConfigKey<?>> KEYS_BY_NAME;
     /** System properties bin/tarn sets for itself; they are not configuration keys. */
     private static final java.util.Set<String> LAUNCHER_PROPERTIES = java.util.Set.of("tarn.conf", "tarn.home");
+    /** What a key in a configuration file looks like: a word of letters, digits, dots, dashes and underscores. */
+    private static final Pattern KEY_SYNTAX = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]*");
 
     static {
         Map<String, ConfigKey<?>> m = new HashMap<>();
@@ -152,7 +155,8 @@ public final class TarnConfig {
 
         /**
          * Reads a {@code tarn-site.conf}: one {@code key value} or {@code key = value} per line,
-         * {@code #} starts a comment, blank lines are ignored.
+         * {@code #} starts a comment, blank lines are ignored. A line of another form is a
+         * {@link ConfigException} naming the file and line.
          */
         public Builder load(Path file) throws IOException {
             List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -169,10 +173,11 @@ public final class TarnConfig {
                 int eq = line.indexOf('=');
                 int ws = indexOfWhitespace(line);
                 int cut = eq >= 0 && (ws < 0 || eq < ws) ? eq : ws;
-                if (cut < 0) {
-                    throw new ConfigException(file + ":" + (i + 1) + ": expected 'key value', got '" + line + "'");
+                String name = cut < 0 ? "" : line.substring(0, cut).trim();
+                if (!KEY_SYNTAX.matcher(name).matches()) {
+                    throw new ConfigException(file + ":" + (i + 1) + ": malformed line '" + line
+                            + "': expected 'key value' or 'key = value', such as 'tarn.blocksize 1m'");
                 }
-                String name = line.substring(0, cut).trim();
                 String value = line.substring(cut + 1).trim();
                 if (value.startsWith("=")) {
                     value = value.substring(1).trim();

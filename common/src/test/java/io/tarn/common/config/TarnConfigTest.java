@@ -3,6 +3,8 @@ package io.tarn.common.config;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -343,7 +345,18 @@ class TarnConfigTest {
             Path f = write(dir, "# header", "tarn.blocksize 8k", "tarn.transport", "tarn.rpc.timeout 1s");
             assertThatThrownBy(() -> TarnConfig.builder().load(f))
                     .isInstanceOf(ConfigException.class)
-                    .hasMessage(f + ":3: expected 'key value', got 'tarn.transport'");
+                    .hasMessage(f + ":3: malformed line 'tarn.transport': expected 'key value' or 'key = value', "
+                            + "such as 'tarn.blocksize 1m'");
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"=== garbage ===", "= 1m", "tarn.blocksize: 1m", "[tarn]", "\"tarn.blocksize\" 1m"})
+        void aLineThatIsNoKeyValuePairIsMalformedNotAnUnknownKey(String line, @TempDir Path dir) throws IOException {
+            Path f = write(dir, "tarn.blocksize 8k", "", line);
+            assertThatThrownBy(() -> TarnConfig.builder().load(f))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessage(f + ":3: malformed line '" + line + "': expected 'key value' or 'key = value', "
+                            + "such as 'tarn.blocksize 1m'");
         }
 
         @Test
