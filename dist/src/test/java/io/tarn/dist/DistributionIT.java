@@ -231,6 +231,23 @@ class DistributionIT {
     }
 
     @Test
+    void aConfigFileThatCannotBeReadIsTheSameUsageErrorForEveryCommand() throws Exception {
+        Path missing = tmp.resolve("nonexistent.conf");
+        for (String[] command : List.of(new String[] {"fs", "--config", missing.toString(), "-ls", "/"},
+                new String[] {"fs", "--config=" + missing, "-ls", "/"},
+                new String[] {"conf", "--config", missing.toString()},
+                new String[] {"iobench", "-t", "getFile", "--config", missing.toString()})) {
+            Outcome r = tarn(command);
+            assertThat(r.exit()).as(r.output()).isEqualTo(2);
+            assertThat(r.output()).as(String.join(" ", command)).isEqualTo("tarn " + command[0]
+                    + ": cannot read configuration file " + missing + ": no such file\n");
+        }
+        Outcome noFile = tarn("fs", "--config");
+        assertThat(noFile.exit()).isEqualTo(2);
+        assertThat(noFile.output()).isEqualTo("tarn fs: --config needs a file\n");
+    }
+
+    @Test
     void startRefusesTooFewRegionsBeforeStartingAnything() throws Exception {
         Outcome start = tarn("start", "-n", "5");
         assertThat(start.exit()).as(start.output()).isEqualTo(2);

@@ -10,7 +10,6 @@ import org.apache.hadoop.fs.shell.CommandFactory;
 import org.apache.hadoop.fs.shell.FsCommand;
 import org.apache.hadoop.util.ToolRunner;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +23,9 @@ import java.util.Set;
  *
  * <p>The default file system becomes {@code tarn://<first namenode of tarn.namenode.address>/}, so
  * {@code /path} means a path in Tarn; other schemes ({@code file:///tmp/x}, {@code hdfs://...})
- * still work, as in {@code hdfs dfs}. Settings come, later ones winning, from {@code tarn-site.conf} (the file named by
- * the {@code tarn.conf} system property, skipped when absent), {@code -Dtarn.*} JVM system
+ * still work, as in {@code hdfs dfs}. Settings come, later ones winning, from {@code tarn-site.conf} (the file
+ * given with a leading {@code --config FILE}, which must be readable, else the one named by the
+ * {@code tarn.conf} system property, skipped when absent), {@code -Dtarn.*} JVM system
  * properties, and Hadoop's generic options before the command: {@code -D tarn.<key>=value} sets a
  * Tarn key like in every other {@code tarn} command ({@code -D tarn.namenode.address=host:port}
  * picks the cluster), {@code -D fs.tarn.<key>=value} the same key the Hadoop way, other {@code -D}
@@ -43,20 +43,50 @@ public final class TarnFsShell {
         System.exit(run(args));
     }
 
-    /** Runs one shell command line; returns FsShell's exit code (2 for a configuration error). */
+    /**
+     * Runs one shell command line, {@code [--config FILE] [generic options] -COMMAND ...}; returns FsShell's
+     * exit code (2 for a configuration error, such as a {@code --config} file that cannot be read).
+     */
     public static int run(String[] args) throws Exception {
         Configuration conf;
         String[] shellArgs;
         try {
+            List<String> afterConfig = new ArrayList<>();
+            Path configFile = configFile(args, afterConfig);
             List<String> rest = new ArrayList<>();
-            Map<String, String> tarnOptions = tarnOptions(args, rest);
-            conf = hadoopConfiguration(tarnConfiguration(tarnOptions));
+            Map<String, String> tarnOptions = tarnOptions(afterConfig.toArray(new String[0]), rest);
+            conf = hadoopConfiguration(tarnConfiguration(configFile, tarnOptions));
             shellArgs = rest.toArray(new String[0]);
-        } catch (ConfigException | IOException e) {
+        } catch (ConfigException e) {
             System.err.println("tarn fs: " + e.getMessage());
             return 2;
         }
         return ToolRunner.run(conf, new Shell(), shellArgs);
+    }
+
+    /**
+     * The file of a leading {@code --config FILE} (or {@code --config=FILE}), which replaces the one the
+     * {@code tarn.conf} system property names, as in every {@code tarn} command; null without one. The
+     * other arguments go to {@code rest}.
+     */
+    static Path configFile(String[] args, List<String> rest) {
+        Path file = null;
+        int i = 0;
+        if (args.length > 0 && args[0].equals("--config")) {
+            if (args.length < 2 || args[1].isEmpty()) {
+                throw new ConfigException("--config needs a file");
+            }
+            file = Path.of(args[1]);
+            i = 2;
+        } else if (args.length > 0 && args[0].startsWith("--config=")) {
+            if (args[0].length() == "--config=".length()) {
+                throw new ConfigException("--config needs a file");
+            }
+            file = Path.of(args[0].substring("--config=".length()));
+            i = 1;
+        }
+        rest.addAll(List.of(args).subList(i, args.length));
+        return file;
     }
 
     /** FsShell under its name here: usage lines read "tarn fs", not "hadoop fs". */
@@ -113,12 +143,17 @@ public final class TarnFsShell {
         return GENERIC_WITH_VALUE.contains(arg) || arg.startsWith("-D");
     }
 
-    /** tarn-site.conf (when it exists), -Dtarn.* system properties, then {@code options}. */
-    static TarnConfig tarnConfiguration(Map<String, String> options) throws IOException {
+    /**
+     * {@code explicitFile} (which must be readable) or else tarn-site.conf (when it exists), -Dtarn.*
+     * system properties, then {@code options}.
+     */
+    static TarnConfig tarnConfiguration(Path explicitFile, Map<String, String> options) {
         TarnConfig.Builder b = TarnConfig.builder();
         String file = System.getProperty("tarn.conf");
-        if (file != null && Files.exists(Path.of(file))) {
-            b.load(Path.of(file));
+        if (explicitFile != null) {
+            b.loadFile(explicitFile);
+        } else if (file != null && Files.exists(Path.of(file))) {
+            b.loadFile(Path.of(file));
         }
         b.applySystemProperties();
         for (Map.Entry<String, String> e : options.entrySet()) {

@@ -4,12 +4,19 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** How {@code tarn fs} turns Tarn settings into FsShell's Hadoop configuration. */
 class TarnFsShellTest {
@@ -47,5 +54,40 @@ class TarnFsShellTest {
 
         TarnConfig ipv6First = TarnConfig.builder().set("tarn.namenode.address", "[::1]:9062,nn1.example:9061").build();
         assertThat(TarnFsShell.hadoopConfiguration(ipv6First).get("fs.defaultFS")).isEqualTo("tarn://[::1]:9062/");
+    }
+
+    @Test
+    void aLeadingConfigFileReplacesTarnSiteConf(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("other.conf"), "tarn.namenode.address other.example:7000\n");
+        List<String> rest = new ArrayList<>();
+        assertThat(TarnFsShell.configFile(new String[] {"--config", file.toString(), "-ls", "/"}, rest)).isEqualTo(file);
+        assertThat(rest).containsExactly("-ls", "/");
+        rest.clear();
+        assertThat(TarnFsShell.configFile(new String[] {"--config=" + file, "-D", "a=b"}, rest)).isEqualTo(file);
+        assertThat(rest).containsExactly("-D", "a=b");
+        rest.clear();
+        assertThat(TarnFsShell.configFile(new String[] {"-ls", "--config", "x"}, rest)).as("only leading").isNull();
+        assertThat(rest).containsExactly("-ls", "--config", "x");
+        assertThat(TarnFsShell.hadoopConfiguration(TarnFsShell.tarnConfiguration(file, Map.of())).get("fs.defaultFS"))
+                .isEqualTo("tarn://other.example:7000/");
+        assertThatThrownBy(() -> TarnFsShell.configFile(new String[] {"--config"}, new ArrayList<>()))
+                .hasMessage("--config needs a file");
+    }
+
+    @Test
+    void aConfigFileThatCannotBeReadIsAUsageErrorAsInEveryTarnCommand(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("nonexistent.conf");
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            code = TarnFsShell.run(new String[] {"--config", missing.toString(), "-ls", "/"});
+        } finally {
+            System.setErr(oldErr);
+        }
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .isEqualTo("tarn fs: cannot read configuration file " + missing + ": no such file\n");
     }
 }

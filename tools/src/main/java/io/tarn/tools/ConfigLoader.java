@@ -1,9 +1,7 @@
 package io.tarn.tools;
 
-import io.tarn.common.config.ConfigException;
 import io.tarn.common.config.TarnConfig;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -17,9 +15,10 @@ import java.util.Set;
  *
  * <p>The file is the one given with {@code --config}, else the one named by the {@code tarn.conf}
  * system property that {@code bin/tarn} sets; a missing {@code tarn.conf} file is skipped (a fresh
- * clone has every line commented out anyway), a missing {@code --config} file is an error.
- * Every problem surfaces as a {@link ConfigException} naming the key or file, which the CLI reports
- * with exit code 2.
+ * clone has every line commented out anyway), a missing {@code --config} file is an error
+ * ({@code cannot read configuration file FILE: no such file}, as in {@code tarn fs}). Every problem
+ * surfaces as a {@link io.tarn.common.config.ConfigException} naming the key or file, which the CLI
+ * reports with exit code 2.
  */
 public final class ConfigLoader {
     /** System property naming the configuration file; set by bin/tarn. */
@@ -44,14 +43,7 @@ public final class ConfigLoader {
             file = Files.exists(named) ? named : null;
         }
         if (file != null) {
-            if (!Files.isReadable(file)) {
-                throw new ConfigException("cannot read configuration file " + file);
-            }
-            try {
-                builder.load(file);
-            } catch (IOException e) {
-                throw new ConfigException("cannot read configuration file " + file + ": " + e.getMessage(), e);
-            }
+            builder.loadFile(file);
         }
         builder.apply(configProperties(systemProperties));
         for (Map.Entry<String, String> e : overrides.entrySet()) {

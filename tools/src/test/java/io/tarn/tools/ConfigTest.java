@@ -73,7 +73,12 @@ class ConfigTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("absent.conf");
         Cli.Result r = Cli.run("conf", "--config", dir.resolve("absent.conf").toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("absent.conf");
+        assertThat(r.err()).isEqualTo("tarn conf: cannot read configuration file " + dir.resolve("absent.conf")
+                + ": no such file\n");
+        Cli.Result bench = Cli.run("iobench", "-t", "getFile", "--config", dir.resolve("absent.conf").toString());
+        assertThat(bench.exit()).isEqualTo(2);
+        assertThat(bench.err()).isEqualTo("tarn iobench: cannot read configuration file " + dir.resolve("absent.conf")
+                + ": no such file\n");
     }
 
     @Test

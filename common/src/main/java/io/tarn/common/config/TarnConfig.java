@@ -1,8 +1,11 @@
 package io.tarn.common.config;
 
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
@@ -189,6 +192,23 @@ public final class TarnConfig {
                 }
             }
             return this;
+        }
+
+        /**
+         * Reads a configuration file the user named ({@code --config FILE}, {@code tarn.conf}) like
+         * {@link #load}, and reports a file it cannot read as a {@link ConfigException}
+         * {@code cannot read configuration file FILE: <reason>}, as every command line tool of Tarn does.
+         */
+        public Builder loadFile(Path file) {
+            try {
+                return load(file);
+            } catch (IOException e) {
+                String reason = e instanceof NoSuchFileException ? "no such file"
+                        : e instanceof AccessDeniedException ? "permission denied"
+                        : e instanceof CharacterCodingException ? "not UTF-8 text"
+                        : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+                throw new ConfigException("cannot read configuration file " + file + ": " + reason, e);
+            }
         }
 
         private static int indexOfWhitespace(String s) {
