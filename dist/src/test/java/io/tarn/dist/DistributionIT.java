@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -228,6 +229,43 @@ class DistributionIT {
         Outcome stop = tarn("stop");
         assertThat(stop.output()).contains("stopped namenode-0").contains("stopped datanode-1");
         assertExited(daemons);
+    }
+
+    @Test
+    void clientCommandsStayQuietWithoutAnyLogbackXml() throws Exception {
+        Outcome start = tarn("start");
+        assertThat(start.exit()).as(start.output()).isZero();
+        // A configuration directory without logback.xml: bin/tarn falls back to the distribution's conf/.
+        Files.delete(conf.resolve("logback.xml"));
+        Outcome ls = tarn("fs", "-ls", "/");
+        assertThat(ls.exit()).as(ls.output()).isZero();
+        assertThat(ls.output()).isEmpty();
+        // Neither has one: a distribution whose conf/logback.xml was removed (its own bin/ and conf/, the same
+        // lib/) runs on the copy of conf/logback.xml in the tools jar.
+        Path bare = Files.createDirectories(tmp.resolve("bare distribution"));
+        for (String dir : List.of("bin", "conf")) {
+            Files.createDirectories(bare.resolve(dir));
+            try (var files = Files.list(home.resolve(dir))) {
+                for (Path f : files.toList()) {
+                    Files.copy(f, bare.resolve(dir).resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+        Files.delete(bare.resolve("conf").resolve("logback.xml"));
+        Files.createSymbolicLink(bare.resolve("lib"), home.resolve("lib"));
+        Outcome mkdir = LocalCluster.run(bare, conf, run, "fs", "-mkdir", "/quiet");
+        assertThat(mkdir.exit()).as(mkdir.output()).isZero();
+        assertThat(mkdir.output()).isEmpty();
+        Outcome bareLs = LocalCluster.run(bare, conf, run, "fs", "-ls", "/");
+        assertThat(bareLs.exit()).as(bareLs.output()).isZero();
+        assertThat(bareLs.output()).doesNotContain("DEBUG").doesNotContain("\tat ").startsWith("Found 1 items\n")
+                .contains(" /quiet\n");
+        Outcome bench = LocalCluster.run(bare, conf, run, "iobench", "-t", "getFile", "-k", "10");
+        assertThat(bench.exit()).as(bench.output()).isZero();
+        assertThat(bench.output()).doesNotContain("DEBUG").startsWith("getFile: 10 ops in ");
+        Outcome status = LocalCluster.run(bare, conf, run, "status", "--interval", "0");
+        assertThat(status.exit()).as(status.output()).isZero();
+        assertThat(status.output()).doesNotContain("DEBUG").contains("namenodes: 1 (1 up)");
     }
 
     @Test
