@@ -8,14 +8,20 @@ import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.fs.FsShell;
 import org.apache.hadoop.fs.shell.CommandFactory;
 import org.apache.hadoop.fs.shell.FsCommand;
+import org.apache.hadoop.fs.shell.Command;
 import org.apache.hadoop.util.ToolRunner;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code tarn fs}: Hadoop's own {@link FsShell} ({@code hdfs dfs}) on the Tarn cluster that
@@ -100,6 +106,58 @@ public final class TarnFsShell {
         @Override
         protected void registerCommands(CommandFactory factory) {
             factory.registerCommands(FsCommand.class);
+            factory.addClass(Df.class, "-df");
+        }
+    }
+
+    /**
+     * Hadoop's {@code -df}, except for a file system without capacity, such as a Tarn cluster without a
+     * live datanode ({@link ClusterCapacity} counts live datanodes only). Hadoop's Df prints used / capacity
+     * as its Use% column, so 0 / 0 came out as {@code NaN%}; this command runs Hadoop's Df (whose class is
+     * out of reach: its outer class is package-private), prints {@code 0%} there instead and, for a Tarn
+     * cluster, says on standard error that it has no live datanodes.
+     */
+    public static final class Df extends FsCommand {
+        public static final String NAME = "df";
+        /** The first five columns of a row of Df's table: Filesystem, Size, Used, Available, Use%. */
+        private static final Pattern NAN_PERCENT = Pattern.compile("^(\\S+)((?:\\s+\\S+){3}\\s+)NaN%");
+
+        private Command hadoopDf() {
+            CommandFactory factory = new CommandFactory(getConf());
+            factory.registerCommands(FsCommand.class);
+            return factory.getInstance("-" + NAME, getConf());
+        }
+
+        @Override
+        public String getUsage() {
+            return hadoopDf().getUsage();
+        }
+
+        @Override
+        public String getDescription() {
+            return hadoopDf().getDescription();
+        }
+
+        @Override
+        public int run(String... argv) {
+            Command df = hadoopDf();
+            ByteArrayOutputStream table = new ByteArrayOutputStream();
+            df.out = new PrintStream(table, true, StandardCharsets.UTF_8);
+            df.err = err;
+            int code = df.run(argv);
+            for (String row : table.toString(StandardCharsets.UTF_8).lines().toList()) {
+                Matcher m = NAN_PERCENT.matcher(row);
+                if (m.find()) {
+                    String fileSystem = m.group(1);
+                    row = fileSystem + m.group(2) + "  0%" + row.substring(m.end());
+                    if (fileSystem.startsWith(TarnFileSystem.SCHEME + "://")) {
+                        displayWarning(fileSystem + ": no live datanodes, so no capacity (see 'tarn status')");
+                    }
+                }
+                out.println(row);
+            }
+            out.flush();
+            return code;
         }
     }
 

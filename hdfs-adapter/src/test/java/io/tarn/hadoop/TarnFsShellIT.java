@@ -1,5 +1,6 @@
 package io.tarn.hadoop;
 
+import io.tarn.minicluster.MiniCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -155,6 +157,25 @@ class TarnFsShellIT {
         assertThat(help).startsWith("Usage: tarn fs [generic options]");
         assertThat(help).contains("-appendToFile", "-cat", "-chmod", "-copyFromLocal", "-du", "-getmerge", "-ls",
                 "-mkdir", "-mv", "-rm", "-setrep", "-stat", "-tail", "-test", "-touchz");
+    }
+
+    @Test
+    void dfOfAClusterWithoutLiveDatanodesShowsNoCapacityAndSaysWhy() throws Exception {
+        try (MiniCluster empty = MiniCluster.builder().datanodes(0).start()) {
+            String address = "127.0.0.1:" + empty.namenodeAddress().getPort();
+            for (String[] df : List.of(new String[] {"-df"}, new String[] {"-df", "-h", "/"})) {
+                List<String> args = new ArrayList<>(List.of("-D", "tarn.namenode.address=" + address));
+                args.addAll(List.of(df));
+                Run r = ok(args.toArray(new String[0]));
+                assertThat(r.out()).as(String.join(" ", df)).doesNotContain("NaN")
+                        .containsPattern("(?m)^Filesystem +Size +Used +Available +Use%\n"
+                                + "tarn://" + Pattern.quote(address) + " +0 +0 +0 +0%\n\\z");
+                assertThat(r.err()).isEqualTo("df: tarn://" + address
+                        + ": no live datanodes, so no capacity (see 'tarn status')\n");
+            }
+        }
+        assertThat(ok("-df").err()).as("a cluster with datanodes").isEmpty();
+        assertThat(ok("-usage", "df").out()).contains("-df [-h] [<path> ...]");
     }
 
     @Test

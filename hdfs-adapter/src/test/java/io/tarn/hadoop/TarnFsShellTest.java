@@ -3,11 +3,14 @@ package io.tarn.hadoop;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FsStatus;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,5 +92,47 @@ class TarnFsShellTest {
         assertThat(code).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .isEqualTo("tarn fs: cannot read configuration file " + missing + ": no such file\n");
+    }
+
+    /** A local file system under another scheme that reports no capacity, as a cluster without datanodes does. */
+    public static final class ZeroCapacityFileSystem extends RawLocalFileSystem {
+        @Override
+        public URI getUri() {
+            return URI.create("zerocap:///");
+        }
+
+        @Override
+        public String getScheme() {
+            return "zerocap";
+        }
+
+        @Override
+        public FsStatus getStatus(org.apache.hadoop.fs.Path p) {
+            return new FsStatus(0, 0, 0);
+        }
+    }
+
+    @Test
+    void dfShowsZeroPercentUsedOfNoCapacityWhereHadoopsDfShowsNaN() throws Exception {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            code = TarnFsShell.run(new String[] {"-D", "fs.zerocap.impl=" + ZeroCapacityFileSystem.class.getName(),
+                    "-D", "fs.zerocap.impl.disable.cache=true", "-df", "zerocap:///"});
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        // Ends with: the test's logback configuration logs to standard output, too.
+        assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("NaN").endsWith(
+                "Filesystem   Size  Used  Available  Use%\n"
+                        + "zerocap:///     0     0          0    0%\n");
+        assertThat(err.toString(StandardCharsets.UTF_8)).as("not a Tarn cluster: no word about datanodes").isEmpty();
     }
 }
