@@ -179,4 +179,24 @@ class IoBenchTest extends WithCluster {
         assertThat(bench("-t", "write", "-k", "0").exit()).isEqualTo(2);
         assertThat(bench("-f", "/x").exit()).isEqualTo(2);
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "-s 2g|-s must be between 1 and 2147483639 bytes (2g - 9, the largest buffer Java allocates), got 2147483648 (2g)",
+        "-s 2147483640|-s must be between 1 and 2147483639 bytes (2g - 9, the largest buffer Java allocates), "
+                + "got 2147483640",
+        "-s 0|-s must be between 1 and 2147483639 bytes (2g - 9, the largest buffer Java allocates), got 0",
+        "-k 0|-k must be at least 1, got 0",
+        "-b 0|-b must be between 1 and 65536, got 0",
+        "-b 65537|-b must be between 1 and 65536, got 65537",
+        "-w -1|-w must not be negative, got -1",
+        "-e 0|-e must be at least 1, got 0",
+        "--files 1000001|--files must be between 1 and 1000000, got 1000001"})
+    void aValueOutOfRangeIsAUsageErrorNamingTheFlagAndItsRange(String flagAndMessage) {
+        String[] parts = flagAndMessage.split("\\|");
+        String[] flag = parts[0].split(" ");
+        Cli.Result r = bench("-t", "getFile", "-f", "/bench/range", flag[0], flag[1]);
+        assertThat(r.exit()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err()).startsWith(parts[1] + "\n");
+    }
 }

@@ -24,6 +24,13 @@ import java.util.concurrent.Callable;
                 "Types: write, writeAsync, readSequential, readSequentialAsync, readRandom, createFile, createFileAsync, "
                         + "getFile, getFileAsync, getBlock, getBlockAsync, enumerateDir. See docs/cli.md for what each does."})
 public final class IoBench implements Callable<Integer> {
+    /** Largest -s: one operation's bytes are one Java array or buffer, which holds at most 2^31 - 9 bytes. */
+    static final long MAX_SIZE = Integer.MAX_VALUE - 8;
+    /** Largest -b: asynchronous types keep one buffer or chain per operation in flight. */
+    static final int MAX_INFLIGHT = 65536;
+    /** Largest --files. */
+    static final int MAX_FILES = 1_000_000;
+
     @Spec
     private CommandSpec spec;
 
@@ -38,17 +45,17 @@ public final class IoBench implements Callable<Integer> {
     private String path;
 
     @Option(names = "-s", paramLabel = "SIZE", defaultValue = "1m", converter = SizeConverter.class,
-            description = "Bytes per data operation, with k/m/g suffixes (default: ${DEFAULT-VALUE}). getBlock writes "
-                    + "a missing file with this many bytes.")
+            description = "Bytes per data operation, with k/m/g suffixes, from 1 to 2147483639 (2g - 9) "
+                    + "(default: ${DEFAULT-VALUE}). getBlock writes a missing file with this many bytes.")
     private long size;
 
     @Option(names = "-k", paramLabel = "OPS", defaultValue = "1024",
-            description = "Operations per experiment (default: ${DEFAULT-VALUE}); for write, the number of -s buffers "
-                    + "written to the file.")
+            description = "Operations per experiment, at least 1 (default: ${DEFAULT-VALUE}); for write, the number of "
+                    + "-s buffers written to the file.")
     private long ops;
 
     @Option(names = "-b", paramLabel = "INFLIGHT", defaultValue = "128",
-            description = "Operations in flight for asynchronous types (default: ${DEFAULT-VALUE}).")
+            description = "Operations in flight for asynchronous types, 1 to 65536 (default: ${DEFAULT-VALUE}).")
     private int inflight;
 
     @Option(names = "-w", paramLabel = "OPS", defaultValue = "0",
@@ -56,7 +63,8 @@ public final class IoBench implements Callable<Integer> {
     private long warmup;
 
     @Option(names = "-e", paramLabel = "N", defaultValue = "1",
-            description = "Experiments: repeat the measurement N times and print each (default: ${DEFAULT-VALUE}).")
+            description = "Experiments: repeat the measurement N times (at least 1) and print each "
+                    + "(default: ${DEFAULT-VALUE}).")
     private int experiments;
 
     @Option(names = "--json", description = "Print one JSON object per experiment, one per line, instead of text.")
@@ -67,7 +75,8 @@ public final class IoBench implements Callable<Integer> {
 
     @Option(names = "--files", paramLabel = "K", defaultValue = "1",
             description = "getFile*: look up K files in turn, -f-0 .. -f-(K-1) (created empty when missing), so that "
-                    + "with several namenodes the lookups spread over all of them (default: ${DEFAULT-VALUE}: -f itself).")
+                    + "with several namenodes the lookups spread over all of them; 1 to 1000000 "
+                    + "(default: ${DEFAULT-VALUE}: -f itself).")
     private int files;
 
     @Override
@@ -97,15 +106,32 @@ public final class IoBench implements Callable<Integer> {
     }
 
     private BenchParams params() {
-        if (size <= 0 || size > Integer.MAX_VALUE - 8) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "-s must be between 1 and 2g, got " + size);
+        if (size < 1 || size > MAX_SIZE) {
+            String given = DataSize.format(size);
+            throw usage("-s must be between 1 and " + MAX_SIZE + " bytes (2g - 9, the largest buffer Java "
+                    + "allocates), got " + size + (given.equals(String.valueOf(size)) ? "" : " (" + given + ")"));
         }
-        if (ops < 1 || inflight < 1 || warmup < 0 || experiments < 1 || files < 1 || files > 1_000_000) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "-k, -b and -e must be at least 1, -w at least 0, and --files between 1 and 1000000");
+        if (ops < 1) {
+            throw usage("-k must be at least 1, got " + ops);
+        }
+        if (inflight < 1 || inflight > MAX_INFLIGHT) {
+            throw usage("-b must be between 1 and " + MAX_INFLIGHT + ", got " + inflight);
+        }
+        if (warmup < 0) {
+            throw usage("-w must not be negative, got " + warmup);
+        }
+        if (experiments < 1) {
+            throw usage("-e must be at least 1, got " + experiments);
+        }
+        if (files < 1 || files > MAX_FILES) {
+            throw usage("--files must be between 1 and " + MAX_FILES + ", got " + files);
         }
         return new BenchParams(path != null ? path : type.defaultPath(), (int) size, ops, inflight, warmup,
                 experiments, keep, files);
+    }
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
     }
 
     private Meter measure(Workload workload, long n, String label, PrintStream err)
