@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -292,6 +293,49 @@ class DistributionIT {
         assertThat(start.output()).startsWith("tarn start: 5 namenodes need at least 5 DRAM regions per datanode")
                 .contains("tarn.datanode.dram.capacity = 64m").contains("tarn.datanode.dram.region.size = 16m");
         assertThat(tarn("status", "-q").output()).contains("none started");
+    }
+
+    @Test
+    void startAndStatusRefuseCountsAndSecondsOutOfRangeBeforeStartingAnything() throws Exception {
+        String[][] cases = {
+            {"start -d 65", "tarn start: -d expects a number of datanodes from 1 to 64, got '65'\n"},
+            {"start -d 99999999999", "tarn start: -d expects a number of datanodes from 1 to 64, got '99999999999'\n"},
+            {"start -d 08", "tarn start: -d expects a number of datanodes from 1 to 64, got '08'\n"},
+            {"start -n 257", "tarn start: -n expects a number of namenodes from 1 to 256, got '257'\n"},
+            {"start -n 0", "tarn start: -n expects a number of namenodes from 1 to 256, got '0'\n"},
+        };
+        for (String[] c : cases) {
+            Outcome r = tarn(c[0].split(" "));
+            assertThat(r.exit()).as(c[0] + ": " + r.output()).isEqualTo(2);
+            assertThat(r.output()).as(c[0]).isEqualTo(c[1]);
+        }
+        Outcome timeout = tarnWith(Map.of("TARN_START_TIMEOUT", "1e3"), "start");
+        assertThat(timeout.exit()).as(timeout.output()).isEqualTo(2);
+        assertThat(timeout.output()).isEqualTo(
+                "tarn start: TARN_START_TIMEOUT must be a whole number of seconds from 1 to 86400, got '1e3'\n");
+        Outcome stop = tarnWith(Map.of("TARN_STOP_TIMEOUT", "x"), "stop");
+        assertThat(stop.exit()).as(stop.output()).isEqualTo(2);
+        assertThat(stop.output()).isEqualTo(
+                "tarn stop: TARN_STOP_TIMEOUT must be a whole number of seconds from 0 to 86400, got 'x'\n");
+        Outcome interval = tarn("status", "--interval", "1e9");
+        assertThat(interval.exit()).as(interval.output()).isEqualTo(2);
+        assertThat(interval.output()).contains("--interval must be between 0 and 3600 seconds, got 1000000000\n");
+        assertThat(tarn("status", "-q").output()).contains("none started");
+    }
+
+    /** bin/tarn with the test's directories and the given environment variables. */
+    private Outcome tarnWith(Map<String, String> env, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", home.resolve("bin").resolve("tarn").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("TARN_CONF_DIR", conf.toString());
+        pb.environment().put("TARN_RUN_DIR", run.toString());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Outcome(p.exitValue(), output);
     }
 
     @Test

@@ -9,6 +9,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -33,6 +34,11 @@ import java.util.stream.Collectors;
                 + "the exit code is then 1.",
                 "bin/tarn status first lists the local daemons started by 'tarn start' with their pids."})
 final class StatusCommand implements Callable<Integer> {
+    /** Largest --interval: an hour. */
+    static final double MAX_INTERVAL_SECONDS = 3600;
+    /** Largest --timeout: a day (bin/tarn start passes TARN_START_TIMEOUT). */
+    static final double MAX_TIMEOUT_SECONDS = 86400;
+
     @Spec
     private CommandSpec spec;
 
@@ -41,11 +47,11 @@ final class StatusCommand implements Callable<Integer> {
     private boolean await;
 
     @Option(names = "--datanodes", paramLabel = "N", defaultValue = "0",
-            description = "With --wait: live datanodes every namenode must see (default: ${DEFAULT-VALUE}).")
+            description = "With --wait: live datanodes every namenode must see, at least 0 (default: ${DEFAULT-VALUE}).")
     private int datanodes;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-            description = "With --wait: give up after this many seconds (default: ${DEFAULT-VALUE}).")
+            description = "With --wait: give up after this many seconds, 0 to 86400 (default: ${DEFAULT-VALUE}).")
     private double timeoutSeconds;
 
     @Option(names = "--watch-pid", paramLabel = "PID",
@@ -53,8 +59,9 @@ final class StatusCommand implements Callable<Integer> {
     private List<Long> watchPids = new ArrayList<>();
 
     @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "1",
-            description = "Take two samples this far apart and show each namenode's operations per second between "
-                    + "them; 0 takes one sample and shows operations divided by uptime (default: ${DEFAULT-VALUE}).")
+            description = "Take two samples this far apart (0 to 3600) and show each namenode's operations per second "
+                    + "between them; 0 takes one sample and shows operations divided by uptime (default: "
+                    + "${DEFAULT-VALUE}).")
     private double intervalSeconds;
 
     @Option(names = {"-q", "--quiet"}, description = "Print nothing; report through the exit code only.")
@@ -62,12 +69,13 @@ final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        checkSeconds("--interval", intervalSeconds, MAX_INTERVAL_SECONDS);
+        checkSeconds("--timeout", timeoutSeconds, MAX_TIMEOUT_SECONDS);
+        if (datanodes < 0) {
+            throw new ParameterException(spec.commandLine(), "--datanodes must not be negative, got " + datanodes);
+        }
         TarnCli cli = TarnCli.of(spec);
         TarnConfig config = cli.config();
-        if (intervalSeconds < 0 || timeoutSeconds < 0) {
-            throw new ParameterException(spec.commandLine(),
-                    "--interval and --timeout must not be negative");
-        }
         if (await) {
             ClusterSnapshot up = waitForCluster(config, cli.err());
             if (up == null) {
@@ -79,6 +87,16 @@ final class StatusCommand implements Callable<Integer> {
             return 0;
         }
         return show(config, cli);
+    }
+
+    /** A number of seconds between 0 and {@code max}; NaN and infinity are not. */
+    private void checkSeconds(String option, double value, double max) {
+        if (!(value >= 0 && value <= max)) {
+            String given = Double.isFinite(value) ? BigDecimal.valueOf(value).stripTrailingZeros().toPlainString()
+                    : String.valueOf(value);
+            throw new ParameterException(spec.commandLine(), option + " must be between 0 and "
+                    + (long) max + " seconds, got " + given);
+        }
     }
 
     /** One status, from one sample or two {@code --interval} apart; exit 1 when any namenode is down. */

@@ -4,6 +4,8 @@ import io.tarn.client.TarnClient;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.net.ServerSocket;
 import java.util.ArrayList;
@@ -164,5 +166,22 @@ class StatusCommandTest {
 
     private static String address(MiniCluster cluster, int partition) {
         return "127.0.0.1:" + cluster.namenode(partition).address().getPort();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--interval|1e9|--interval must be between 0 and 3600 seconds, got 1000000000",
+        "--interval|3600.5|--interval must be between 0 and 3600 seconds, got 3600.5",
+        "--interval|-1|--interval must be between 0 and 3600 seconds, got -1",
+        "--interval|NaN|--interval must be between 0 and 3600 seconds, got NaN",
+        "--interval|Infinity|--interval must be between 0 and 3600 seconds, got Infinity",
+        "--timeout|86401|--timeout must be between 0 and 86400 seconds, got 86401",
+        "--datanodes|-1|--datanodes must not be negative, got -1"})
+    void aValueOutOfRangeIsAUsageErrorBeforeAnythingWaits(String option, String value, String message) {
+        long started = System.nanoTime();
+        Cli.Result r = Cli.run("status", option, value, "-D", "tarn.namenode.address=127.0.0.1:1");
+        assertThat(r.exit()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err()).startsWith(message + "\n");
+        assertThat(System.nanoTime() - started).as("no namenode was asked").isLessThan(5_000_000_000L);
     }
 }
