@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -167,7 +168,7 @@ public final class TarnFsShell {
      * untouched.
      */
     static Map<String, String> tarnOptions(String[] args, List<String> rest) {
-        Map<String, String> tarn = new java.util.LinkedHashMap<>();
+        Map<String, String> tarn = new LinkedHashMap<>();
         int i = 0;
         while (i < args.length && args[i].startsWith("-") && isGeneric(args[i])) {
             String option = args[i];

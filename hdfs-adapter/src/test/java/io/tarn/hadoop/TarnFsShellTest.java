@@ -63,7 +63,8 @@ class TarnFsShellTest {
     void aLeadingConfigFileReplacesTarnSiteConf(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("other.conf"), "tarn.namenode.address other.example:7000\n");
         List<String> rest = new ArrayList<>();
-        assertThat(TarnFsShell.configFile(new String[] {"--config", file.toString(), "-ls", "/"}, rest)).isEqualTo(file);
+        assertThat(TarnFsShell.configFile(new String[] {"--config", file.toString(), "-ls", "/"}, rest))
+                .isEqualTo(file);
         assertThat(rest).containsExactly("-ls", "/");
         rest.clear();
         assertThat(TarnFsShell.configFile(new String[] {"--config=" + file, "-D", "a=b"}, rest)).isEqualTo(file);

@@ -6,7 +6,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
 
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Turns an exception escaping a command into one line {@code tarn <command>: <message>} on standard
@@ -47,8 +50,8 @@ public final class ErrorReporter implements CommandLine.IExecutionExceptionHandl
     public static String describe(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t
-                && (t.getMessage() == null || t instanceof java.util.concurrent.CompletionException
-                || t instanceof java.util.concurrent.ExecutionException)) {
+                && (t.getMessage() == null || t instanceof CompletionException
+                || t instanceof ExecutionException)) {
             t = t.getCause();
         }
         String message = t.getMessage();
@@ -58,7 +61,7 @@ public final class ErrorReporter implements CommandLine.IExecutionExceptionHandl
         if (t instanceof FileNotFoundException || t instanceof ConfigException) {
             return message;
         }
-        return t instanceof java.io.IOException || t instanceof IllegalArgumentException
+        return t instanceof IOException || t instanceof IllegalArgumentException
                 ? message : t.getClass().getSimpleName() + ": " + message;
     }
 

@@ -1,5 +1,7 @@
 package io.tarn.tools;
 
+import io.tarn.common.config.DataSize;
+
 import java.util.Locale;
 
 /** Text formats shared by the commands: sizes and durations. */
@@ -25,7 +27,7 @@ public final class Formats {
 
     /** A size the way configuration files write it: 1m, 64k, 1000. */
     public static String bytes(long bytes) {
-        return io.tarn.common.config.DataSize.format(bytes);
+        return DataSize.format(bytes);
     }
 
     /** A duration such as {@code 3d 4h}, {@code 5m 3s} or {@code 0.3 s}. */

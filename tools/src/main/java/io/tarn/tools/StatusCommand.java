@@ -47,7 +47,8 @@ final class StatusCommand implements Callable<Integer> {
     private boolean await;
 
     @Option(names = "--datanodes", paramLabel = "N", defaultValue = "0",
-            description = "With --wait: live datanodes every namenode must see, at least 0 (default: ${DEFAULT-VALUE}).")
+            description = "With --wait: live datanodes every namenode must see, at least 0 "
+                    + "(default: ${DEFAULT-VALUE}).")
     private int datanodes;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",

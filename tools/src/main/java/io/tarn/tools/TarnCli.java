@@ -8,6 +8,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -72,7 +74,7 @@ public final class TarnCli {
 
     /** Runs the CLI and exits the JVM with its exit code. */
     public static void main(String[] args) {
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
                 StandardCharsets.UTF_8);
         int code = commandLine(out, System.err).execute(args);
         out.flush();

@@ -24,6 +24,7 @@ class DefaultLoggingTest {
         }
         assertThat(shipped).isEqualTo(Files.readAllBytes(Path.of("..", "conf", "logback.xml")));
         assertThat(new String(shipped, java.nio.charset.StandardCharsets.UTF_8))
-                .contains("${TARN_LOG_LEVEL:-INFO}", "${TARN_LOG_TARGET:-System.out}", "<logger name=\"io.netty\" level=\"WARN\"/>");
+                .contains("${TARN_LOG_LEVEL:-INFO}", "${TARN_LOG_TARGET:-System.out}",
+                        "<logger name=\"io.netty\" level=\"WARN\"/>");
     }
 }

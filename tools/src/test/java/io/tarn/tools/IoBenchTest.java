@@ -182,7 +182,8 @@ class IoBenchTest extends WithCluster {
 
     @ParameterizedTest
     @ValueSource(strings = {
-        "-s 2g|-s must be between 1 and 2147483639 bytes (2g - 9, the largest buffer Java allocates), got 2147483648 (2g)",
+        "-s 2g|-s must be between 1 and 2147483639 bytes (2g - 9, the largest buffer Java allocates), "
+                + "got 2147483648 (2g)",
         "-s 2147483640|-s must be between 1 and 2147483639 bytes (2g - 9, the largest buffer Java allocates), "
                 + "got 2147483640",
         "-s 0|-s must be between 1 and 2147483639 bytes (2g - 9, the largest buffer Java allocates), got 0",

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StatusCommandTest {
     /** A namenode line: partition, address, uptime, files, directories, operations, ops/s. */
     private static final Pattern NAMENODE_LINE = Pattern.compile(
-            "^  (\\d+|total) +(\\S*) +(\\d[^ ]*(?: \\S+)?)? +(\\d+) +(\\d+) +(\\d+) +(\\d+\\.\\d|-)$", Pattern.MULTILINE);
+            "^  (\\d+|total) +(\\S*) +(\\d[^ ]*(?: \\S+)?)? +(\\d+) +(\\d+) +(\\d+) +(\\d+\\.\\d|-)$",
+            Pattern.MULTILINE);
 
     @Test
     void printsTheNamenodeAndEachDatanode() throws Exception {

@@ -48,8 +48,10 @@ class StatusPrinterTest {
                   total                                         51234           17        9123456      1520.0
                 datanodes: 1 (1 alive), as namenode 0 sees them; CAPACITY and FREE add up the shares of the \
                 namenodes that answered
-                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD   SHORT-CIRCUIT SHARE PER NAMENODE
-                  1    host1:9070               dram   alive        512 M      100 M  80.5%  0.4 s ago    offered       512 M, down
+                  ID   ADDRESS                  CLASS  STATE     CAPACITY       FREE   USED  LAST HEARD   \
+                SHORT-CIRCUIT SHARE PER NAMENODE
+                  1    host1:9070               dram   alive        512 M      100 M  80.5%  0.4 s ago    \
+                offered       512 M, down
                 """);
     }
 

@@ -1,5 +1,6 @@
 package io.tarn.common.config;
 
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -81,7 +82,7 @@ public final class ConfigKey<T> {
     /** A key holding one of an enum's constants, written in lower case. */
     public static <E extends Enum<E>> ConfigKey<E> choice(String name, E def, Class<E> type, String doc) {
         return new ConfigKey<>(name, def, "", doc, s -> parseEnum(type, s), v -> null,
-                v -> v.name().toLowerCase(java.util.Locale.ROOT));
+                v -> v.name().toLowerCase(Locale.ROOT));
     }
 
     private static Validator<Long> range(long min, long max, Function<Long, String> format) {
@@ -90,7 +91,7 @@ public final class ConfigKey<T> {
     }
 
     private static boolean parseBoolean(String s) {
-        String t = s.trim().toLowerCase(java.util.Locale.ROOT);
+        String t = s.trim().toLowerCase(Locale.ROOT);
         switch (t) {
             case "true": case "yes": case "on": case "1": return true;
             case "false": case "no": case "off": case "0": return false;
@@ -106,7 +107,7 @@ public final class ConfigKey<T> {
         }
         StringBuilder allowed = new StringBuilder();
         for (E e : type.getEnumConstants()) {
-            allowed.append(allowed.length() == 0 ? "" : " | ").append(e.name().toLowerCase(java.util.Locale.ROOT));
+            allowed.append(allowed.length() == 0 ? "" : " | ").append(e.name().toLowerCase(Locale.ROOT));
         }
         throw new IllegalArgumentException("expected one of " + allowed + ", got '" + s + "'");
     }

@@ -37,7 +37,8 @@ public final class DataSize {
         try {
             base = Long.parseLong(digits);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a size: '" + text + "' (use a number with an optional k, m, g or t suffix)");
+            throw new IllegalArgumentException("not a size: '" + text
+                    + "' (use a number with an optional k, m, g or t suffix)");
         }
         if (base < 0) {
             throw new IllegalArgumentException("size must not be negative: '" + text + "'");

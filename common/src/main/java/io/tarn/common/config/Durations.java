@@ -25,7 +25,8 @@ final class Durations {
         try {
             return Math.multiplyExact(Long.parseLong(t.trim()), unit);
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("not a duration: '" + text + "' (use a number with an optional ms, s, m or h suffix)");
+            throw new IllegalArgumentException("not a duration: '" + text
+                    + "' (use a number with an optional ms, s, m or h suffix)");
         }
     }
 }

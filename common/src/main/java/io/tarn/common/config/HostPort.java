@@ -1,6 +1,8 @@
 package io.tarn.common.config;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /** A {@code host:port} pair as written in configuration; IPv6 hosts are written in brackets. */
 public record HostPort(String host, int port) {
@@ -34,7 +36,8 @@ public record HostPort(String host, int port) {
             host = t.substring(0, colon);
             port = t.substring(colon + 1);
             if (host.indexOf(':') >= 0 || host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
-                throw new IllegalArgumentException("an IPv6 address needs brackets, as in [::1]:9060; got '" + text + "'");
+                throw new IllegalArgumentException("an IPv6 address needs brackets, as in [::1]:9060; got '"
+                        + text + "'");
             }
         }
         if (host.isEmpty() || port.isEmpty()) {
@@ -48,12 +51,12 @@ public record HostPort(String host, int port) {
     }
 
     /** Parses a comma-separated list of {@code host:port} pairs, in order. */
-    public static java.util.List<HostPort> parseList(String text) {
-        java.util.List<HostPort> out = new java.util.ArrayList<>();
+    public static List<HostPort> parseList(String text) {
+        List<HostPort> out = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             out.add(parse(part));
         }
-        return java.util.List.copyOf(out);
+        return List.copyOf(out);
     }
 
     /** An unresolved socket address for this pair (resolution happens when connecting). */

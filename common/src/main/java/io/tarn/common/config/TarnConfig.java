@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -27,7 +28,7 @@ public final class TarnConfig {
 
     private static final Map<String, ConfigKey<?>> KEYS_BY_NAME;
     /** System properties bin/tarn sets for itself; they are not configuration keys. */
-    private static final java.util.Set<String> LAUNCHER_PROPERTIES = java.util.Set.of("tarn.conf", "tarn.home");
+    private static final Set<String> LAUNCHER_PROPERTIES = Set.of("tarn.conf", "tarn.home");
     /** What a key in a configuration file looks like: a word of letters, digits, dots, dashes and underscores. */
     private static final Pattern KEY_SYNTAX = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]*");
 
@@ -82,7 +83,7 @@ public final class TarnConfig {
     }
 
     /** The namenodes of the cluster in partition order ({@link TarnKeys#NAMENODE_ADDRESS}). */
-    public java.util.List<HostPort> namenodes() {
+    public List<HostPort> namenodes() {
         return HostPort.parseList(get(TarnKeys.NAMENODE_ADDRESS));
     }
 
@@ -232,7 +233,8 @@ public final class TarnConfig {
             }
             long block = c.get(TarnKeys.BLOCK_SIZE);
             if (Long.bitCount(block) != 1) {
-                throw new ConfigException(TarnKeys.BLOCK_SIZE + " = " + DataSize.format(block) + ": must be a power of two");
+                throw new ConfigException(TarnKeys.BLOCK_SIZE + " = " + DataSize.format(block)
+                        + ": must be a power of two");
             }
             long region = c.get(TarnKeys.DRAM_REGION_SIZE);
             if (region % block != 0) {
@@ -248,7 +250,8 @@ public final class TarnConfig {
             long maxFrame = c.get(TarnKeys.RPC_MAX_FRAME);
             if (chunk + 4096 > maxFrame) {
                 throw new ConfigException(TarnKeys.CLIENT_IO_CHUNK + " = " + DataSize.format(chunk)
-                        + ": must leave 4k of headroom below " + TarnKeys.RPC_MAX_FRAME + " = " + DataSize.format(maxFrame));
+                        + ": must leave 4k of headroom below " + TarnKeys.RPC_MAX_FRAME + " = "
+                        + DataSize.format(maxFrame));
             }
             return c;
         }

@@ -112,7 +112,8 @@ public final class TarnKeys {
                     + "namenode (region r serves namenode r mod N).");
 
     public static final ConfigKey<Long> DRAM_REGION_SIZE = ConfigKey.bytes("tarn.datanode.dram.region.size",
-            256 * MIB, 64 * KIB, GIB, "Size of one memory region a DRAM datanode registers; a multiple of the block size.");
+            256 * MIB, 64 * KIB, GIB, "Size of one memory region a DRAM datanode registers; a multiple of the "
+                    + "block size.");
 
     public static final ConfigKey<String> DRAM_PATH = ConfigKey.string("tarn.datanode.dram.path", "/dev/shm/tarn",
             "Directory (tmpfs or a hugetlbfs mount) holding the DRAM datanode's region files; "
@@ -158,10 +159,10 @@ public final class TarnKeys {
 
     public static final ConfigKey<Long> CLIENT_WRITE_BEHIND_SHORTCIRCUIT = ConfigKey.bytes(
             "tarn.client.write.behind.shortcircuit", 16 * MIB, 0, GIB, "How far ahead of its position a writer whose "
-                    + "chunks go straight into a co-located datanode's region (a writer of direct buffers of a chunk or "
-                    + "more) asks for grants, and the blocks under them; it tops them up once half are used, so that "
-                    + "the requests of one top-up leave together. Grants hold no memory: the bytes are in the region "
-                    + "when write() returns, so tarn.client.write.behind does not limit them.");
+                    + "chunks go straight into a co-located datanode's region (a writer of direct buffers of a chunk "
+                    + "or more) asks for grants, and the blocks under them; it tops them up once half are used, so "
+                    + "that the requests of one top-up leave together. Grants hold no memory: the bytes are in the "
+                    + "region when write() returns, so tarn.client.write.behind does not limit them.");
 
     public static final ConfigKey<Integer> CLIENT_STORAGE_CLASS = ConfigKey.integer("tarn.client.storage.class", 0,
             0, 15, "class", "Storage class new files prefer; allocation spills to the next class when it is full.");

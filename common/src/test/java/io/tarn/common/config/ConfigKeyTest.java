@@ -199,7 +199,8 @@ class ConfigKeyTest {
         assertThat(TarnKeys.DRAM_MODE.parse("DIRECT")).isEqualTo(DramMode.DIRECT);
         assertThatThrownBy(() -> TarnKeys.DRAM_MODE.parse("hugepages"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("tarn.datanode.dram.mode = 'hugepages': expected one of auto | mmap | direct, got 'hugepages'");
+                .hasMessage("tarn.datanode.dram.mode = 'hugepages': expected one of auto | mmap | direct, "
+                        + "got 'hugepages'");
     }
 
     // ------------------------------------------------------------------ the real keys
@@ -227,7 +228,8 @@ class ConfigKeyTest {
             }
         }
         assertThat(declared).isNotEmpty();
-        assertThat(TarnKeys.ALL).containsExactlyInAnyOrderElementsOf(declared.stream().map(o -> (ConfigKey<?>) o).toList());
+        assertThat(TarnKeys.ALL)
+                .containsExactlyInAnyOrderElementsOf(declared.stream().map(o -> (ConfigKey<?>) o).toList());
     }
 
     private static <T> void assertDefaultValid(ConfigKey<T> k) {

@@ -322,7 +322,8 @@ class TarnConfigTest {
         @Test
         void windowsLineEndingsAndUnicodeValues(@TempDir Path dir) throws IOException {
             Path f = dir.resolve("tarn-site.conf");
-            Files.writeString(f, "tarn.blocksize = 8k\r\ntarn.datanode.dram.path = /dätä/文件\r\n", StandardCharsets.UTF_8);
+            Files.writeString(f, "tarn.blocksize = 8k\r\ntarn.datanode.dram.path = /dätä/文件\r\n",
+                    StandardCharsets.UTF_8);
             TarnConfig c = TarnConfig.builder().load(f).build();
             assertThat(c.get(TarnKeys.BLOCK_SIZE)).isEqualTo(8 * K);
             assertThat(c.get(TarnKeys.DRAM_PATH)).isEqualTo("/dätä/文件");
@@ -462,9 +463,11 @@ class TarnConfigTest {
             // exactly 4k of headroom is enough
             assertThatCode(TarnConfig.builder().set("tarn.client.io.chunk", "16380k")::build)
                     .doesNotThrowAnyException();
-            assertThatCode(TarnConfig.builder().set("tarn.client.io.chunk", "64m").set("tarn.rpc.max.frame", "65m")::build)
+            assertThatCode(
+                    TarnConfig.builder().set("tarn.client.io.chunk", "64m").set("tarn.rpc.max.frame", "65m")::build)
                     .doesNotThrowAnyException();
-            assertThatThrownBy(TarnConfig.builder().set("tarn.client.io.chunk", "64k").set("tarn.rpc.max.frame", "64k")::build)
+            assertThatThrownBy(
+                    TarnConfig.builder().set("tarn.client.io.chunk", "64k").set("tarn.rpc.max.frame", "64k")::build)
                     .hasMessage("tarn.client.io.chunk = 64k: must leave 4k of headroom below tarn.rpc.max.frame = 64k");
         }
 

@@ -58,8 +58,8 @@ record BenchResult(String type, boolean data, int experiment, long ops, long byt
                         + "\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"short_circuit_bytes\":%d,"
                         + "\"path\":\"%s\",\"size\":%d,\"inflight\":%d,\"warmup\":%d,\"experiments\":%d}",
                 type, experiment, ops, bytes, seconds, opsPerSecond(), megabytesPerSecond(), gigabitsPerSecond(),
-                p50Micros, p99Micros, p999Micros, shortCircuitBytes, escape(params.path()), params.size(), params.inflight(),
-                params.warmup(), params.experiments());
+                p50Micros, p99Micros, p999Micros, shortCircuitBytes, escape(params.path()), params.size(),
+                params.inflight(), params.warmup(), params.experiments());
     }
 
     private static String escape(String s) {

@@ -21,8 +21,9 @@ import java.util.concurrent.Callable;
         description = {"Benchmark Tarn: run -k operations of one type -e times and print throughput "
                 + "(MB = 10^6 bytes, Gbit = 10^9 bits) for data types, ops/s for metadata types, and latency "
                 + "percentiles p50/p99/p99.9 per operation (asynchronous types: from issue to completion).",
-                "Types: write, writeAsync, readSequential, readSequentialAsync, readRandom, createFile, createFileAsync, "
-                        + "getFile, getFileAsync, getBlock, getBlockAsync, enumerateDir. See docs/cli.md for what each does."})
+                "Types: write, writeAsync, readSequential, readSequentialAsync, readRandom, createFile, "
+                        + "createFileAsync, getFile, getFileAsync, getBlock, getBlockAsync, enumerateDir. "
+                        + "See docs/cli.md for what each does."})
 public final class IoBench implements Callable<Integer> {
     /** Largest -s: one operation's bytes are one Java array or buffer, which holds at most 2^31 - 9 bytes. */
     static final long MAX_SIZE = Integer.MAX_VALUE - 8;
@@ -36,7 +37,8 @@ public final class IoBench implements Callable<Integer> {
 
     @Option(names = "-t", paramLabel = "TYPE", required = true, converter = TypeConverter.class,
             description = "Operation type (case-insensitive): write, writeAsync, readSequential, readSequentialAsync, "
-                    + "readRandom, createFile, createFileAsync, getFile, getFileAsync, getBlock, getBlockAsync, enumerateDir.")
+                    + "readRandom, createFile, createFileAsync, getFile, getFileAsync, getBlock, getBlockAsync, "
+                    + "enumerateDir.")
     private BenchType type;
 
     @Option(names = "-f", paramLabel = "PATH",
@@ -59,7 +61,8 @@ public final class IoBench implements Callable<Integer> {
     private int inflight;
 
     @Option(names = "-w", paramLabel = "OPS", defaultValue = "0",
-            description = "Warm-up operations run once before the experiments and not measured (default: ${DEFAULT-VALUE}).")
+            description = "Warm-up operations run once before the experiments and not measured "
+                    + "(default: ${DEFAULT-VALUE}).")
     private long warmup;
 
     @Option(names = "-e", paramLabel = "N", defaultValue = "1",

@@ -5,6 +5,7 @@ import io.tarn.client.TarnClient;
 import io.tarn.common.fs.FileStatus;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The read-only metadata types, one namenode call per operation:
@@ -93,7 +94,7 @@ final class MetadataBench implements Workload {
         }
     }
 
-    private java.util.concurrent.CompletableFuture<?> issue(long i) {
+    private CompletableFuture<?> issue(long i) {
         switch (call) {
             case GET_FILE: return client.getStatusAsync(paths[(int) (i % paths.length)]);
             case GET_BLOCK: return client.getBlockAsync(fileId, (int) (i % blocks));

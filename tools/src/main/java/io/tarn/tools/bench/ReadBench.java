@@ -4,8 +4,11 @@ import io.tarn.client.TarnClient;
 import io.tarn.client.TarnInputStream;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.Random;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 
 /**
  * {@code readSequential}, {@code readSequentialAsync} and {@code readRandom} over a file written
@@ -26,7 +29,7 @@ final class ReadBench implements Workload {
     private final BenchParams params;
     private final Mode mode;
     private final boolean random;
-    private java.util.concurrent.BlockingQueue<ByteBuffer> pool;
+    private BlockingQueue<ByteBuffer> pool;
     private long fileSize;
     private TarnInputStream in;
     private ByteBuffer buffer;
@@ -47,7 +50,7 @@ final class ReadBench implements Workload {
         array = new byte[params.size()];
         offsets = new Random(42);
         if (mode == Mode.SEQUENTIAL_ASYNC) {
-            pool = new java.util.concurrent.ArrayBlockingQueue<>(params.inflight());
+            pool = new ArrayBlockingQueue<>(params.inflight());
             for (int i = 0; i < params.inflight(); i++) {
                 pool.add(ByteBuffer.allocateDirect(params.size()));
             }
@@ -98,7 +101,7 @@ final class ReadBench implements Workload {
             });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted");
+            throw new InterruptedIOException("interrupted");
         }
     }
 
