@@ -83,7 +83,7 @@ final class DirectLane {
      *         connection (the lane is busy, closed or cannot connect, or lost its connection before
      *         the call was sent, or before a read-only call was answered)
      */
-    boolean tryCall(TcpClient.Call<?> call, BodyWriter writer, WaitingCaller waiting) {
+    boolean tryCall(PendingCall<?> call, BodyWriter writer, WaitingCaller waiting) {
         if (closed || Thread.currentThread().isInterrupted() || !busy.compareAndSet(false, true)) {
             return false;
         }
@@ -169,7 +169,7 @@ final class DirectLane {
     }
 
     /** Writes the request and reads its answer; see {@link #tryCall}. */
-    private boolean exchange(TcpClient.Call<?> call, BodyWriter writer, WaitingCaller waiting) {
+    private boolean exchange(PendingCall<?> call, BodyWriter writer, WaitingCaller waiting) {
         long start = System.nanoTime();
         long deadline = start + timeoutNanos;
         long id = nextId++;
@@ -207,12 +207,12 @@ final class DirectLane {
             if (sent == 0 || Opcode.isReadOnly(call.opcode)) {
                 return false; // never reached the server, or harmless twice
             }
-            call.future.completeExceptionally(TcpClient.lostError(remote, e));
+            call.future.completeExceptionally(CallErrors.lost(remote, e));
             return true;
         }
     }
 
-    private boolean receive(TcpClient.Call<?> call, long id, WaitingCaller waiting, long spinUntil, long deadline)
+    private boolean receive(PendingCall<?> call, long id, WaitingCaller waiting, long spinUntil, long deadline)
             throws IOException {
         in.clear();
         int frameLength = -1;
@@ -258,7 +258,7 @@ final class DirectLane {
         in.readerIndex(Frame.HEADER_LENGTH);
         if (status != ErrorCode.OK.code()) {
             ErrorCode code = ErrorCode.of(status);
-            call.future.completeExceptionally(TcpClient.answerError(code, in, remote));
+            call.future.completeExceptionally(CallErrors.answer(code, in, remote));
             if (code == ErrorCode.MALFORMED_REQUEST || code == ErrorCode.UNSUPPORTED_VERSION) {
                 drop(); // the server closes the connection after these
             }
@@ -272,16 +272,16 @@ final class DirectLane {
         return true;
     }
 
-    private boolean timedOut(TcpClient.Call<?> call) {
+    private boolean timedOut(PendingCall<?> call) {
         drop(); // a late answer must not be read as the next call's
-        call.future.completeExceptionally(TcpClient.timeoutError(remote, call.opcode, timeoutNanos));
+        call.future.completeExceptionally(CallErrors.timeout(remote, call.opcode, timeoutNanos));
         return true;
     }
 
-    private boolean malformed(TcpClient.Call<?> call, String what) {
+    private boolean malformed(PendingCall<?> call, String what) {
         LOG.warn("closing the direct lane to {}: malformed answer to {}: {}", remote, Opcode.name(call.opcode), what);
         drop();
-        call.future.completeExceptionally(TcpClient.lostError(remote, new IOException("malformed answer: " + what)));
+        call.future.completeExceptionally(CallErrors.lost(remote, new IOException("malformed answer: " + what)));
         return true;
     }
 

@@ -8,7 +8,7 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The keys calls are kept under in the client's in-flight map ({@link TcpClient#slotKey}): one per
+ * The keys calls are kept under in the client's in-flight map ({@link CallTable#slotKey}): one per
  * id, and consecutive ids scattered over the table. Netty's map indexes a key by the low bits of
  * its two halves folded together and probes linearly; consecutive ids as keys fill one contiguous
  * run of slots, and each removal of the oldest then walks the whole run.
@@ -24,7 +24,7 @@ class InflightKeysTest {
         Set<Long> keys = new HashSet<>();
         long first = (1L << 32) - 500_000; // across the point where the id's upper half changes
         for (long id = first; id < first + 1_000_000; id++) {
-            keys.add(TcpClient.slotKey(id));
+            keys.add(CallTable.slotKey(id));
         }
         assertThat(keys).hasSize(1_000_000);
     }
@@ -37,8 +37,8 @@ class InflightKeysTest {
             boolean[] used = new boolean[capacity];
             int collisions = 0;
             for (long id = start; id < start + 1000; id++) {
-                int here = slot(TcpClient.slotKey(id), capacity);
-                int next = slot(TcpClient.slotKey(id + 1), capacity);
+                int here = slot(CallTable.slotKey(id), capacity);
+                int next = slot(CallTable.slotKey(id + 1), capacity);
                 if (next == ((here + 1) & (capacity - 1))) {
                     adjacent++;
                 }
