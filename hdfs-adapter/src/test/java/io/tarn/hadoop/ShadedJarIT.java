@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The shaded jar the build made holds only Tarn's packages, refers to no server code and no
- * unrelocated Netty or HdrHistogram, and still finds Netty's native transport when loaded alone.
+ * unrelocated Netty, JCTools or HdrHistogram, and still finds Netty's native transport when loaded
+ * alone.
  */
 class ShadedJarIT {
     private static Path jar;
@@ -64,7 +65,8 @@ class ShadedJarIT {
     void carriesTheClientButNoServerOrToolCode() {
         assertThat(entries).contains("io/tarn/hadoop/TarnFileSystem.class", "io/tarn/client/TarnClient.class",
                 "io/tarn/rpc/tcp/TcpTransport.class", "io/tarn/common/config/TarnKeys.class",
-                "io/tarn/shaded/io/netty/buffer/ByteBuf.class");
+                "io/tarn/shaded/io/netty/buffer/ByteBuf.class",
+                "io/tarn/shaded/org/jctools/queues/MpscUnboundedArrayQueue.class");
         assertThat(entries).noneMatch(n -> n.startsWith("io/tarn/client/minicluster/")
                 || n.startsWith("io/tarn/client/cli/") || n.startsWith("io/tarn/namenode/")
                 || n.startsWith("io/tarn/datanode/") || n.startsWith("io/tarn/minicluster/")
@@ -89,7 +91,8 @@ class ShadedJarIT {
                     if (s.contains("io/tarn/namenode/") || s.contains("io/tarn/datanode/")
                             || s.contains("io/tarn/minicluster/") || s.contains("io/tarn/tools/")
                             || s.contains("picocli/")
-                            || (!relocatedAway && (s.contains("io/netty/") || s.contains("org/HdrHistogram/")))) {
+                            || (!relocatedAway && (s.contains("io/netty/") || s.contains("org/jctools/")
+                                    || s.contains("org/HdrHistogram/")))) {
                         offending.add(e.getName() + " -> " + s);
                     }
                 }
@@ -109,6 +112,27 @@ class ShadedJarIT {
                 Class<?> epoll = Class.forName("io.tarn.shaded.io.netty.channel.epoll.Epoll", true, alone);
                 Object cause = epoll.getMethod("unavailabilityCause").invoke(null);
                 assertThat(cause).as("native epoll through the relocated loader").isNull();
+            }
+        }
+    }
+
+    @Test
+    void relocatedJctoolsQueueWorksFromTheJarAlone() throws Exception {
+        // JCTools finds its fields by name through Unsafe: relocation must not break that.
+        try (URLClassLoader alone = new URLClassLoader(new URL[] {jar.toUri().toURL()},
+                ClassLoader.getPlatformClassLoader())) {
+            for (String name : new String[] {"io.tarn.shaded.org.jctools.queues.MpscUnboundedArrayQueue",
+                    "io.tarn.shaded.org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue"}) {
+                @SuppressWarnings("unchecked")
+                java.util.Queue<Object> q = (java.util.Queue<Object>) Class.forName(name, true, alone)
+                        .getConstructor(int.class).newInstance(16);
+                for (int i = 0; i < 100; i++) {
+                    assertThat(q.offer(i)).isTrue();
+                }
+                for (int i = 0; i < 100; i++) {
+                    assertThat(q.poll()).as(name).isEqualTo(i);
+                }
+                assertThat(q.poll()).isNull();
             }
         }
     }

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.netty.util.internal.PlatformDependent;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -57,7 +56,7 @@ final class TcpClient implements RpcClient {
     private final EventLoop loop;
     private final long timeoutNanos;
     private final CallSlots slots;
-    private final Queue<PendingCall<?>> submitted = PlatformDependent.newMpscQueue();
+    private final Queue<PendingCall<?>> submitted = SubmitQueues.newMpscQueue();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drain;
     /** Calls of callers that wait for them at once, on a connection of their own; null when off. */
