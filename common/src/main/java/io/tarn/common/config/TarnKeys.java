@@ -46,7 +46,12 @@ public final class TarnKeys {
             "threads", "Netty event-loop threads per server or client; 0 means one per core.");
 
     public static final ConfigKey<Integer> RPC_MAX_INFLIGHT = ConfigKey.integer("tarn.rpc.max.inflight", 1024, 1,
-            1 << 20, "calls", "Most calls one connection keeps in flight; further calls wait for a slot.");
+            1 << 20, "calls", "Most calls one connection keeps in flight; further calls wait for a slot. A thread "
+                    + "that may block waits for one inside the call. A call made on an I/O thread (such as the "
+                    + "callback of an answer that makes the next call) never blocks that thread: it is queued on "
+                    + "the connection, holding its encoded request, and sent when a slot frees, in the order such "
+                    + "calls were made; the queue has no bound of its own. Either way, a call that gets no slot "
+                    + "within tarn.rpc.timeout fails with a timeout error.");
 
     public static final ConfigKey<Long> RPC_SEND_BUFFER = ConfigKey.bytesOrZero("tarn.rpc.send.buffer", 0, 64 * KIB,
             256 * MIB, "Socket send buffer (SO_SNDBUF) of TCP connections between different hosts; 0 leaves it to "

@@ -26,9 +26,10 @@ import java.io.IOException;
  * connection's pipeline and its {@link FrameDecoder}). It guarantees that every answer frame it is
  * given is released, that an answer whose call is no longer in flight (timed out, or its
  * connection was replaced) is dropped, and that a call's slot is free before its future completes,
- * so that a callback chaining the next call on this I/O thread finds one. A lost connection or a
- * malformed answer is handed to the client ({@link TcpClient#onClosed}), which fails or resends the
- * calls in flight.
+ * so that a callback chaining the next call on this I/O thread finds one; when calls wait in line
+ * for a slot ({@link CallSlots}), the slot goes to them once the answer's callbacks ran. A lost
+ * connection or a malformed answer is handed to the client ({@link TcpClient#onClosed}), which
+ * fails or resends the calls in flight.
  */
 final class AnswerHandler extends ChannelInboundHandlerAdapter implements FramePlacer {
     private static final Logger LOG = LoggerFactory.getLogger(AnswerHandler.class);
@@ -55,6 +56,9 @@ final class AnswerHandler extends ChannelInboundHandlerAdapter implements FrameP
             onPlaced(placed);
         } else {
             onResponse(ctx.channel(), (ByteBuf) msg);
+        }
+        if (slots.hasWaiting()) {
+            client.slotsFreed(); // the slot this answer freed goes to the oldest call waiting for one
         }
     }
 
@@ -137,8 +141,8 @@ final class AnswerHandler extends ChannelInboundHandlerAdapter implements FrameP
                 if (memory != null) {
                     memory.release();
                 }
-                call.fail(new TarnException(ErrorCode.CONNECTION_LOST, "the answer to "
-                        + Opcode.name(call.opcode) + " from " + remote + " was dropped: the call was cancelled"), slots);
+                call.fail(new TarnException(ErrorCode.CONNECTION_LOST, "the answer to " + Opcode.name(call.opcode)
+                        + " from " + remote + " was dropped: the call was cancelled"), slots);
                 return;
             }
             memory.writerIndex(memory.writerIndex() + placed.placedBytes());

@@ -18,7 +18,7 @@ import java.util.concurrent.Semaphore;
  * <p>Made by the caller's thread, which encodes the request into it; from then on it belongs to
  * the connection's event loop (or the lane's caller) alone, so its fields are plain. It guarantees
  * that every buffer it holds is released exactly once, whatever way the call ends, and that its
- * slot, if it holds one, is freed before its future completes.
+ * slot, if it holds one ({@link #slotless}), is freed before its future completes.
  */
 final class PendingCall<T> {
     final int opcode;
@@ -40,6 +40,11 @@ final class PendingCall<T> {
     boolean resent;
     /** Answered or given up since it was last sent (event loop only). */
     boolean settled;
+    /**
+     * Holds no call slot: made on an I/O thread when none was free, or waiting in the line of
+     * {@link CallSlots} (which keeps the slots of the calls in it). False once it is sent.
+     */
+    boolean slotless;
 
     PendingCall(int opcode, ResponseDecoder<T> decoder, ByteBuf payload, ResponseTarget target) {
         this.opcode = opcode;
@@ -70,9 +75,11 @@ final class PendingCall<T> {
         }
     }
 
-    /** Frees the call's slot, then fails its future. */
+    /** Frees the call's slot, if it holds one, then fails its future. */
     void fail(Throwable error, Semaphore slots) {
-        release(slots);
+        if (!slotless) {
+            release(slots);
+        }
         future.completeExceptionally(error);
     }
 

@@ -39,6 +39,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * them; this class submits, sends and flushes, connects, and fails or resends calls when the
  * connection is lost.
  *
+ * <p>A call made on an I/O thread when every slot is taken neither blocks that thread nor fails:
+ * it waits in the line of {@link CallSlots} and is sent, in order, as answers free slots.
+ *
  * <p>A read-only call ({@link Opcode#isReadOnly}) keeps its encoded request until answered: when
  * the connection is lost first (typically because the server restarted, which the client learns
  * only when the next call fails), it is sent once more on a new connection instead of failing.
@@ -159,11 +162,11 @@ final class TcpClient implements RpcClient {
         drainScheduled.set(false);
         if (closed) {
             // A call that passed the closed check while close() ran: fail it rather than reconnect.
-            failSubmitted(CallErrors.closed(remote));
+            failUnsent(CallErrors.closed(remote));
             return;
         }
         if (channel == null || !channel.isActive()) {
-            if (submitted.isEmpty()) {
+            if (submitted.isEmpty() && !slots.hasWaiting()) {
                 return;
             }
             if (!connecting) {
@@ -175,10 +178,51 @@ final class TcpClient implements RpcClient {
         boolean wrote = pacer.takeUnflushed();
         PendingCall<?> call;
         while ((call = submitted.poll()) != null) {
-            send(ch, call);
-            wrote = true;
+            if (slots.mustWait(call)) {
+                slots.join(call);
+            } else {
+                send(ch, call);
+                wrote = true;
+            }
+        }
+        if (slots.hasWaiting()) {
+            wrote |= sendWaiting(ch);
+            pacer.takeUnflushed(); // flushed below
         }
         if (wrote) {
+            ch.flush();
+        }
+    }
+
+    /**
+     * Event loop: sends calls from the head of the line of {@link CallSlots} while slots are free;
+     * true when it wrote any. Each gets its full timeout from now on, as the call of a thread that
+     * waited for its slot does. Flushes part-way as {@link #sendNow} does; the caller flushes the rest.
+     */
+    private boolean sendWaiting(Channel ch) {
+        boolean wrote = false;
+        PendingCall<?> call;
+        while ((call = slots.nextWithSlot()) != null) {
+            call.deadline = System.nanoTime() + timeoutNanos;
+            send(ch, call);
+            wrote = true;
+            if (pacer.wroteShouldFlush(FlushPacer.clientFlushAt(inflight.size()))) {
+                ch.flush();
+            }
+        }
+        return wrote;
+    }
+
+    /**
+     * Event loop: slots may have been freed (answers came, calls timed out); sends calls waiting
+     * for one. Within a read batch the batch's end flushes them.
+     */
+    void slotsFreed() {
+        Channel ch = channel;
+        if (closed || ch == null || !ch.isActive() || !slots.hasWaiting()) {
+            return;
+        }
+        if (sendWaiting(ch) && !pacer.inReadBatch() && pacer.takeUnflushed()) {
             ch.flush();
         }
     }
@@ -205,12 +249,12 @@ final class TcpClient implements RpcClient {
      * the write is flushed part-way through or at the end of the read batch being handled
      * ({@link FlushPacer}), or (outside a read batch) by a drain task.
      *
-     * @return false when the call must take the queue instead (no open channel yet, or earlier calls
-     *         still queued, which go first)
+     * @return false when the call must take the queue instead (no open channel yet, earlier calls
+     *         still queued or waiting for a slot, which go first, or no slot for this one)
      */
     private boolean sendNow(PendingCall<?> call) {
         Channel ch = channel;
-        if (closed || ch == null || !ch.isActive() || !submitted.isEmpty()) {
+        if (closed || ch == null || !ch.isActive() || !submitted.isEmpty() || slots.mustWait(call)) {
             return false;
         }
         send(ch, call);
@@ -255,7 +299,7 @@ final class TcpClient implements RpcClient {
                 Throwable cause = done.cause();
                 String why = cause == null ? "client closed" : cause.getMessage();
                 LOG.debug("cannot connect to {}: {}", remote, why);
-                failSubmitted(new TarnException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": " + why,
+                failUnsent(new TarnException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": " + why,
                         cause));
             }
         });
@@ -264,7 +308,9 @@ final class TcpClient implements RpcClient {
     /**
      * Event loop: fails calls whose deadline passed. A call counts as finished once it is settled
      * (left the id map), not when its future is done: a future the caller cancelled still holds its
-     * slot until the answer or the deadline.
+     * slot until the answer or the deadline. The slots freed go to calls waiting in line; those
+     * still waiting past their deadline fail (not while the connection is being opened again: then
+     * they wait for it, as queued calls do).
      */
     private void expire() {
         long now = System.nanoTime();
@@ -274,6 +320,17 @@ final class TcpClient implements RpcClient {
             late.dropPlaced();
             late.fail(CallErrors.timeout(remote, late.opcode, timeoutNanos), slots);
         }
+        Channel ch = channel;
+        if (slots.hasWaiting() && ch != null && ch.isActive()) {
+            slotsFreed();
+            slots.expire(now);
+        }
+    }
+
+    /** Event loop: fails every call not sent yet, waiting in line or queued. */
+    private void failUnsent(Throwable error) {
+        slots.failWaiting(error);
+        failSubmitted(error);
     }
 
     private void failSubmitted(Throwable error) {
@@ -313,9 +370,9 @@ final class TcpClient implements RpcClient {
         }
         inflight.clear();
         if (closed) {
-            failSubmitted(CallErrors.closed(remote));
-        } else if (!submitted.isEmpty()) {
-            drain(); // reconnect for calls that arrived meanwhile
+            failUnsent(CallErrors.closed(remote));
+        } else if (!submitted.isEmpty() || slots.hasWaiting()) {
+            drain(); // reconnect for calls that arrived or wait meanwhile
         }
     }
 
@@ -337,6 +394,21 @@ final class TcpClient implements RpcClient {
     /** Event loop only: calls still in the send-order queue of the timeout check (for tests). */
     int trackedForTimeout() {
         return inflight.trackedForTimeout();
+    }
+
+    /** Event loop only: calls in flight (for tests). */
+    int inFlight() {
+        return inflight.size();
+    }
+
+    /** Event loop only: calls waiting in line for a slot (for tests). */
+    int waitingForSlot() {
+        return slots.waiting();
+    }
+
+    /** Slots free now (for tests). */
+    int freeSlots() {
+        return slots.availablePermits();
     }
 
     @Override
@@ -363,7 +435,7 @@ final class TcpClient implements RpcClient {
                 ch.close();
                 onClosed(ch, null);
             }
-            failSubmitted(CallErrors.closed(remote));
+            failUnsent(CallErrors.closed(remote));
         };
         if (loop.inEventLoop()) {
             shutdown.run(); // from a callback on this loop: waiting for a task queued behind us would deadlock
@@ -372,8 +444,9 @@ final class TcpClient implements RpcClient {
         try {
             loop.submit(shutdown).awaitUninterruptibly(5, TimeUnit.SECONDS);
         } catch (RejectedExecutionException e) {
+            // The loop is shutting down and takes no task: fail its line here too, like the queue.
             synchronized (submitted) {
-                failSubmitted(CallErrors.closed(remote));
+                failUnsent(CallErrors.closed(remote));
             }
         }
     }
