@@ -7,8 +7,11 @@ import io.tarn.rpc.tcp.TcpTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /**
  * Chooses the transport named by {@code tarn.transport}.
@@ -56,16 +59,16 @@ public final class Transports {
     /** Why RDMA is unusable on this host, or null when the host looks RDMA-capable. */
     public static String rdmaUnavailableReason() {
         Path ib = Path.of("/sys/class/infiniband");
-        try (java.util.stream.Stream<Path> devices = Files.isDirectory(ib) ? Files.list(ib) : java.util.stream.Stream.empty()) {
+        try (Stream<Path> devices = Files.isDirectory(ib) ? Files.list(ib) : Stream.empty()) {
             if (devices.findAny().isEmpty()) {
                 return "no RDMA device under /sys/class/infiniband";
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "cannot read /sys/class/infiniband: " + e.getMessage();
         }
         String libPath = System.getProperty("java.library.path", "");
         boolean found = false;
-        for (String dir : libPath.split(java.io.File.pathSeparator)) {
+        for (String dir : libPath.split(File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isRegularFile(Path.of(dir, "libdisni.so"))) {
                 found = true;
                 break;

@@ -1,6 +1,7 @@
 package io.tarn.rpc.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -115,7 +116,7 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
         if (ctx.channel().isActive()) {
             LOG.warn("closing connection from {} to {}: malformed frame: {}", TcpTransport.describe(ctx.channel()),
                     server, reason);
-            ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
     }
 }

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -120,7 +121,8 @@ public final class TcpTransport implements Transport {
     @Override
     public RpcServer bind(InetSocketAddress address, RpcHandler handler) throws IOException {
         ensureOpen();
-        Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        Class<? extends ServerChannel> channelClass =
+                epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         TcpServer server = new TcpServer(this);
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
@@ -167,7 +169,7 @@ public final class TcpTransport implements Transport {
         return client;
     }
 
-    Bootstrap clientBootstrap(io.netty.channel.EventLoop loop) {
+    Bootstrap clientBootstrap(EventLoop loop) {
         return new Bootstrap()
                 .group(loop)
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)

@@ -31,6 +31,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -159,7 +160,7 @@ class TcpTransportTest {
         int chains = 300;
         int perChain = 40;
         java.util.concurrent.atomic.AtomicLong sum = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(chains);
         for (int k = 0; k < chains; k++) {
             chain(c, k, perChain, sum, failure, done);
@@ -299,7 +300,7 @@ class TcpTransportTest {
     @Test
     void closeFromACallbackOnTheIoThreadWorks() throws Exception {
         RpcClient c = transport.connect(server.localAddress());
-        java.util.concurrent.atomic.AtomicReference<Throwable> closeError = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Throwable> closeError = new AtomicReference<>();
         long v = c.call(ECHO, b -> b.writeLong(3), b -> {
             try {
                 c.close(); // decoders always run on the connection's event loop
@@ -325,7 +326,7 @@ class TcpTransportTest {
     @Test
     void answerToACancelledCallIsReleased() throws Exception {
         RpcClient c = transport.connect(server.localAddress());
-        java.util.concurrent.atomic.AtomicReference<ByteBuf> decoded = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<ByteBuf> decoded = new AtomicReference<>();
         CompletableFuture<ByteBuf> f = c.call(LATER, b -> { }, b -> {
             ByteBuf kept = b.retainedSlice();
             decoded.set(kept);
