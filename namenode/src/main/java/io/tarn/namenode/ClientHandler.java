@@ -234,7 +234,7 @@ final class ClientHandler {
     private DirectoryCoordinator coordinatorOrRefuse(RpcRequest request, Route route) {
         DirectoryCoordinator coordinator = links.coordinator();
         if (coordinator == null) {
-            request.fail(ErrorCode.AT_COORDINATOR, route.reason());
+            request.fail(ErrorCode.AT_COORDINATOR, route.reason(), partitioning.redirectTo(0));
         }
         return coordinator;
     }
@@ -244,7 +244,7 @@ final class ClientHandler {
         DirectoryCoordinator coordinator = links.coordinator();
         if (coordinator == null) {
             request.fail(ErrorCode.WRONG_PARTITION, "directories are created through " + partitioning.describe(0)
-                    + ", not " + partitioning.describe(partitioning.partition()));
+                    + ", not " + partitioning.describe(partitioning.partition()), partitioning.redirectTo(0));
             return;
         }
         coordinator.mkdirs(path, ownership, parents).whenComplete((status, e) -> {
@@ -270,7 +270,7 @@ final class ClientHandler {
         }
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         if (cause instanceof TarnException t) {
-            request.fail(t.code(), t.getMessage());
+            request.fail(t.code(), t.getMessage(), t.detail());
         } else {
             LOG.error("operation on {} with the other namenodes failed", path, cause);
             request.fail(ErrorCode.INTERNAL, "operation on " + path + " with the other namenodes failed: " + cause);

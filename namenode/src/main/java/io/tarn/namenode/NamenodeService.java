@@ -169,7 +169,7 @@ public final class NamenodeService implements RpcHandler {
                 default -> refuse(request);
             }
         } catch (TarnException e) {
-            request.fail(e.code(), e.getMessage());
+            request.fail(e.code(), e.getMessage(), e.detail());
         }
     }
 

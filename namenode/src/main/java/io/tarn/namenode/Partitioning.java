@@ -3,6 +3,7 @@ package io.tarn.namenode;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorDetail.Redirect;
 import io.tarn.common.fs.Partitions;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.Transport;
@@ -52,6 +53,11 @@ public record Partitioning(int partition, List<HostPort> namenodes) {
     /** True when files called {@code name} belong here. */
     public boolean owns(String name) {
         return namenodes.size() == 1 || ownerOf(name) == partition;
+    }
+
+    /** Where a client should send what belongs to partition {@code p}: its number and host:port. */
+    public Redirect redirectTo(int p) {
+        return new Redirect(p, namenodes.get(p).toString());
     }
 
     /** host:port of a partition's namenode, for messages. */

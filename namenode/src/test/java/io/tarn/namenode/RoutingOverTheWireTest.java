@@ -4,7 +4,11 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.config.TransportKind;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail;
+import io.tarn.common.error.ErrorDetail.MovedTo;
+import io.tarn.common.error.ErrorDetail.Redirect;
 import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
@@ -13,6 +17,7 @@ import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
@@ -130,6 +135,13 @@ class RoutingOverTheWireTest {
         return ((TarnError) t).code() + ": " + t.getMessage();
     }
 
+    /** Where the error {@code nn} answers says to go instead. */
+    private ErrorDetail detail(int nn, int opcode, BodyWriter body) {
+        Throwable t = catchThrowable(() -> call(nn, opcode, body, b -> null));
+        assertThat(t).as("an error answer to %s", Opcode.name(opcode)).isInstanceOf(TarnException.class);
+        return ((TarnException) t).detail();
+    }
+
     private FileStatus getFile(int nn, String path) throws Exception {
         return status(nn, Opcode.GET_FILE, b -> new PathRequest(path).encode(b));
     }
@@ -147,6 +159,8 @@ class RoutingOverTheWireTest {
     void onlyTheCoordinatorCreatesDirectories() throws Exception {
         String refused = "WRONG_PARTITION: directories are created through " + describe(0) + ", not " + describe(1);
         assertThat(error(1, Opcode.MKDIRS, b -> new MkdirsRequest("/d", OWN).encode(b))).isEqualTo(refused);
+        assertThat(detail(1, Opcode.MKDIRS, b -> new MkdirsRequest("/d", OWN).encode(b)))
+                .as("where to go instead").isEqualTo(new Redirect(0, addresses[0]));
         assertThat(error(1, Opcode.CREATE, b -> new CreateRequest("/d", FileType.DIRECTORY, 0, 0, CLIENT, "", OWN)
                 .encode(b))).isEqualTo(refused);
         assertThat(error(0, Opcode.GET_FILE, b -> new PathRequest("/d").encode(b))).startsWith("FILE_NOT_FOUND");
@@ -165,6 +179,7 @@ class RoutingOverTheWireTest {
         String elsewhere = "' goes through " + describe(0);
         assertThat(error(1, Opcode.SET_ATTR, mtime("/d", 42)))
                 .isEqualTo("AT_COORDINATOR: changing the attributes of directory '/d" + elsewhere);
+        assertThat(detail(1, Opcode.SET_ATTR, mtime("/d", 42))).isEqualTo(new Redirect(0, addresses[0]));
         assertThat(error(1, Opcode.DELETE, b -> new DeleteRequest("/d", true).encode(b)))
                 .isEqualTo("AT_COORDINATOR: deleting directory '/d" + elsewhere);
         assertThat(error(1, Opcode.RENAME, b -> new RenameRequest("/d", "/e").encode(b)))
@@ -192,6 +207,8 @@ class RoutingOverTheWireTest {
         assertThat(error(0, Opcode.CREATE, b -> new CreateRequest(mine, FileType.FILE, 0, 0, CLIENT, "",
                 Ownership.UNSPECIFIED).encode(b))).isEqualTo("WRONG_PARTITION: '" + mine + "' belongs to "
                 + describe(1) + ", not to " + describe(0) + ": the client's partition map is out of date");
+        assertThat(detail(0, Opcode.CREATE, b -> new CreateRequest(mine, FileType.FILE, 0, 0, CLIENT, "",
+                Ownership.UNSPECIFIED).encode(b))).isEqualTo(new Redirect(1, addresses[1]));
         FileStatus f = status(1, Opcode.CREATE, b -> new CreateRequest(mine, FileType.FILE, 0, 0, CLIENT, "",
                 Ownership.UNSPECIFIED).encode(b));
         status(1, Opcode.CLOSE, b -> new CloseRequest(f.fileId(), CLIENT, 0).encode(b));
@@ -208,6 +225,8 @@ class RoutingOverTheWireTest {
         assertThat(error(1, Opcode.GET_FILE, b -> new PathRequest(same).encode(b))).startsWith("FILE_NOT_FOUND");
         long newId = call(1, Opcode.WHERE_MOVED, b -> b.writeLong(f.fileId()), b -> b.readLong());
         assertThat(newId).as("the old namenode tells where it went").isEqualTo(moved.fileId());
+        assertThat(detail(1, Opcode.GET_BLOCK, b -> new GetBlockRequest(f.fileId(), 0, false, CLIENT, "", -1)
+                .encode(b))).as("and says so in MOVED itself").isEqualTo(new MovedTo(moved.fileId()));
         ok(0, Opcode.DELETE, b -> new DeleteRequest(away, false).encode(b));
         assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).isZero();
     }

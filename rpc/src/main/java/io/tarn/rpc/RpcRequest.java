@@ -3,6 +3,7 @@ package io.tarn.rpc;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail;
 
 import java.net.SocketAddress;
 
@@ -51,4 +52,10 @@ public interface RpcRequest {
 
     /** Answers with an error: the code and a message the user can act on. */
     void fail(ErrorCode code, String message);
+
+    /**
+     * Answers with an error that says where to go instead ({@link ErrorDetail}: a moved file's new
+     * id, the namenode that owns what was asked); {@code detail} may be null.
+     */
+    void fail(ErrorCode code, String message, ErrorDetail detail);
 }

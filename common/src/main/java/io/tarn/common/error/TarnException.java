@@ -12,20 +12,39 @@ public class TarnException extends IOException implements TarnError {
     private static final long serialVersionUID = 1L;
 
     private final ErrorCode code;
+    /** Where to go instead (MOVED, WRONG_PARTITION, AT_COORDINATOR), or null. */
+    private final transient ErrorDetail detail;
 
     public TarnException(ErrorCode code, String message) {
+        this(code, message, (ErrorDetail) null);
+    }
+
+    /** An error that tells the caller where to go instead: see {@link ErrorDetail}. */
+    public TarnException(ErrorCode code, String message, ErrorDetail detail) {
         super(message == null || message.isEmpty() ? code.description() : message);
         this.code = code;
+        this.detail = detail;
     }
 
     public TarnException(ErrorCode code, String message, Throwable cause) {
         super(message == null || message.isEmpty() ? code.description() : message, cause);
         this.code = code;
+        this.detail = null;
     }
 
     @Override
     public ErrorCode code() {
         return code;
+    }
+
+    /** Where to go instead, when the error says (a moved file's new id, the namenode to ask); else null. */
+    public ErrorDetail detail() {
+        return detail;
+    }
+
+    /** The most specific exception type for a code and its detail (null for none). */
+    public static IOException of(ErrorCode code, String message, ErrorDetail detail) {
+        return detail == null ? of(code, message) : new TarnException(code, message, detail);
     }
 
     /** The most specific exception type for a code. */

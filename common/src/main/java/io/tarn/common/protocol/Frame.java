@@ -19,7 +19,7 @@ import io.netty.buffer.ByteBuf;
  * |        status (int32): 0 in requests, an ErrorCode in responses|
  * +---------------------------------------------------------------+
  * |  body: the operation's fields; for an error response, a       |
- * |  UTF-8 message (see {@link Wire#writeString})                 |
+ * |  UTF-8 message and maybe where to go instead ({@link ErrorAnswer}) |
  * +---------------------------------------------------------------+
  * </pre>
  *

@@ -1,6 +1,7 @@
 package io.tarn.namenode.namespace;
 
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail.MovedTo;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileIds;
@@ -265,7 +266,8 @@ public final class FileService {
             Forward to = forwards.get(fileId);
             if (to != null) {
                 throw new TarnException(ErrorCode.MOVED, "file " + FileIds.format(fileId) + " was renamed to '"
-                        + to.path() + "', a name another namenode owns, where its id is " + FileIds.format(to.id()));
+                        + to.path() + "', a name another namenode owns, where its id is " + FileIds.format(to.id()),
+                        new MovedTo(to.id()));
             }
             throw new TarnException(ErrorCode.FILE_NOT_FOUND, "no file with id " + FileIds.format(fileId)
                     + " (it was deleted, or the id is stale)");

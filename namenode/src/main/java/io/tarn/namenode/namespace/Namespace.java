@@ -555,6 +555,6 @@ public final class Namespace {
         int owner = partitioning.ownerOf(comps.get(comps.size() - 1));
         throw new TarnException(ErrorCode.WRONG_PARTITION, "'" + TarnPath.normalize(path) + "' belongs to "
                 + partitioning.describe(owner) + ", not to " + partitioning.describe(partitioning.partition())
-                + ": the client's partition map is out of date");
+                + ": the client's partition map is out of date", partitioning.redirectTo(owner));
     }
 }

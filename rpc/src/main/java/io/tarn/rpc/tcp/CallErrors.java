@@ -2,7 +2,9 @@ package io.tarn.rpc.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.ErrorAnswer;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
 
@@ -34,14 +36,17 @@ final class CallErrors {
         return new TarnException(ErrorCode.CONNECTION_LOST, "client for " + remote + " is closed");
     }
 
-    /** The typed error an error answer stands for: its message, or the code's description. */
+    /** The typed error an error answer stands for: its message, or the code's description, and its detail. */
     static IOException answer(ErrorCode code, ByteBuf body, String remote) {
         String message;
+        ErrorDetail detail = null;
         try {
             message = Wire.readString(body);
+            detail = ErrorAnswer.readDetail(body);
         } catch (RuntimeException e) {
             message = "";
         }
-        return TarnException.of(code, message.isEmpty() ? code.description() + " (" + remote + ")" : message);
+        return TarnException.of(code, message.isEmpty() ? code.description() + " (" + remote + ")" : message,
+                detail);
     }
 }

@@ -5,8 +5,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail;
+import io.tarn.common.protocol.ErrorAnswer;
 import io.tarn.common.protocol.Frame;
-import io.tarn.common.protocol.Wire;
 import io.tarn.rpc.RpcRequest;
 
 import java.net.SocketAddress;
@@ -108,15 +109,24 @@ final class TcpRequest implements RpcRequest {
 
     @Override
     public void fail(ErrorCode code, String message) {
-        send(errorFrame(channel, opcode, requestId, code, message));
+        fail(code, message, null);
     }
 
-    /** An error response, length not yet filled in; the message is cut to {@link #MAX_MESSAGE} characters. */
-    private static ByteBuf errorFrame(Channel channel, int opcode, long requestId, ErrorCode code, String message) {
+    @Override
+    public void fail(ErrorCode code, String message, ErrorDetail detail) {
+        send(errorFrame(channel, opcode, requestId, code, message, detail));
+    }
+
+    /**
+     * An error response, length not yet filled in; the message is cut to {@link #MAX_MESSAGE}
+     * characters, the detail (null for none) follows it.
+     */
+    private static ByteBuf errorFrame(Channel channel, int opcode, long requestId, ErrorCode code, String message,
+            ErrorDetail detail) {
         String text = message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) : message;
-        ByteBuf buf = channel.alloc().ioBuffer(64 + text.length() * 3);
+        ByteBuf buf = channel.alloc().ioBuffer(96 + text.length() * 3);
         Frame.begin(buf, opcode, requestId, Frame.FLAG_RESPONSE, code.code());
-        Wire.writeString(buf, text);
+        ErrorAnswer.write(buf, text, detail);
         return buf;
     }
 
@@ -164,7 +174,7 @@ final class TcpRequest implements RpcRequest {
 
     /** Answers a frame that could not become a request, then closes the connection. */
     static void sendErrorAndClose(Channel channel, ErrorCode code, String message) {
-        ByteBuf buf = errorFrame(channel, 0, 0, code, message);
+        ByteBuf buf = errorFrame(channel, 0, 0, code, message, null);
         Frame.finish(buf, 0);
         channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
     }

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.protocol.Frame;
 import io.tarn.rpc.RpcRequest;
 
@@ -93,6 +94,11 @@ final class CapturedRequest implements RpcRequest {
         answered();
         status = code;
         message = text;
+    }
+
+    @Override
+    public void fail(ErrorCode code, String text, ErrorDetail detail) {
+        fail(code, text);
     }
 
     /** Like the transport: the body is released once the request is answered. */
