@@ -3,6 +3,8 @@ package io.tarn.client;
 import io.netty.buffer.ByteBuf;
 import io.tarn.rpc.RpcClient;
 
+import java.io.IOException;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,7 +84,7 @@ final class Landing implements RpcClient.ResponseTarget {
          * moved on since the grant, so the copy may hold another file's bytes and must not be
          * returned; otherwise counts them.
          */
-        void copied(int bytes) throws java.io.IOException;
+        void copied(int bytes) throws IOException;
     }
 
     /**
@@ -222,7 +224,7 @@ final class Landing implements RpcClient.ResponseTarget {
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
-            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            } catch (ExecutionException | CancellationException e) {
                 break;
             }
         }

@@ -102,7 +102,10 @@ final class LocalStorage {
         return new LocalStorage(grant, map, regionCount);
     }
 
-    /** True when this mapping still is the storage the grant names (the datanode may have restarted with new storage). */
+    /**
+     * True when this mapping still is the storage the grant names (the datanode may have restarted
+     * with new storage).
+     */
     boolean matches(Grant grant) {
         return storageId.equals(grant.storageId()) && blockSize == grant.blockSize()
                 && regionSize == grant.regionSize() && directory.toString().equals(grant.directory());

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
@@ -14,6 +15,7 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -121,7 +123,7 @@ public final class TarnOutputStream extends OutputStream {
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        Objects.checkFromIndexSize(off, len, b.length);
         ensureWritable();
         while (len > 0) {
             ByteBuf buf = buffer();
@@ -201,7 +203,10 @@ public final class TarnOutputStream extends OutputStream {
         return allSent;
     }
 
-    /** The file's length once everything written so far is stored: bytes written, plus the size an append started at. */
+    /**
+     * The file's length once everything written so far is stored: bytes written, plus the size an
+     * append started at.
+     */
     public long position() {
         return position;
     }
@@ -506,8 +511,8 @@ public final class TarnOutputStream extends OutputStream {
 
     /** The same kind of exception, with the path in its message when the server did not name it. */
     private IOException describe(IOException e) {
-        if (e instanceof io.tarn.common.error.TarnError && !String.valueOf(e.getMessage()).contains(path)) {
-            IOException named = TarnException.of(((io.tarn.common.error.TarnError) e).code(),
+        if (e instanceof TarnError && !String.valueOf(e.getMessage()).contains(path)) {
+            IOException named = TarnException.of(((TarnError) e).code(),
                     "writing " + path + ": " + e.getMessage());
             named.initCause(e);
             return named;
@@ -521,7 +526,8 @@ public final class TarnOutputStream extends OutputStream {
      */
     private long durableSize() {
         Pending head;
-        while ((head = inflight.peekFirst()) != null && head.future.isDone() && !head.future.isCompletedExceptionally()) {
+        while ((head = inflight.peekFirst()) != null && head.future.isDone()
+                && !head.future.isCompletedExceptionally()) {
             inflight.pollFirst();
             inflightBytes -= head.bytes;
         }
