@@ -2,7 +2,8 @@ package io.tarn.client;
 
 /**
  * The id of a file a stream has open. With several namenodes a rename can move the file to another
- * namenode, where it has a new id; the client then follows it ({@link TarnClient}) and updates this.
+ * namenode, where it has a new id; the client then follows it ({@link NamespaceRouter#following})
+ * and updates this.
  */
 final class FileRef {
     private volatile long id;

@@ -232,7 +232,7 @@ public final class TarnInputStream extends InputStream {
         if (pos >= size) {
             return len == 0 ? 0 : -1;
         }
-        TarnClient.refuseOnIoThread(); // before any request, so that no answer is left unread
+        AnswerWaiter.refuseOnIoThread(); // before any request, so that no answer is left unread
         int n = (int) Math.min(len, size - pos);
         List<CompletableFuture<ByteBuf>> parts = new ArrayList<>();
         long p = pos;
@@ -246,7 +246,7 @@ public final class TarnInputStream extends InputStream {
         IOException failure = null;
         for (CompletableFuture<ByteBuf> part : parts) {
             try {
-                ByteBuf buf = TarnClient.await(part);
+                ByteBuf buf = AnswerWaiter.await(part);
                 try {
                     if (failure == null) {
                         int got = buf.readableBytes();
@@ -318,9 +318,9 @@ public final class TarnInputStream extends InputStream {
                 : CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
         return all.handle((v, e) -> {
             if (e != null) {
-                Throwable cause = TarnClient.unwrap(e);
+                Throwable cause = Failures.unwrap(e);
                 IOException io = cause instanceof IOException ? describe((IOException) cause)
-                        : TarnClient.asIOException(cause);
+                        : Failures.asIOException(cause);
                 throw new java.util.concurrent.CompletionException(io);
             }
             dst.position(base + n);
@@ -333,10 +333,10 @@ public final class TarnInputStream extends InputStream {
      * into {@code dst} without moving the stream; -1 at or past the end.
      */
     public int read(long pos, ByteBuffer dst) throws IOException {
-        TarnClient.refuseOnIoThread(); // before any request, so that no answer is left unread
+        AnswerWaiter.refuseOnIoThread(); // before any request, so that no answer is left unread
         CompletableFuture<Integer> read = readAsync(pos, dst);
         try {
-            return TarnClient.await(read);
+            return AnswerWaiter.await(read);
         } catch (java.io.InterruptedIOException e) {
             Landing.settle(read); // data may still be landing in dst: it is the caller's again only after
             throw e;
@@ -425,7 +425,7 @@ public final class TarnInputStream extends InputStream {
         Landing.Check check = pending.landing.takeView();
         CompletableFuture<ByteBuf> next = pending.data;
         try {
-            buffers.current = TarnClient.await(next);
+            buffers.current = AnswerWaiter.await(next);
             buffers.currentCheck = check;
             readingParked = pending.landing.wasParked();
         } catch (IOException e) {
@@ -473,7 +473,7 @@ public final class TarnInputStream extends InputStream {
         if (next.data.isDone() || dst.remaining() < next.length) {
             return 0;
         }
-        TarnClient.refuseOnIoThread(); // before offering: nothing may land where nobody waits
+        AnswerWaiter.refuseOnIoThread(); // before offering: nothing may land where nobody waits
         ByteBuf memory = Unpooled.wrappedBuffer(dst.slice(dst.position(), next.length)).clear();
         if (!next.landing.offer(memory)) {
             memory.release();
@@ -482,7 +482,7 @@ public final class TarnInputStream extends InputStream {
         buffers.ahead.pollFirst();
         ByteBuf buf;
         try {
-            buf = TarnClient.await(next.data);
+            buf = AnswerWaiter.await(next.data);
         } catch (IOException e) {
             if (!next.landing.withdraw()) {
                 Landing.settle(next.data); // claimed: dst is the transport's until the read ends
@@ -582,7 +582,7 @@ public final class TarnInputStream extends InputStream {
             askPage(index);
             f = refs.get(index);
         } else if (f.isCompletedExceptionally()) {
-            f = client.readBlock(file, index);
+            f = client.router().readBlock(file, index);
             refs.set(index, f);
         }
         int ahead = index + REFS_PER_CALL / 2;
@@ -603,10 +603,10 @@ public final class TarnInputStream extends InputStream {
             count--;
         }
         if (count == 1) {
-            refs.set(first, client.readBlock(file, first));
+            refs.set(first, client.router().readBlock(file, first));
             return;
         }
-        CompletableFuture<List<BlockRef>> page = client.readBlocks(file, first, count);
+        CompletableFuture<List<BlockRef>> page = client.router().readBlocks(file, first, count);
         for (int i = 0; i < count; i++) {
             if (refs.get(first + i) != null) {
                 continue;
@@ -614,7 +614,7 @@ public final class TarnInputStream extends InputStream {
             int k = i;
             refs.set(first + k, page.handle((blocks, e) -> e == null && k < blocks.size()
                     ? CompletableFuture.completedFuture(blocks.get(k))
-                    : client.readBlock(file, first + k)).thenCompose(x -> x));
+                    : client.router().readBlock(file, first + k)).thenCompose(x -> x));
         }
     }
 

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
-import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
@@ -47,6 +46,8 @@ import java.util.concurrent.CompletionException;
  */
 public final class TarnOutputStream extends OutputStream {
     private final TarnClient client;
+    /** Where the calls about the file go ({@link TarnClient#router()}). */
+    private final NamespaceRouter router;
     private final String path;
     /** The file's id, followed when a rename moves the file to another namenode. */
     private final FileRef file;
@@ -99,6 +100,7 @@ public final class TarnOutputStream extends OutputStream {
     /** A stream that writes from {@code status.size()} on: 0 for a new file, the end for an append. */
     TarnOutputStream(TarnClient client, String path, FileStatus status) {
         this.client = client;
+        this.router = client.router();
         this.path = path;
         this.file = new FileRef(status.fileId());
         this.blockSize = status.blockSize();
@@ -235,7 +237,7 @@ public final class TarnOutputStream extends OutputStream {
      */
     public void hsync() throws IOException {
         hflush();
-        client.awaitAnswer(() -> client.syncFile(file, position));
+        client.answers().awaitAnswer(() -> router.syncFile(file, position));
     }
 
     /** Stores the remaining bytes, then publishes the file's size and releases the lease. */
@@ -246,7 +248,7 @@ public final class TarnOutputStream extends OutputStream {
         }
         try {
             hflush();
-            client.awaitAnswer(() -> client.closeFile(file, position));
+            client.answers().awaitAnswer(() -> router.closeFile(file, position));
         } finally {
             closed = true;
             release();
@@ -356,7 +358,7 @@ public final class TarnOutputStream extends OutputStream {
         if (direct == null && grant != null && !grant.isCompletedExceptionally() && (grant.isDone()
                 || wait && !IoThreads.onIoThread())) {
             try {
-                direct = TarnClient.await(grant);
+                direct = AnswerWaiter.await(grant);
                 granting |= direct != null;
             } catch (IOException | RuntimeException e) {
                 grant = grant.isDone() ? grant : null;
@@ -462,7 +464,7 @@ public final class TarnOutputStream extends OutputStream {
             return known;
         }
         if (index == 0 || known != null || blocksPerCall == 1) {
-            known = client.writeBlock(file, index, durableSize());
+            known = router.writeBlock(file, index, durableSize());
             blocks.put(index, known);
             return known;
         }
@@ -470,7 +472,7 @@ public final class TarnOutputStream extends OutputStream {
         while (count > 1 && blocks.containsKey(index + count - 1)) {
             count--;
         }
-        CompletableFuture<List<BlockRef>> page = client.writeBlocks(file, index, count, durableSize());
+        CompletableFuture<List<BlockRef>> page = router.writeBlocks(file, index, count, durableSize());
         for (int i = 0; i < count; i++) {
             int k = i;
             blocks.putIfAbsent(index + k, page.thenApply(refs -> {
@@ -488,7 +490,7 @@ public final class TarnOutputStream extends OutputStream {
         Pending p = inflight.pollFirst();
         inflightBytes -= p.bytes;
         try {
-            TarnClient.await(p.future);
+            AnswerWaiter.await(p.future);
         } catch (IOException e) {
             failure = e;
             throw describe(e);
@@ -505,19 +507,13 @@ public final class TarnOutputStream extends OutputStream {
     private void throwIfFailed() throws IOException {
         Throwable f = failure;
         if (f != null) {
-            throw describe(TarnClient.asIOException(f));
+            throw describe(Failures.asIOException(f));
         }
     }
 
     /** The same kind of exception, with the path in its message when the server did not name it. */
     private IOException describe(IOException e) {
-        if (e instanceof TarnError && !String.valueOf(e.getMessage()).contains(path)) {
-            IOException named = TarnException.of(((TarnError) e).code(),
-                    "writing " + path + ": " + e.getMessage());
-            named.initCause(e);
-            return named;
-        }
-        return e;
+        return Failures.naming(e, "writing", path);
     }
 
     /**

@@ -63,7 +63,7 @@ class AnswerWaitTest {
         }
         // Whether a given wait of the polling client polled depends on whether its answer was already
         // there (aSecondWaiterSleepsAtOnce counts polls where that cannot be); the other never polls.
-        assertThat(sleeping.answerPolls()).isZero();
+        assertThat(sleeping.answers().polls()).isZero();
     }
 
     /**
@@ -103,7 +103,7 @@ class AnswerWaitTest {
      */
     @Test
     void aSecondWaiterSleepsAtOnce() throws Exception {
-        long polls = polling.answerPolls();
+        long polls = polling.answers().polls();
         CompletableFuture<String> first = new CompletableFuture<>();
         CompletableFuture<String> second = new CompletableFuture<>();
         AtomicReference<Object> firstGot = new AtomicReference<>();
@@ -114,7 +114,7 @@ class AnswerWaitTest {
         Thread b = waiter(second, secondGot);
         b.start();
         awaitWaiters(2);
-        assertThat(polling.answerPolls() - polls).as("only the first waiter polled").isEqualTo(1);
+        assertThat(polling.answers().polls() - polls).as("only the first waiter polled").isEqualTo(1);
 
         second.complete("two");
         b.join(TimeUnit.SECONDS.toMillis(10));
@@ -122,12 +122,12 @@ class AnswerWaitTest {
         a.join(TimeUnit.SECONDS.toMillis(10));
         assertThat(secondGot.get()).isEqualTo("two");
         assertThat(firstGot.get()).isInstanceOf(FileNotFoundException.class);
-        assertThat(polling.answerWaiters()).isZero();
+        assertThat(polling.answers().waiters()).isZero();
     }
 
     @Test
     void aWaitOnAnIoThreadIsRefusedBeforeAnyPolling() throws Exception {
-        long polls = polling.answerPolls();
+        long polls = polling.answers().polls();
         CompletableFuture<String> never = new CompletableFuture<>();
         int refused = 0;
         // A callback runs on the I/O thread that reads the answer, unless the answer came before the
@@ -138,7 +138,7 @@ class AnswerWaitTest {
                     return "not on an I/O thread";
                 }
                 try {
-                    return polling.awaitAnswer(() -> never);
+                    return polling.answers().awaitAnswer(() -> never);
                 } catch (IOException | RuntimeException e) {
                     return e;
                 }
@@ -151,14 +151,14 @@ class AnswerWaitTest {
             }
         }
         assertThat(refused).isEqualTo(1);
-        assertThat(polling.answerPolls()).isEqualTo(polls);
-        assertThat(polling.answerWaiters()).isZero();
+        assertThat(polling.answers().polls()).isEqualTo(polls);
+        assertThat(polling.answers().waiters()).isZero();
     }
 
     private static Thread waiter(CompletableFuture<String> f, AtomicReference<Object> got) {
         return new Thread(() -> {
             try {
-                got.set(polling.awaitAnswer(() -> f));
+                got.set(polling.answers().awaitAnswer(() -> f));
             } catch (IOException e) {
                 got.set(e);
             }
@@ -167,7 +167,7 @@ class AnswerWaitTest {
 
     private static void awaitWaiters(int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (polling.answerWaiters() < n) {
+        while (polling.answers().waiters() < n) {
             assertThat(System.nanoTime()).as("%d waiters", n).isLessThan(deadline);
             Thread.sleep(1);
         }

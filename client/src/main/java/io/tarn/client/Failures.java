@@ -1,0 +1,63 @@
+package io.tarn.client;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnException;
+
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * What a failed answer turns into for the code that handles it: the cause out of the future's
+ * wrappers, its error code, and the typed {@link IOException} a blocking caller gets.
+ *
+ * <p>Used by the router and the merged namespace to tell redirecting answers (AT_COORDINATOR, MOVED,
+ * RETRY, ...) from failures, by {@link AnswerWaiter} to rethrow, and by the streams to name their
+ * path. Stateless; allocates only on failure paths, never on an answer that succeeded.
+ */
+final class Failures {
+    private Failures() {
+    }
+
+    /** The cause inside {@link CompletionException} and {@link ExecutionException} wrappers. */
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** True when {@code cause} (already unwrapped) is a Tarn error with {@code code}. */
+    static boolean hasCode(Throwable cause, ErrorCode code) {
+        return cause instanceof TarnError t && t.code() == code;
+    }
+
+    /**
+     * The IOException a blocking caller gets for {@code t}: the cause itself when it is one (a
+     * typed Tarn error), INTERNAL for an unexpected runtime failure, else a plain wrapper.
+     */
+    static IOException asIOException(Throwable t) {
+        Throwable cause = unwrap(t);
+        if (cause instanceof IOException) {
+            return (IOException) cause;
+        }
+        if (cause instanceof RuntimeException || cause instanceof Error) {
+            return new TarnException(ErrorCode.INTERNAL, cause.toString(), cause);
+        }
+        return new IOException(cause);
+    }
+
+    /**
+     * The same kind of exception, with "{@code doing} {@code path}: " before its message when it is a
+     * Tarn error whose message does not name the path already (a stream's errors name its file).
+     */
+    static IOException naming(IOException e, String doing, String path) {
+        if (e instanceof TarnError t && !String.valueOf(e.getMessage()).contains(path)) {
+            IOException named = TarnException.of(t.code(), doing + " " + path + ": " + e.getMessage());
+            named.initCause(e);
+            return named;
+        }
+        return e;
+    }
+}
