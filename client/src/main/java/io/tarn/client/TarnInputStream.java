@@ -5,17 +5,17 @@ import io.netty.buffer.Unpooled;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
-import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -32,18 +32,17 @@ import java.util.concurrent.CompletableFuture;
  * {@link #seek} drops the read-ahead. {@link #read(long, byte[], int, int)} reads at a position
  * without moving the stream. The size is the one the file had when opened. Not thread-safe, except
  * that positional reads may run concurrently with each other.
+ *
+ * <p>The stream itself keeps the sequential reader's state: the position, the read-ahead and the
+ * buffer being read. Cutting ranges into data requests and the positional reads are its
+ * {@link RangeReader}'s, the block locations its {@link BlockLocations}'.
  */
 public final class TarnInputStream extends InputStream {
     /** Frees the buffers of streams dropped without close (one daemon thread for all streams). */
     private static final Cleaner CLEANER = Cleaner.create();
-    /** Block locations asked of the namenode in one call (see {@link #ref}). */
-    static final int REFS_PER_CALL = 16;
     private final TarnClient client;
     private final String path;
-    /** The file's id, followed when a rename moves the file to another namenode. */
-    private final FileRef file;
     private final long size;
-    private final int blockSize;
     private final int chunkSize;
     private final long readahead;
     /** The read-ahead while the reads are short-circuit copies left to this reader (grants only). */
@@ -53,7 +52,10 @@ public final class TarnInputStream extends InputStream {
      * its read-ahead is then grants, which hold no memory, and goes {@link #readaheadShortCircuit} ahead.
      */
     private boolean readingParked;
-    private final ArrayList<CompletableFuture<BlockRef>> refs = new ArrayList<>();
+    /** Where the file's blocks are, asked a page at a time. */
+    private final BlockLocations locations;
+    /** Cuts ranges into data requests; makes the positional reads. */
+    private final RangeReader ranges;
     private final Buffers buffers = new Buffers();
     private final Cleaner.Cleanable cleanable;
 
@@ -71,12 +73,15 @@ public final class TarnInputStream extends InputStream {
     TarnInputStream(TarnClient client, String path, FileStatus status) {
         this.client = client;
         this.path = path;
-        this.file = new FileRef(status.fileId());
         this.size = status.size();
-        this.blockSize = Math.max(1, status.blockSize());
+        int blockSize = Math.max(1, status.blockSize());
         this.chunkSize = (int) Math.min(blockSize, client.config().get(TarnKeys.CLIENT_IO_CHUNK));
         this.readahead = client.config().get(TarnKeys.CLIENT_READAHEAD);
         this.readaheadShortCircuit = client.config().get(TarnKeys.CLIENT_READAHEAD_SHORTCIRCUIT);
+        // The file's id, followed when a rename moves the file to another namenode.
+        FileRef file = new FileRef(status.fileId());
+        this.locations = new BlockLocations(client.router(), file, size, blockSize);
+        this.ranges = new RangeReader(client.data(), locations, path, size, blockSize, chunkSize);
         this.cleanable = CLEANER.register(this, buffers);
     }
 
@@ -106,7 +111,7 @@ public final class TarnInputStream extends InputStream {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        Objects.checkFromIndexSize(off, len, b.length);
         ensureOpen();
         if (len == 0) {
             return 0;
@@ -224,56 +229,16 @@ public final class TarnInputStream extends InputStream {
      * -1 when {@code pos} is at or past the end.
      */
     public int read(long pos, byte[] b, int off, int len) throws IOException {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        Objects.checkFromIndexSize(off, len, b.length);
         ensureOpen();
-        if (pos < 0) {
-            throw new EOFException("negative position " + pos + " in " + path);
-        }
-        if (pos >= size) {
-            return len == 0 ? 0 : -1;
-        }
-        AnswerWaiter.refuseOnIoThread(); // before any request, so that no answer is left unread
-        int n = (int) Math.min(len, size - pos);
-        List<CompletableFuture<ByteBuf>> parts = new ArrayList<>();
-        long p = pos;
-        long end = pos + n;
-        while (p < end) {
-            int piece = pieceLength(p, end);
-            parts.add(requestRange(p, piece));
-            p += piece;
-        }
-        int at = off;
-        IOException failure = null;
-        for (CompletableFuture<ByteBuf> part : parts) {
-            try {
-                ByteBuf buf = AnswerWaiter.await(part);
-                try {
-                    if (failure == null) {
-                        int got = buf.readableBytes();
-                        buf.readBytes(b, at, got);
-                        at += got;
-                    }
-                } finally {
-                    buf.release();
-                }
-            } catch (IOException e) {
-                part.thenAccept(ByteBuf::release); // an interrupted wait: the data still arrives
-                if (failure == null) {
-                    failure = describe(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        return n;
+        return ranges.read(pos, b, off, len);
     }
 
     /**
      * Reads up to {@code dst.remaining()} bytes at {@code pos} without moving the stream, returning at
      * once; the future completes with the number of bytes read (-1 when {@code pos} is at or past
      * the end), after they are in {@code dst} and its position has advanced by that number, as with
-     * {@link java.nio.channels.AsynchronousFileChannel#read}. Leave {@code dst} alone until then.
+     * {@link AsynchronousFileChannel#read}. Leave {@code dst} alone until then.
      * Many reads may be in flight on one stream; they complete on transport threads.
      */
     public CompletableFuture<Integer> readAsync(long pos, ByteBuffer dst) {
@@ -282,50 +247,7 @@ public final class TarnInputStream extends InputStream {
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (pos < 0) {
-            return CompletableFuture.failedFuture(new EOFException("negative position " + pos + " in " + path));
-        }
-        if (pos >= size) {
-            return CompletableFuture.completedFuture(dst.hasRemaining() ? -1 : 0);
-        }
-        int n = (int) Math.min(dst.remaining(), size - pos);
-        int base = dst.position();
-        List<CompletableFuture<Void>> parts = new ArrayList<>();
-        long p = pos;
-        long end = pos + n;
-        while (p < end) {
-            int piece = pieceLength(p, end);
-            int at = base + (int) (p - pos);
-            Landing landing = new Landing();
-            if (dst.isDirect()) {
-                landing.offer(Unpooled.wrappedBuffer(dst.slice(at, piece)).clear());
-            }
-            parts.add(requestRange(p, piece, landing).thenAccept(buf -> {
-                try {
-                    if (landing.holds(buf)) {
-                        client.data().landed(piece);
-                    } else {
-                        buf.getBytes(buf.readerIndex(), dst.duplicate().position(at).limit(at + piece));
-                    }
-                } finally {
-                    buf.release();
-                    landing.withdraw();
-                }
-            }));
-            p += piece;
-        }
-        CompletableFuture<Void> all = parts.size() == 1 ? parts.get(0)
-                : CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
-        return all.handle((v, e) -> {
-            if (e != null) {
-                Throwable cause = Failures.unwrap(e);
-                IOException io = cause instanceof IOException ? describe((IOException) cause)
-                        : Failures.asIOException(cause);
-                throw new java.util.concurrent.CompletionException(io);
-            }
-            dst.position(base + n);
-            return n;
-        });
+        return ranges.readAsync(pos, dst);
     }
 
     /**
@@ -337,7 +259,7 @@ public final class TarnInputStream extends InputStream {
         CompletableFuture<Integer> read = readAsync(pos, dst);
         try {
             return AnswerWaiter.await(read);
-        } catch (java.io.InterruptedIOException e) {
+        } catch (InterruptedIOException e) {
             Landing.settle(read); // data may still be landing in dst: it is the caller's again only after
             throw e;
         }
@@ -362,7 +284,8 @@ public final class TarnInputStream extends InputStream {
         while (done < len) {
             int n = read(pos + done, b, off + done, len - done);
             if (n < 0) {
-                throw new EOFException("end of " + path + " at " + (pos + done) + " while reading " + len + " bytes at " + pos);
+                throw new EOFException("end of " + path + " at " + (pos + done) + " while reading " + len
+                        + " bytes at " + pos);
             }
             done += n;
         }
@@ -376,9 +299,7 @@ public final class TarnInputStream extends InputStream {
     public void unbuffer() {
         dropReadahead();
         requestedUpTo = position;
-        synchronized (this) {
-            refs.clear();
-        }
+        locations.forget();
     }
 
     @Override
@@ -538,89 +459,11 @@ public final class TarnInputStream extends InputStream {
         }
         long limit = Math.min(size, position + window);
         while (requestedUpTo < size && (buffers.ahead.isEmpty() || requestedUpTo < limit)) {
-            int piece = pieceLength(requestedUpTo, size);
+            int piece = ranges.pieceLength(requestedUpTo, size);
             Landing landing = new Landing(true);
-            buffers.ahead.addLast(new Pending(requestRange(requestedUpTo, piece, landing), landing, piece));
+            buffers.ahead.addLast(new Pending(ranges.request(requestedUpTo, piece, landing), landing, piece));
             requestedUpTo += piece;
         }
-    }
-
-    /** Bytes of one data request starting at {@code pos}: at most a chunk, within one block, not past {@code end}. */
-    private int pieceLength(long pos, long end) {
-        return (int) Math.min(end - pos, Math.min(chunkSize, blockSize - (pos % blockSize)));
-    }
-
-    private CompletableFuture<ByteBuf> requestRange(long pos, int length) {
-        return requestRange(pos, length, DataClient.RECEIVE);
-    }
-
-    private CompletableFuture<ByteBuf> requestRange(long pos, int length, io.tarn.rpc.RpcClient.ResponseTarget target) {
-        int index = (int) (pos / blockSize);
-        int offset = (int) (pos % blockSize);
-        return ref(index).thenCompose(r -> client.data().read(r, offset, length, target)).thenApply(buf -> {
-            if (buf.readableBytes() != length) {
-                int got = buf.readableBytes();
-                buf.release();
-                throw new java.util.concurrent.CompletionException(new TarnException(ErrorCode.MALFORMED_REQUEST,
-                        "datanode returned " + got + " bytes instead of " + length));
-            }
-            return buf;
-        });
-    }
-
-    /**
-     * The location of block {@code index}. Locations are asked for {@link #REFS_PER_CALL} blocks of
-     * the file at a time (one GET_BLOCKS), and, for a reader going from block to block, the next
-     * such page once it is half-way through the last one, so a sequential reader of 1 MiB blocks
-     * makes one namenode call per 16 MiB instead of one per block. A block the page did not name
-     * (the file grew since it was opened, or the page failed, say because a later block is on a
-     * dead datanode) is asked for alone, as is one whose lookup failed before.
-     */
-    private synchronized CompletableFuture<BlockRef> ref(int index) {
-        CompletableFuture<BlockRef> f = index < refs.size() ? refs.get(index) : null;
-        if (f == null) {
-            askPage(index);
-            f = refs.get(index);
-        } else if (f.isCompletedExceptionally()) {
-            f = client.router().readBlock(file, index);
-            refs.set(index, f);
-        }
-        int ahead = index + REFS_PER_CALL / 2;
-        boolean sequential = index > 0 && refs.get(index - 1) != null;
-        if (sequential && ahead < blocksInFile() && (ahead >= refs.size() || refs.get(ahead) == null)) {
-            askPage(ahead);
-        }
-        return f;
-    }
-
-    /** Asks for the locations of the blocks from {@code first} on whose location is not asked yet. */
-    private void askPage(int first) {
-        int count = (int) Math.max(1, Math.min(REFS_PER_CALL, blocksInFile() - first));
-        while (refs.size() < first + count) {
-            refs.add(null);
-        }
-        while (count > 1 && refs.get(first + count - 1) != null) {
-            count--;
-        }
-        if (count == 1) {
-            refs.set(first, client.router().readBlock(file, first));
-            return;
-        }
-        CompletableFuture<List<BlockRef>> page = client.router().readBlocks(file, first, count);
-        for (int i = 0; i < count; i++) {
-            if (refs.get(first + i) != null) {
-                continue;
-            }
-            int k = i;
-            refs.set(first + k, page.handle((blocks, e) -> e == null && k < blocks.size()
-                    ? CompletableFuture.completedFuture(blocks.get(k))
-                    : client.router().readBlock(file, first + k)).thenCompose(x -> x));
-        }
-    }
-
-    /** Blocks the file had when opened (at least one, so that a file that grew is still read). */
-    private long blocksInFile() {
-        return Math.max(1, (size + blockSize - 1) / blockSize);
     }
 
     private void dropReadahead() {
@@ -698,12 +541,6 @@ public final class TarnInputStream extends InputStream {
 
     /** The same kind of exception, with the path in its message when the server did not name it. */
     private IOException describe(IOException e) {
-        if (e instanceof io.tarn.common.error.TarnError && !String.valueOf(e.getMessage()).contains(path)) {
-            IOException named = TarnException.of(((io.tarn.common.error.TarnError) e).code(),
-                    "reading " + path + ": " + e.getMessage());
-            named.initCause(e);
-            return named;
-        }
-        return e;
+        return ranges.describe(e);
     }
 }

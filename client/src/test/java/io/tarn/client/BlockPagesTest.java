@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Streams that ask the namenode for block locations several at a time: a writer allocates its
  * blocks past the first a page at a time (ALLOCATE_BLOCKS, twice the write-behind's worth: 8 blocks
- * here), a reader asks for {@link TarnInputStream#REFS_PER_CALL} locations at once (GET_BLOCKS).
+ * here), a reader asks for {@link BlockLocations#REFS_PER_CALL} locations at once (GET_BLOCKS).
  * Small blocks (64 KiB) so that files span several pages.
  */
 class BlockPagesTest {
