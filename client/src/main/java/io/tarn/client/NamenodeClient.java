@@ -120,6 +120,12 @@ final class NamenodeClient {
         return rpc.call(Opcode.CLUSTER_STATUS, b -> { }, AdminProtocol.ClusterStatus::decode);
     }
 
+    /** FSCK: the damaged files of the namenode's last scan, at most {@code max} of them. */
+    CompletableFuture<AdminProtocol.FsckResponse> fsck(int max) {
+        return rpc.call(Opcode.FSCK, b -> new AdminProtocol.FsckRequest(max).encode(b),
+                AdminProtocol.FsckResponse::decode);
+    }
+
     /** Closes the connection; calls in flight fail. */
     void close() {
         rpc.close();

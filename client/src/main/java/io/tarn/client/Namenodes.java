@@ -105,6 +105,15 @@ final class Namenodes implements AutoCloseable {
         return p < count ? p : 0; // an id from no partition of this cluster: let partition 0 say it is unknown
     }
 
+    /**
+     * {@code call} on partition {@code p}, which an answer named as the one to ask instead; on
+     * partition 0 when this client's map has no such partition (that namenode then answers for
+     * itself).
+     */
+    <T> CompletableFuture<T> byPartition(int p, Function<NamenodeClient, CompletableFuture<T>> call) {
+        return all().thenCompose(nns -> call.apply(nns[p >= 0 && p < nns.length ? p : 0]));
+    }
+
     /** {@code call} on partition 0, which sequences directory operations. */
     <T> CompletableFuture<T> coordinator(Function<NamenodeClient, CompletableFuture<T>> call) {
         return all().thenCompose(nns -> call.apply(nns[0]));

@@ -1,7 +1,11 @@
 package io.tarn.client;
 
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail.MovedTo;
+import io.tarn.common.error.ErrorDetail.Redirect;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 
 import java.util.ArrayList;
@@ -15,11 +19,11 @@ import java.util.function.Function;
  *
  * <p>Which namenode owns a path, a file id or directory changes is {@link Namenodes}' partition map;
  * on top of it the router follows RETRY (tried again through {@link Backoff}), AT_COORDINATOR (a
- * directory change the path's namenode hands to partition 0: resent there) and MOVED (a file renamed
- * to a name another namenode owns: its new id is asked of the old namenode with WHERE_MOVED, the
- * stream's {@link FileRef} takes it, and the call goes to the new namenode). Directory creation goes
- * to partition 0 from the start ({@link #atCoordinator}), so no namenode answers the client
- * WRONG_PARTITION.
+ * directory change the path's namenode hands to partition 0: resent to the namenode the answer
+ * names), MOVED (a file renamed to a name another namenode owns: the answer carries its new id, which
+ * the stream's {@link FileRef} takes, and the call goes to the new namenode) and WRONG_PARTITION (resent
+ * once to the namenode the answer names, should this client's map differ from the namenodes').
+ * Directory creation goes to partition 0 from the start ({@link #atCoordinator}).
  *
  * <p>Called by {@link TarnClient} and {@link PartitionedNamespace} for namespace operations and by the
  * streams for the calls about their file ({@link #readBlock}, {@link #writeBlocks}, {@link #closeFile},
@@ -61,9 +65,25 @@ final class NamespaceRouter {
         return nns != null && nns.length > 1;
     }
 
-    /** {@code call} at the namenode owning {@code path}, again while it answers RETRY. */
+    /**
+     * {@code call} at the namenode owning {@code path}, again while it answers RETRY; once at the
+     * namenode a WRONG_PARTITION answer names instead (a map that differs from the namenodes' own).
+     */
     <T> CompletableFuture<T> atOwner(String path, Function<NamenodeClient, CompletableFuture<T>> call) {
-        return backoff.retrying(() -> namenodes.byPath(path, call));
+        return backoff.retrying(() -> namenodes.byPath(path, call).handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = Failures.unwrap(e);
+            Redirect to = redirect(cause, ErrorCode.WRONG_PARTITION);
+            return to != null ? namenodes.byPartition(to.partition(), call) : CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(f -> f));
+    }
+
+    /** The namenode an answer of {@code code} names to ask instead, or null. */
+    private static Redirect redirect(Throwable cause, ErrorCode code) {
+        return Failures.hasCode(cause, code) && cause instanceof TarnException t && t.detail() instanceof Redirect r
+                ? r : null;
     }
 
     /** {@code call} at partition 0, which sequences directory operations (creation among them). */
@@ -88,7 +108,8 @@ final class NamespaceRouter {
             }
             Throwable cause = Failures.unwrap(e);
             if (Failures.hasCode(cause, ErrorCode.AT_COORDINATOR)) {
-                return namenodes.coordinator(call);
+                Redirect to = redirect(cause, ErrorCode.AT_COORDINATOR);
+                return to != null ? namenodes.byPartition(to.partition(), call) : namenodes.coordinator(call);
             }
             return CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(f -> f);
@@ -97,14 +118,22 @@ final class NamespaceRouter {
     /**
      * {@code call} with the file's id at the namenode owning it. With several namenodes, a file
      * that is being renamed to another namenode's name answers RETRY for a moment (tried again), and
-     * one that moved answers MOVED: its old namenode tells the new id (WHERE_MOVED), the stream's
-     * reference takes it, and the call goes to the new namenode.
+     * one that moved answers MOVED with its new id (a namenode that does not say it is asked with
+     * WHERE_MOVED): the stream's reference takes it, and the call goes to the new namenode. A file
+     * that moves more than {@value #MAX_MOVES} times during one call fails it with MOVED.
      */
     <T> CompletableFuture<T> following(FileRef f, ByIdCall<T> call) {
         NamenodeClient[] nns = namenodes.known();
         if (nns != null && nns.length == 1) {
             return call.call(nns[0], f.id()); // one namenode: files never move
         }
+        return following(f, call, 0);
+    }
+
+    /** Moves one call follows at most: a file renamed back and forth faster than calls reach it. */
+    static final int MAX_MOVES = 16;
+
+    private <T> CompletableFuture<T> following(FileRef f, ByIdCall<T> call, int moves) {
         long[] used = new long[1]; // the id the last attempt used
         return backoff.retrying(() -> {
             long id = f.id();
@@ -116,13 +145,22 @@ final class NamespaceRouter {
             }
             Throwable cause = Failures.unwrap(e);
             if (Failures.hasCode(cause, ErrorCode.MOVED)) {
+                if (moves >= MAX_MOVES) {
+                    return CompletableFuture.<T>failedFuture(new TarnException(ErrorCode.MOVED, "file "
+                            + FileIds.format(f.id()) + " moved " + MAX_MOVES + " times between namenodes while one "
+                            + "call followed it (renamed back and forth?); " + cause.getMessage()));
+                }
                 long old = used[0];
                 if (f.id() != old) {
-                    return following(f, call); // another call of the stream followed the file already
+                    return following(f, call, moves + 1); // another call of the stream followed the file already
+                }
+                if (cause instanceof TarnException t && t.detail() instanceof MovedTo to) {
+                    f.movedTo(old, to.fileId());
+                    return following(f, call, moves + 1);
                 }
                 return namenodes.byId(old, nn -> nn.whereMoved(old)).thenCompose(newId -> {
                     f.movedTo(old, newId);
-                    return following(f, call);
+                    return following(f, call, moves + 1);
                 });
             }
             return CompletableFuture.<T>failedFuture(cause);

@@ -12,7 +12,9 @@ import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.rpc.Transport;
@@ -266,6 +268,25 @@ public final class TarnClient implements AutoCloseable {
         Map<String, CompletableFuture<ClusterStatus>> each = new LinkedHashMap<>();
         for (NamenodeClient nn : answers.awaitAnswer(namenodes::all)) {
             each.put(nn.remote(), nn.clusterStatus());
+        }
+        return each;
+    }
+
+    /**
+     * Each namenode's files whose blocks cannot be read, as its last scan found them (what HDFS's
+     * fsck reports as missing blocks): lost blocks, whose datanode came back or stopped without its
+     * data, and unavailable ones, whose datanode is down. Keyed by address in partition order, at
+     * most {@code maxFiles} files listed per namenode ({@link AdminProtocol#MAX_FSCK_FILES} at
+     * most); a namenode that does not answer fails its own future only.
+     */
+    public Map<String, CompletableFuture<FsckResponse>> fsckOfEach(int maxFiles) throws IOException {
+        if (maxFiles < 0 || maxFiles > AdminProtocol.MAX_FSCK_FILES) {
+            throw new IllegalArgumentException("maxFiles must be between 0 and " + AdminProtocol.MAX_FSCK_FILES
+                    + ", got " + maxFiles);
+        }
+        Map<String, CompletableFuture<FsckResponse>> each = new LinkedHashMap<>();
+        for (NamenodeClient nn : answers.awaitAnswer(namenodes::all)) {
+            each.put(nn.remote(), nn.fsck(maxFiles));
         }
         return each;
     }

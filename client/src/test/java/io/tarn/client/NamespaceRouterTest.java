@@ -2,7 +2,9 @@ package io.tarn.client;
 
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail.MovedTo;
 import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
@@ -19,11 +21,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Which namenode the {@link NamespaceRouter} sends a request to, against three real namenodes: a
@@ -146,8 +151,11 @@ class NamespaceRouterTest {
         assertThat(failureCode(router.known()[1].getBlocks(oldId, 0, 1))).as("the old namenode, asked directly")
                 .isEqualTo(ErrorCode.MOVED);
 
+        long oldNamenodeOps = cluster.namenode(1).service().operations();
         List<BlockRef> blocks = get(router.readBlocks(ref, 0, 1));
         assertThat(blocks).hasSize(1);
+        assertThat(cluster.namenode(1).service().operations() - oldNamenodeOps)
+                .as("one call answered MOVED with the new id: no WHERE_MOVED after it").isEqualTo(1);
         assertThat(ref.id()).as("the reference took the new id").isEqualTo(newId);
         NamenodeClient next = get(router.following(ref, (nn, fileId) -> CompletableFuture.completedFuture(nn)));
         assertThat(next).as("later calls go straight to the new namenode").isSameAs(router.known()[2]);
@@ -177,6 +185,36 @@ class NamespaceRouterTest {
                 Ownership.UNSPECIFIED.withPermission(0750), -1, -1);
         assertThat(failureCode(router.known()[2].setAttributes(r))).as("the directory's own namenode, asked directly")
                 .isEqualTo(ErrorCode.AT_COORDINATOR);
+    }
+
+    @Test
+    void aWrongPartitionAnswerIsResentOnceToTheNamenodeItNames() throws Exception {
+        String dir = "/r/" + nameOf(1, "redirected-");
+        Ownership ownership = new Ownership("tester", "", Ownership.DEFAULT_PERMISSION);
+        List<NamenodeClient> asked = new CopyOnWriteArrayList<>();
+        FileStatus made = get(router.atOwner(dir, nn -> {
+            asked.add(nn);
+            return nn.mkdirs(dir, ownership);
+        }));
+        assertThat(made.isDirectory()).isTrue();
+        assertThat(asked).as("the path's namenode, then the one its WRONG_PARTITION named")
+                .containsExactly(router.known()[1], router.known()[0]);
+    }
+
+    @Test
+    void aFileThatKeepsMovingFailsTheCallAfterTheLimit() throws Exception {
+        FileRef ref = new FileRef(FileIds.file(1, 0, 5));
+        AtomicInteger calls = new AtomicInteger();
+        CompletableFuture<Object> f = router.following(ref, (nn, fileId) -> {
+            calls.incrementAndGet();
+            return CompletableFuture.failedFuture(new TarnException(ErrorCode.MOVED, "moved again",
+                    new MovedTo(FileIds.file((int) (fileId % 2) + 1, 0, 5))));
+        });
+        assertThat(failureCode(f)).isEqualTo(ErrorCode.MOVED);
+        assertThat(calls.get()).isEqualTo(NamespaceRouter.MAX_MOVES + 1);
+        assertThat(catchThrowable(f::join)).hasRootCauseMessage("file " + FileIds.format(ref.id()) + " moved "
+                + NamespaceRouter.MAX_MOVES + " times between namenodes while one call followed it (renamed back "
+                + "and forth?); moved again");
     }
 
     @Test

@@ -34,7 +34,21 @@ final class StatusPrinter {
         StatusPrinter p = new StatusPrinter(out);
         p.namenodes(before, now, intervalSeconds);
         p.datanodes(now);
+        p.damage(now);
         out.flush();
+    }
+
+    /**
+     * A warning when some namenode's last scan found files whose blocks cannot be read (lost, or on
+     * datanodes that are down); nothing when every file can be read.
+     */
+    private void damage(ClusterSnapshot now) {
+        long damaged = now.namenodes().stream().filter(NamenodeView::up)
+                .mapToLong(v -> v.status().damagedFiles()).sum();
+        if (damaged > 0) {
+            line("WARNING: %d file%s %s blocks that cannot be read (lost, or on datanodes that are down); "
+                    + "'tarn fsck' lists them", damaged, damaged == 1 ? "" : "s", damaged == 1 ? "has" : "have");
+        }
     }
 
     /** One line, without the padding a last empty column leaves. */

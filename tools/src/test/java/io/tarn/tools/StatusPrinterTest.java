@@ -56,6 +56,22 @@ class StatusPrinterTest {
     }
 
     @Test
+    void filesWithBlocksThatCannotBeReadAreCountedOverTheNamenodesThatAnswered() {
+        ClusterStatus damaged = new ClusterStatus(4_000, 3, 17, 20, BLOCK,
+                List.of(datanode(1, DatanodeStatus.STOPPED, 1024, 0, false)), 2);
+        ClusterStatus alsoDamaged = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(), 1);
+        String two = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", damaged))), 0);
+        assertThat(two).endsWith("WARNING: 2 files have blocks that cannot be read (lost, or on datanodes that are "
+                + "down); 'tarn fsck' lists them\n");
+        String three = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", damaged),
+                NamenodeView.up(1, "localhost:9061", alsoDamaged))), 0);
+        assertThat(three).contains("WARNING: 3 files have blocks");
+        String healthy = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060",
+                namenode(4_000, 3, 20)))), 0);
+        assertThat(healthy).doesNotContain("WARNING");
+    }
+
+    @Test
     void oneNamenodeAveragedSinceStartHasNoTotalNorShares() {
         ClusterSnapshot now = new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060",
                 namenode(4_000, 3, 20, datanode(1, DatanodeStatus.ALIVE, 1024, 1024, true),
