@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Renders the documented {@code conf/tarn-site.conf}: every key of {@link TarnKeys#ALL} with its
- * meaning, unit and default, commented out. {@code tarn conf --template} prints it, which is how the
+ * Renders the documented {@code conf/tarn-site.conf}: every key of {@link TarnKeys#GROUPS}, a
+ * section per process that reads them, with its meaning, unit and default, commented out. {@code tarn conf --template} prints it, which is how the
  * shipped file was produced; {@code ConfDocsTest} keeps the shipped file in step with the keys.
  */
 public final class ConfTemplate {
@@ -28,12 +28,16 @@ public final class ConfTemplate {
           .append("# Sizes take k, m, g, t suffixes (binary: 1m = 1048576 bytes); durations take ms, s, m, h\n")
           .append("# (a plain number is milliseconds). Every key is listed below, commented out, with its\n")
           .append("# default: uncomment a line to change it. Regenerate with: tarn conf --template\n");
-        for (ConfigKey<?> key : TarnKeys.ALL) {
-            sb.append('\n');
-            for (String line : wrap(key.doc() + unitNote(key), WIDTH - 2)) {
-                sb.append("# ").append(line).append('\n');
+        for (TarnKeys.Group group : TarnKeys.GROUPS) {
+            String title = "==== " + group.title() + " ";
+            sb.append("\n# ").append(title).append("=".repeat(Math.max(4, WIDTH - 2 - title.length()))).append('\n');
+            for (ConfigKey<?> key : group.keys()) {
+                sb.append('\n');
+                for (String line : wrap(key.doc() + unitNote(key), WIDTH - 2)) {
+                    sb.append("# ").append(line).append('\n');
+                }
+                sb.append(defaultLine(key)).append('\n');
             }
-            sb.append(defaultLine(key)).append('\n');
         }
         return sb.toString();
     }

@@ -3,7 +3,9 @@ package io.tarn.common.config;
 import java.util.List;
 
 /**
- * Every configuration key Tarn understands, with its default, unit and meaning.
+ * Every configuration key Tarn understands, with its default, unit and meaning, grouped by the
+ * process that reads it ({@link #GROUPS}): the cluster's, every process's RPC, the namenode's,
+ * the datanode's and the client's.
  *
  * <p>{@code conf/tarn-site.conf} documents the same keys for operators; a test keeps the two in step.
  */
@@ -62,15 +64,15 @@ public final class TarnKeys {
             512 * KIB, 64 * KIB, 256 * MIB, "Socket send buffer (SO_SNDBUF) of TCP connections whose two ends are "
                     + "on one host (loopback, or an address of this host's own interfaces): a co-located client on "
                     + "the TCP path, daemons sharing a machine. 0 leaves it to the kernel's autotuning, which grows it "
-                    + "to several MiB although a loopback round trip takes microseconds, and the unread data it holds "
-                    + "then likely falls out of the CPU caches. 512k moved 1 MiB blocks 12-43% faster than autotuning "
-                    + "on the 2-core test VM (docs/performance.md); the best value depends on the CPU's "
-                    + "cache sizes.");
+                    + "to several MiB although a loopback round trip takes microseconds; a smaller buffer keeps what "
+                    + "the receiver has not read yet within the CPU caches. The best value depends on the CPU's "
+                    + "cache sizes: compare with bin/tarn-compare.");
 
     public static final ConfigKey<LeakDetection> RPC_LEAK_DETECTION = ConfigKey.choice("tarn.rpc.leak.detection",
             LeakDetection.OFF, LeakDetection.class, "off | simple | advanced | paranoid: Netty's buffer leak detector "
                     + "for the Netty copy Tarn runs on, set for the whole JVM each time a transport starts. off "
-                    + "saves about a sixth of a metadata call's CPU; simple is Netty's own default. An explicit "
+                    + "tracks no buffer; the others track a sample (simple, Netty's own default) or all of them, "
+                    + "at a CPU cost on every call, to report buffers never released. An explicit "
                     + "-Dio.netty.leakDetection.level on the JVM wins over this key.");
 
     // ---- namenode ----
@@ -86,9 +88,9 @@ public final class TarnKeys {
     public static final ConfigKey<Integer> NAMENODE_POLL = ConfigKey.integer("tarn.namenode.poll", 50, 0, 10_000,
             "µs", "How long each of the namenode's I/O threads goes on polling its connections after its last "
                     + "work before it sleeps; 0 sleeps at once. A call arriving meanwhile is read without waking a "
-                    + "sleeping thread, which on VMs whose idle vCPUs halt costs about as long as the call itself "
-                    + "(docs/performance.md). Costs up to one core per I/O thread while calls keep coming less than "
-                    + "this far apart; an idle namenode sleeps. Needs native epoll (Linux).");
+                    + "sleeping thread, which on VMs whose idle vCPUs halt also means waking a vCPU. Costs up to one "
+                    + "core per I/O thread while calls keep coming less than this far apart; an idle namenode "
+                    + "sleeps. Needs native epoll (Linux).");
 
     public static final ConfigKey<Long> LEASE_TIMEOUT = ConfigKey.millis("tarn.namenode.lease.timeout", 60_000, 100,
             24 * HOUR_MS, "A writer that has not renewed its lease for this long loses it; its file is closed "
@@ -136,8 +138,8 @@ public final class TarnKeys {
 
     public static final ConfigKey<Boolean> DRAM_PRETOUCH = ConfigKey.bool("tarn.datanode.dram.pretouch", true,
             "Touch every page of new region files at start-up, before registering, so writes never wait for the "
-                    + "kernel to allocate pages (first-touch faults halve write throughput) and a mount too small "
-                    + "fails at start rather than later. Costs about 0.3 s per GiB at start.");
+                    + "kernel to allocate pages and a mount too small fails at start rather than later. Start-up "
+                    + "then takes longer in proportion to tarn.datanode.dram.capacity.");
 
     public static final ConfigKey<Boolean> DRAM_SHORTCIRCUIT = ConfigKey.bool("tarn.datanode.dram.shortcircuit", true,
             "Let clients on this host copy block data straight from and to the mapped region files (mmap mode "
@@ -186,30 +188,44 @@ public final class TarnKeys {
     public static final ConfigKey<Integer> CLIENT_WAIT_SPIN = ConfigKey.integer("tarn.client.wait.spin", 50, 0,
             10_000, "µs", "How long a thread blocked in a namespace call (create, close, getStatus, list, rename, "
                     + "delete, ...) polls for the namenode's answer before it sleeps, when it is the client's only "
-                    + "thread waiting for one; 0 sleeps at once. Waking a sleeping thread costs tens of µs on VMs "
-                    + "whose vCPUs halt when idle (docs/performance.md); polling keeps one core busy meanwhile, "
-                    + "and never more than one per client.");
+                    + "thread waiting for one; 0 sleeps at once. Waking a sleeping thread is slow on VMs whose "
+                    + "vCPUs halt when idle; polling keeps one core busy meanwhile, and never more than one per "
+                    + "client.");
 
     public static final ConfigKey<Boolean> CLIENT_WAIT_DIRECT = ConfigKey.bool("tarn.client.wait.direct", true,
             "Whether a thread blocked in a namespace call sends the call and reads the answer itself, on a second "
                     + "connection to the namenode that one thread at a time uses, instead of handing both to the "
-                    + "client's I/O thread: two thread wake-ups fewer per call (docs/performance.md). Other threads "
-                    + "waiting meanwhile, and asynchronous calls, share the pipelined connection as before.");
+                    + "client's I/O thread: two thread wake-ups fewer per call. Other threads waiting meanwhile, and "
+                    + "asynchronous calls, share the pipelined connection.");
 
     public static final ConfigKey<Long> CLIENT_LEASE_RENEW = ConfigKey.millis("tarn.client.lease.renew.interval",
             10_000, 10, HOUR_MS, "How often a client with files open for writing renews its lease.");
 
+/**
+     * The keys of one process, or of all: {@code title} says who reads them, for the documentation
+     * (conf/tarn-site.conf has a section per group).
+     */
+    public record Group(String title, List<ConfigKey<?>> keys) {
+    }
+
+    /** Every key, grouped by the process that reads it, in documentation order. */
+    public static final List<Group> GROUPS = List.of(
+            new Group("Cluster: read by every process", List.of(NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT)),
+            new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
+                    RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
+            new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL,
+                    LEASE_TIMEOUT, DATANODE_TIMEOUT)),
+            new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
+                    HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
+                    DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),
+            new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
+                    List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
+                            CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,
+                            CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_WAIT_DIRECT,
+                            CLIENT_LEASE_RENEW)));
+
     /** All keys, in documentation order. */
-    public static final List<ConfigKey<?>> ALL = List.of(
-            NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT,
-            RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME, RPC_IO_THREADS, RPC_MAX_INFLIGHT,
-            RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION,
-            NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL, LEASE_TIMEOUT, DATANODE_TIMEOUT,
-            DATANODE_BIND, DATANODE_HOSTNAME, HEARTBEAT_INTERVAL, STORAGE_CLASS,
-            DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE, DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT,
-            CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
-            CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY, CLIENT_HOSTNAME,
-            CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_WAIT_DIRECT, CLIENT_LEASE_RENEW);
+    public static final List<ConfigKey<?>> ALL = GROUPS.stream().flatMap(g -> g.keys().stream()).toList();
 
     static String checkHostPorts(String v) {
         String[] parts = v.split(",", -1);

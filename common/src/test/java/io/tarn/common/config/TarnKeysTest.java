@@ -1,0 +1,36 @@
+package io.tarn.common.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The keys' groups: every key in exactly one, the one of the process its name says reads it. */
+class TarnKeysTest {
+    @Test
+    void everyKeyIsInOneGroupAndItsNameMatchesTheGroup() {
+        List<ConfigKey<?>> grouped = new ArrayList<>();
+        for (TarnKeys.Group g : TarnKeys.GROUPS) {
+            grouped.addAll(g.keys());
+            String prefix = g.title().startsWith("RPC") ? "tarn.rpc." : g.title().startsWith("Namenode")
+                    ? "tarn.namenode." : g.title().startsWith("Datanode") ? "tarn.datanode."
+                    : g.title().startsWith("Client") ? "tarn.client." : null;
+            if (prefix != null) {
+                assertThat(g.keys()).as(g.title()).allMatch(k -> k.name().startsWith(prefix));
+            }
+        }
+        assertThat(grouped).doesNotHaveDuplicates().containsExactlyElementsOf(TarnKeys.ALL);
+        assertThat(TarnKeys.GROUPS.get(0).keys()).as("read by every process").containsExactly(
+                TarnKeys.NAMENODE_ADDRESS, TarnKeys.BLOCK_SIZE, TarnKeys.TRANSPORT);
+    }
+
+    @Test
+    void docsDescribeWithoutQuotingMeasurements() {
+        for (ConfigKey<?> key : TarnKeys.ALL) {
+            assertThat(key.doc()).as(key.name()).doesNotContain("docs/performance.md").doesNotContainPattern(
+                    "\\d+(\\.\\d+)?-?\\d*% |faster than|\\d+ ?(GB/s|MB/s|µs per)");
+        }
+    }
+}
