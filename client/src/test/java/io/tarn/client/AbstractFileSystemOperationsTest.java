@@ -121,7 +121,8 @@ abstract class AbstractFileSystemOperationsTest {
     @Test
     void createExistingFailsUnlessOverwrite() throws IOException {
         write("/x", "one");
-        assertThatThrownBy(() -> client.create("/x")).isInstanceOf(FileExistsException.class).hasMessageContaining("/x");
+        assertThatThrownBy(() -> client.create("/x")).isInstanceOf(FileExistsException.class)
+                .hasMessageContaining("/x");
         write("/x", "two");
         assertThat(read("/x")).isEqualTo("two");
     }
@@ -131,7 +132,8 @@ abstract class AbstractFileSystemOperationsTest {
         client.mkdirs("/d");
         assertThatThrownBy(() -> client.create("/d", CreateOptions.OVERWRITE))
                 .isInstanceOf(TarnException.class)
-                .matches(e -> ((TarnError) e).code() == ErrorCode.IS_A_DIRECTORY || ((TarnError) e).code() == ErrorCode.FILE_EXISTS);
+                .matches(e -> ((TarnError) e).code() == ErrorCode.IS_A_DIRECTORY
+                        || ((TarnError) e).code() == ErrorCode.FILE_EXISTS);
     }
 
     @Test

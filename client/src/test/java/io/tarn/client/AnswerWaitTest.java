@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.FileExistsException;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -89,11 +91,9 @@ class AnswerWaitTest {
                 assertThat(cluster.namenode().connectionCount() - before).as("connections of a client, direct=%s",
                         direct).isEqualTo(direct ? 2 : 1);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (cluster.namenode().connectionCount() != before) {
-                assertThat(System.nanoTime()).as("the closed client's connections are gone").isLessThan(deadline);
-                Thread.sleep(1);
-            }
+            Eventually.value(Duration.ofSeconds(10), "the closed client's connections gone (the namenode's count back"
+                    + " to " + before + ", direct=" + direct + ")",
+                    () -> cluster.namenode().connectionCount(), n -> n == before);
         }
     }
 
@@ -165,11 +165,7 @@ class AnswerWaitTest {
         });
     }
 
-    private static void awaitWaiters(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (polling.answers().waiters() < n) {
-            assertThat(System.nanoTime()).as("%d waiters", n).isLessThan(deadline);
-            Thread.sleep(1);
-        }
+    private static void awaitWaiters(int n) {
+        Eventually.value(Duration.ofSeconds(10), n + " waiters", () -> polling.answers().waiters(), w -> w >= n);
     }
 }

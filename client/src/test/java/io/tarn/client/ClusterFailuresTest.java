@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
@@ -15,10 +16,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,13 +35,19 @@ class ClusterFailuresTest {
         return b;
     }
 
-    static void waitUntil(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(20);
+    private static FileStatus status(TarnClient client, String path) {
+        try {
+            return client.getStatus(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<DatanodeStatus> datanodes(TarnClient client) {
+        try {
+            return client.clusterStatus().datanodes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -70,16 +78,12 @@ class ClusterFailuresTest {
 
             // A live writer keeps its lease past the timeout by renewing it.
             Thread.sleep(1500);
-            assertThatThrownBy(() -> other.create("/leased", CreateOptions.OVERWRITE)).isInstanceOf(LeaseException.class);
+            assertThatThrownBy(() -> other.create("/leased", CreateOptions.OVERWRITE))
+                    .isInstanceOf(LeaseException.class);
 
             writer.close(); // the writer dies without closing its file
-            waitUntil("the lease expires", Duration.ofSeconds(15), () -> {
-                try {
-                    return !other.getStatus("/leased").underConstruction();
-                } catch (IOException e) {
-                    throw new AssertionError(e);
-                }
-            });
+            Eventually.value(Duration.ofSeconds(15), "the dead writer's lease on /leased to expire",
+                    () -> status(other, "/leased"), st -> !st.underConstruction());
             FileStatus recovered = other.getStatus("/leased");
             assertThat(recovered.size()).isEqualTo(data.length); // everything up to the last hsync
             assertThat(readAll(other, "/leased")).isEqualTo(data);
@@ -142,13 +146,8 @@ class ClusterFailuresTest {
             }
             int port = cluster.datanode(0).address().getPort();
             cluster.crashDatanode(0);
-            waitUntil("datanode 0 is marked dead", Duration.ofSeconds(15), () -> {
-                try {
-                    return client.clusterStatus().datanodes().stream().anyMatch(d -> !d.alive());
-                } catch (IOException e) {
-                    throw new AssertionError(e);
-                }
-            });
+            Eventually.value(Duration.ofSeconds(15), "datanode 0 to be marked dead", () -> datanodes(client),
+                    dns -> dns.stream().anyMatch(d -> !d.alive()));
             assertThatThrownBy(() -> readAll(client, "/spread"))
                     .isInstanceOf(DatanodeUnavailableException.class)
                     .hasMessageContaining("127.0.0.1:" + port)
@@ -161,13 +160,8 @@ class ClusterFailuresTest {
             assertThat(readAll(client, "/fresh")).isEqualTo(fresh);
 
             cluster.restartDatanode(0);
-            waitUntil("datanode 0 is alive again", Duration.ofSeconds(15), () -> {
-                try {
-                    return client.clusterStatus().datanodes().stream().allMatch(DatanodeStatus::alive);
-                } catch (IOException e) {
-                    throw new AssertionError(e);
-                }
-            });
+            Eventually.value(Duration.ofSeconds(15), "datanode 0 to be alive again", () -> datanodes(client),
+                    dns -> dns.stream().allMatch(DatanodeStatus::alive));
             assertThat(readAll(client, "/spread")).isEqualTo(data);
         }
     }
@@ -185,7 +179,8 @@ class ClusterFailuresTest {
             }
             cluster.stopDatanode(1); // no timeout to wait for: the datanode says goodbye
             assertThat(client.clusterStatus().datanodes()).filteredOn(d -> !d.alive())
-                    .singleElement().matches(d -> d.state() == DatanodeStatus.STOPPED && d.stateName().equals("stopped"));
+                    .singleElement()
+                    .matches(d -> d.state() == DatanodeStatus.STOPPED && d.stateName().equals("stopped"));
             assertThatThrownBy(() -> readAll(client, "/before-stop"))
                     .isInstanceOf(DatanodeUnavailableException.class)
                     .matches(e -> ((TarnError) e).code() == ErrorCode.DATA_LOST);

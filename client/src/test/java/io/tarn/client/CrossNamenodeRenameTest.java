@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.FileExistsException;
@@ -12,6 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -65,12 +67,14 @@ class CrossNamenodeRenameTest {
     }
 
     /** Free blocks at each namenode, over every datanode's share it manages. */
-    private static long[] freeBlocks(MiniCluster cluster) {
-        long[] free = new long[cluster.namenodeCount()];
-        for (int p = 0; p < free.length; p++) {
+    private static List<Long> freeBlocks(MiniCluster cluster) {
+        List<Long> free = new ArrayList<>();
+        for (int p = 0; p < cluster.namenodeCount(); p++) {
+            long atP = 0;
             for (DatanodeInfo dn : cluster.namenode(p).service().datanodes().all()) {
-                free[p] += dn.freeBlocks();
+                atP += dn.freeBlocks();
             }
+            free.add(atP);
         }
         return free;
     }
@@ -81,7 +85,7 @@ class CrossNamenodeRenameTest {
         try (MiniCluster cluster = cluster(n); TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/job/_temporary");
             client.mkdirs("/job/out");
-            long[] freeAtStart = freeBlocks(cluster);
+            List<Long> freeAtStart = freeBlocks(cluster);
             String a = "/job/_temporary/" + nameOf(0, n, "attempt-", 0);
             String b = "/job/out/" + nameOf(n - 1, n, "part-", 0);
             String c = "/job/out/" + nameOf(0, n, "final-", 0);
@@ -120,12 +124,8 @@ class CrossNamenodeRenameTest {
             assertThat(client.delete(c, false)).isTrue();
             assertThat(client.exists(c)).isFalse();
             // Blocks freed at one namenode for another travel asynchronously: wait for them.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!Arrays.equals(freeBlocks(cluster), freeAtStart) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertThat(freeBlocks(cluster)).as("every block back at the namenode that allocated it")
-                    .containsExactly(freeAtStart);
+            Eventually.value(Duration.ofSeconds(10), "every block back at the namenode that allocated it (free blocks"
+                    + " per namenode " + freeAtStart + ")", () -> freeBlocks(cluster), freeAtStart::equals);
             for (int p = 0; p < n; p++) {
                 assertThat(cluster.namenode(p).fileCount()).isZero();
             }
@@ -216,7 +216,8 @@ class CrossNamenodeRenameTest {
     @ParameterizedTest
     @ValueSource(ints = {4})
     void concurrentRenamesNeverDuplicateOrLoseAFile(int n) throws Exception {
-        try (MiniCluster cluster = cluster(n); TarnClient a = TarnClient.connect(cluster.config()); TarnClient b = TarnClient.connect(cluster.config());
+        try (MiniCluster cluster = cluster(n); TarnClient a = TarnClient.connect(cluster.config());
+             TarnClient b = TarnClient.connect(cluster.config());
              TarnClient lister = TarnClient.connect(cluster.config())) {
             a.mkdirs("/race");
             int files = 8;
@@ -250,12 +251,11 @@ class CrossNamenodeRenameTest {
                                     round.set(f, r);
                                 } catch (java.io.FileNotFoundException lost) {
                                     // The other client moved it first: wait until it has finished round r.
-                                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                                    while (round.get(f) < r) {
-                                        assertThat(System.nanoTime()).as("file %d round %d never finished", f, r)
-                                                .isLessThan(deadline);
-                                        Thread.sleep(1);
-                                    }
+                                    int file = f;
+                                    int wanted = r;
+                                    Eventually.value(Duration.ofSeconds(30), "the round file " + f
+                                            + " last finished to reach " + r, () -> round.get(file),
+                                            finished -> finished >= wanted);
                                 }
                             }
                         }

@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.DramMode;
 import io.tarn.common.config.ShortCircuitMode;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.CompletionException;
@@ -323,11 +325,10 @@ class ShortCircuitTest {
                 ByteBuffer dst = ByteBuffer.allocateDirect(MIB / 2);
                 assertThat(in.read(dst)).isEqualTo(MIB / 2);
                 assertThat(dst.flip()).isEqualTo(ByteBuffer.wrap(a, 0, MIB / 2));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (in.parkedAhead() == 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(1); // the second half's grant is on its way
-                }
-                assertThat(in.parkedAhead()).as("the second half waits for the reader").isEqualTo(1);
+                // The second half's grant is on its way.
+                int parked = Eventually.value(Duration.ofSeconds(10), "the second half's read-ahead parked",
+                        in::parkedAhead, n -> n != 0);
+                assertThat(parked).as("the second half waits for the reader").isEqualTo(1);
 
                 local.delete("/a", false);
                 byte[] b = random(MIB, 12);
@@ -360,11 +361,10 @@ class ShortCircuitTest {
                 byte[] back = new byte[MIB / 2];
                 assertThat(in.readNBytes(back, 0, MIB / 2)).isEqualTo(MIB / 2);
                 assertThat(back).isEqualTo(java.util.Arrays.copyOf(a, MIB / 2));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (in.parkedAhead() == 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(1); // the second half's grant is on its way
-                }
-                assertThat(in.parkedAhead()).as("the second half waits for the reader").isEqualTo(1);
+                // The second half's grant is on its way.
+                int parked = Eventually.value(Duration.ofSeconds(10), "the second half's read-ahead parked",
+                        in::parkedAhead, n -> n != 0);
+                assertThat(parked).as("the second half waits for the reader").isEqualTo(1);
                 byte[] some = new byte[1000];
                 if (taken) {
                     assertThat(in.read(some)).isEqualTo(1000);
@@ -487,9 +487,8 @@ class ShortCircuitTest {
                     }
                 }, "sc-reader");
                 t.start();
-                while (good.get() < 3 && t.isAlive()) {
-                    Thread.onSpinWait();
-                }
+                Eventually.value(Duration.ofSeconds(30), "three good reads of round " + round
+                        + " (or the reader's end)", good::get, n -> n >= 3 || !t.isAlive());
                 writer.delete("/race", false);
                 byte[] b = new byte[MIB];
                 Arrays.fill(b, (byte) (2 * round + 2));

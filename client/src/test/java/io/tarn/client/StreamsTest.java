@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
@@ -13,7 +14,9 @@ import org.junit.jupiter.api.Test;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 
@@ -285,10 +288,12 @@ class StreamsTest {
             out.write(data);
         }
         try (TarnInputStream in = client.open("/callback")) {
-            java.util.concurrent.atomic.AtomicReference<String> thread = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicReference<String> thread =
+                    new java.util.concurrent.atomic.AtomicReference<>();
             java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
             // The callback runs on the transport thread that reads the getStatus answer.
-            java.util.concurrent.CompletableFuture<Integer> r = gate.thenCompose(v -> client.getStatusAsync("/callback"))
+            java.util.concurrent.CompletableFuture<Integer> r = gate
+                    .thenCompose(v -> client.getStatusAsync("/callback"))
                     .thenApply(st -> {
                         thread.set(Thread.currentThread().getName());
                         try {
@@ -341,16 +346,14 @@ class StreamsTest {
             c.getStatus("/");
             assertThat(establishedTo(port)).isEqualTo(before + 1);
             c.close();
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-            while (establishedTo(port) > before && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertThat(establishedTo(port)).isEqualTo(before);
+            long after = Eventually.value(Duration.ofSeconds(5), "the closed client's connection to the namenode gone ("
+                    + before + " established before it)", () -> establishedTo(port), n -> n <= before);
+            assertThat(after).isEqualTo(before);
         }
     }
 
     /** Established client-side TCP connections of this host to {@code port} (from /proc/net/tcp and tcp6). */
-    private static long establishedTo(int port) throws IOException {
+    private static long establishedTo(int port) {
         String hexPort = String.format(":%04X", port);
         long n = 0;
         for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
@@ -361,6 +364,8 @@ class StreamsTest {
             try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(file)) {
                 n += lines.skip(1).map(String::trim).map(l -> l.split("\\s+"))
                         .filter(f -> f[2].endsWith(hexPort) && f[3].equals("01")).count();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
         return n;

@@ -30,7 +30,8 @@ class FsckCommandTest {
             write(client, "/ok/f", 100_000);
             Cli.Result r = Cli.against(cluster, "fsck");
             assertThat(r.exit()).as(r.toString()).isZero();
-            assertThat(r.out()).contains("Damaged files: 0\n").contains("Status: HEALTHY\n").doesNotContain("blocks MISSING", "block MISSING");
+            assertThat(r.out()).contains("Damaged files: 0\n").contains("Status: HEALTHY\n")
+                    .doesNotContain("blocks MISSING", "block MISSING");
         }
     }
 

@@ -152,7 +152,8 @@ class RandomNamespaceConcurrencyTest {
     void atCoordinatorNeverReachesTheCaller() throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().namenodes(NAMENODES).datanodes(1)
                 .set(TarnKeys.BLOCK_SIZE, 64L << 10).start();
-             TarnClient maker = TarnClient.connect(cluster.config()); TarnClient mover = TarnClient.connect(cluster.config())) {
+             TarnClient maker = TarnClient.connect(cluster.config());
+             TarnClient mover = TarnClient.connect(cluster.config())) {
             String dir = "/r/" + nameOn(1, "d"); // its arbiter, namenode 1, links it before namenode 0 does
             maker.mkdirs("/r");
             java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();

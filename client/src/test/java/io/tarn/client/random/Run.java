@@ -1,6 +1,7 @@
 package io.tarn.client.random;
 
 import io.tarn.client.TarnClient;
+import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
@@ -10,6 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -189,8 +191,7 @@ final class Run implements AutoCloseable {
      * walk found, and the blocks allocated (one per file: files are smaller than a block) come
      * back to that too once freed blocks have travelled home (asynchronously; waited for).
      */
-    private void checkNamenodeCounts(int files, int directories, List<Problem> problems)
-            throws InterruptedException {
+    private void checkNamenodeCounts(int files, int directories, List<Problem> problems) {
         long fileCount = 0;
         for (int p = 0; p < NAMENODES; p++) {
             fileCount += cluster.namenode(p).fileCount();
@@ -203,13 +204,12 @@ final class Run implements AutoCloseable {
         if (fileCount != files) {
             problems.add(new Problem("the namenodes count " + fileCount + " files, the walk found " + files, -1));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (usedBlocks() != files && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        if (usedBlocks() != files) {
-            problems.add(new Problem("the namenodes hold " + usedBlocks() + " blocks allocated for " + files
-                    + " one-block files", -1));
+        try {
+            Eventually.value(Duration.ofSeconds(10), "the blocks the namenodes hold allocated to equal the " + files
+                    + " one-block files the walk found", this::usedBlocks, used -> used == files);
+        } catch (AssertionError stillUsed) {
+            // Reported with the others and the seed, not thrown on its own.
+            problems.add(new Problem(stillUsed.getMessage(), -1));
         }
     }
 

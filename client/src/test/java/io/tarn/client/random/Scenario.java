@@ -12,7 +12,10 @@ final class Scenario {
     static final long[] DEFAULT_SEEDS = {1L, 2L, 3L};
     static final String SEED_PROPERTY = "tarn.test.seed";
     static final String STRICT_PROPERTY = "tarn.test.strictHdfs";
-    /** HDFS's outcomes everywhere (the default); {@code -Dtarn.test.strictHdfs=false} for the older, partitioned rules. */
+    /**
+     * HDFS's outcomes everywhere (the default); {@code -Dtarn.test.strictHdfs=false} for the older,
+     * partitioned rules.
+     */
     static final boolean STRICT = !"false".equals(System.getProperty(STRICT_PROPERTY, "true"));
 
     static final String SHARED = "/shared";
