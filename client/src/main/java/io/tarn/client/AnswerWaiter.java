@@ -47,7 +47,7 @@ final class AnswerWaiter {
      * client is waiting for an answer, it polls the future first, up to
      * {@link TarnKeys#CLIENT_WAIT_SPIN}: a namespace call is one or two round trips of tens of
      * microseconds, and a thread that sleeps meanwhile must be woken by the I/O thread, which on a VM
-     * whose idle vCPUs halt costs about as much again (docs/performance.md). One poller per client at
+     * whose idle vCPUs halt costs about as much again (docs/performance-history.md). One poller per client at
      * most, so many waiting threads (or a busy application) never have several cores spinning; the
      * others sleep at once, and the poller stops polling once another thread waits too.
      */

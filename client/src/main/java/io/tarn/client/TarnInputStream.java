@@ -450,7 +450,7 @@ public final class TarnInputStream extends InputStream {
      * tarn.client.readahead.shortcircuit} while {@link #readingParked}) past the position, once at
      * most half of it is still requested (and always when nothing is): requests sent together share the
      * wake-ups of the client's I/O thread and the datanode's. One request per chunk read cost a
-     * short-circuit reader a tenth of its time (docs/performance.md).
+     * short-circuit reader a tenth of its time (docs/performance-history.md).
      */
     private void fillReadahead() {
         long window = Math.max(readingParked ? readaheadShortCircuit : readahead, 1);

@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * Renders the documented {@code conf/tarn-site.conf}: every key of {@link TarnKeys#GROUPS}, a
- * section per process that reads them, with its meaning, unit and default, commented out. {@code tarn conf --template} prints it, which is how the
- * shipped file was produced; {@code ConfDocsTest} keeps the shipped file in step with the keys.
+ * section per process that reads them, with its meaning, unit and default, commented out.
+ * {@code tarn conf --template} prints it, which is how the shipped file was produced;
+ * {@code ConfDocsTest} keeps the shipped file in step with the keys.
  */
 public final class ConfTemplate {
     private static final int WIDTH = 100;
