@@ -143,7 +143,8 @@ public final class LocalCluster implements AutoCloseable {
 
     /**
      * Runs {@code bin/tarn} with this cluster's configuration and run directories, as a user in a
-     * shell where TARN_CONF_DIR and TARN_RUN_DIR point at them would.
+     * shell where TARN_CONF_DIR and TARN_RUN_DIR point at them would; the rest of the environment
+     * (TARN_HEAP, TARN_OPTS, JAVA_HOME) is this process's.
      */
     public Outcome tarn(String... args) throws IOException {
         return run(home, conf, run, args);
@@ -156,7 +157,6 @@ public final class LocalCluster implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("TARN_CONF_DIR", confDir.toString());
         pb.environment().put("TARN_RUN_DIR", runDir.toString());
-        pb.environment().putIfAbsent("TARN_HEAP", "512m");
         pb.environment().put("TARN_START_TIMEOUT", "60");
         Process p = pb.start();
         p.getOutputStream().close();
