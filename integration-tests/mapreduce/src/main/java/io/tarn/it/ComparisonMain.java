@@ -34,7 +34,7 @@ public final class ComparisonMain {
      * ", guest halt polling off" or ", guest halt polling N µs" from {@code file} (see
      * {@link #HALT_POLL_NS}); empty when there is no such file (not a guest with that driver) or it
      * cannot be read. With polling off, waking a thread on an idle vCPU goes through the host: one
-     * message in flight then costs tens of microseconds per round trip (docs/performance.md).
+     * message in flight then costs tens of microseconds per round trip (docs/performance-history.md).
      */
     static String haltPolling(Path file) {
         try {

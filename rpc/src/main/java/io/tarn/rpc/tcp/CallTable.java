@@ -27,7 +27,7 @@ final class CallTable extends LongObjectHashMap<PendingCall<?>> {
      * map). Ids are consecutive, and the map, which probes linearly and indexes by the key's low
      * bits, would keep them in one contiguous run of slots; removing the oldest (answers come mostly
      * in order) then shifts through the whole run, one step per call in flight, which took a fifth
-     * of a client's I/O thread at 128 getFile calls in flight (docs/performance.md). Scattered keys
+     * of a client's I/O thread at 128 getFile calls in flight (docs/performance-history.md). Scattered keys
      * keep the runs short.
      */
     static long slotKey(long id) {

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
  * pipelined connection such a call takes four thread wake-ups (the caller wakes the I/O thread, which
  * wakes the server, which wakes the I/O thread, which wakes the caller); here it takes the server's
  * two, and on a VM whose idle vCPUs halt each wake-up costs about as much as the round trip itself
- * (docs/performance.md).
+ * (docs/performance-history.md).
  *
  * <p>One call at a time: a caller that finds the lane busy, and every call while the lane cannot
  * connect, takes the pipelined connection instead. Only calls of the namenode and administration

@@ -10,7 +10,7 @@ package io.tarn.rpc.tcp;
  * its calls travel as two half-batches: while the server answers one, the client handles the
  * answers to the other. A server flushes every {@link #SERVER_FLUSH_AT} answers, which splits
  * batches from clients that do not pace themselves. Measured on 2 cores with 64 and 128 getFile
- * calls in flight (docs/performance.md).
+ * calls in flight (docs/performance-history.md).
  *
  * <p>One per connection, used on its event loop only.
  */

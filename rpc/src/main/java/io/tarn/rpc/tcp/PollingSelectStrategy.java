@@ -7,7 +7,7 @@ import io.netty.util.IntSupplier;
  * Keeps an event loop polling its connections (a non-blocking {@code epoll_wait}) for a while after
  * its last work, and only then lets it sleep in a blocking wait. A request that arrives meanwhile is
  * read at once instead of waking a sleeping thread: on a VM whose idle vCPUs halt, that wake-up
- * costs tens of microseconds, as long as the rest of a metadata call (docs/performance.md). The
+ * costs tens of microseconds, as long as the rest of a metadata call (docs/performance-history.md). The
  * price is the polling: up to one core for each event loop that had work in the last window.
  *
  * <p>One instance per event loop, used only by its thread.
