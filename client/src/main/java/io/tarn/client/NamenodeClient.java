@@ -1,10 +1,12 @@
 package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.AllocateBlocksRequest;
@@ -46,26 +48,56 @@ final class NamenodeClient {
         return rpc.remote();
     }
 
+    /** The INVALID_PATH error of a path too long to send (see {@link TarnPath#checkLength}), or null. */
+    private static TarnException badPath(String path) {
+        try {
+            TarnPath.checkLength(path);
+            return null;
+        } catch (TarnException e) {
+            return e;
+        }
+    }
+
     CompletableFuture<FileStatus> getFile(String path) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         return rpc.call(Opcode.GET_FILE, b -> Wire.writeString(b, path), NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<FileStatus> create(String path, FileType type, int flags, int storageClass, long clientId,
                                          String clientHost, Ownership ownership) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         CreateRequest r = new CreateRequest(path, type, flags, storageClass, clientId, clientHost, ownership);
         return rpc.call(Opcode.CREATE, r::encode, NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<FileStatus> mkdirs(String path, Ownership ownership) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         return rpc.call(Opcode.MKDIRS, new MkdirsRequest(path, ownership)::encode, NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<FileStatus> append(String path, long clientId, String clientHost) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         return rpc.call(Opcode.APPEND, new AppendRequest(path, clientId, clientHost)::encode,
                 NamenodeProtocol::decodeStatus);
     }
 
     CompletableFuture<FileStatus> setAttributes(SetAttributesRequest r) {
+        TarnException bad = badPath(r.path());
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         return rpc.call(Opcode.SET_ATTR, r::encode, NamenodeProtocol::decodeStatus);
     }
 
@@ -96,14 +128,29 @@ final class NamenodeClient {
     }
 
     CompletableFuture<ListResponse> list(String path, String startAfter, int max) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         return rpc.call(Opcode.LIST, new ListRequest(path, startAfter, max)::encode, ListResponse::decode);
     }
 
     CompletableFuture<Void> delete(String path, boolean recursive) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         return rpc.call(Opcode.DELETE, new DeleteRequest(path, recursive)::encode, NO_BODY);
     }
 
     CompletableFuture<Void> rename(String src, String dst) {
+        TarnException bad = badPath(src);
+        if (bad == null) {
+            bad = badPath(dst);
+        }
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
         return rpc.call(Opcode.RENAME, new RenameRequest(src, dst)::encode, NO_BODY);
     }
 

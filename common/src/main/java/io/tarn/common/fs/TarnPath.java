@@ -51,6 +51,22 @@ public final class TarnPath {
         return out;
     }
 
+    /**
+     * INVALID_PATH when {@code path} is longer than {@link #MAX_PATH_BYTES} in UTF-8, the most a
+     * namenode accepts: a client checks it before encoding a request, so that a path too long even
+     * for a frame's string field fails the same way. Nothing is computed for a path short enough in
+     * any encoding.
+     */
+    public static void checkLength(String path) throws TarnException {
+        if (path != null && path.length() > MAX_PATH_BYTES / 3) {
+            int bytes = utf8Length(path);
+            if (bytes > MAX_PATH_BYTES) {
+                throw new TarnException(ErrorCode.INVALID_PATH, "path of " + bytes + " bytes (UTF-8) is longer "
+                        + "than the " + MAX_PATH_BYTES + " bytes a path may have: '" + path.substring(0, 40) + "...'");
+            }
+        }
+    }
+
     /** The canonical form: a leading slash, single separators, no trailing slash (except the root). */
     public static String normalize(String path) throws TarnException {
         List<String> c = components(path);

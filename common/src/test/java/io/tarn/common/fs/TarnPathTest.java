@@ -263,4 +263,14 @@ class TarnPathTest {
                 .hasMessage(message)
                 .satisfies(e -> assertThat(((TarnException) e).code()).isEqualTo(ErrorCode.INVALID_PATH));
     }
+
+    @org.junit.jupiter.api.Test
+    void checkLengthRefusesPathsLongerThanANamenodeAcceptsInUtf8() throws Exception {
+        TarnPath.checkLength("/" + "a".repeat(TarnPath.MAX_PATH_BYTES - 1));
+        TarnPath.checkLength("/" + "é".repeat((TarnPath.MAX_PATH_BYTES - 1) / 2));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TarnPath.checkLength("/" + "é".repeat(
+                TarnPath.MAX_PATH_BYTES / 2))).isInstanceOf(io.tarn.common.error.TarnException.class)
+                .hasMessageStartingWith("path of " + (TarnPath.MAX_PATH_BYTES + 1) + " bytes (UTF-8) is longer "
+                        + "than the " + TarnPath.MAX_PATH_BYTES + " bytes a path may have: '/éé");
+    }
 }
