@@ -6,10 +6,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,31 +35,14 @@ class TarnFsShellIT {
         shell("-rm", "-r", "-f", "/shell");
     }
 
-    /** Exit code, standard output and standard error of one command line. */
-    record Run(int code, String out, String err) {
-    }
-
-    private static synchronized Run shell(String... args) throws Exception {
+    private static ShellRun shell(String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of("-D", "tarn.namenode.address=" + namenode));
         all.addAll(List.of(args));
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            code = TarnFsShell.run(all.toArray(new String[0]));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return ShellRun.of(all.toArray(new String[0]));
     }
 
-    private static Run ok(String... args) throws Exception {
-        Run r = shell(args);
+    private static ShellRun ok(String... args) throws Exception {
+        ShellRun r = shell(args);
         assertThat(r.code()).as("%s: %s", String.join(" ", args), r.err()).isZero();
         return r;
     }
@@ -138,13 +118,13 @@ class TarnFsShellIT {
     void unsupportedAndWrongCommandsFailClearlyAndChangeNothing() throws Exception {
         ok("-mkdir", "-p", "/shell/bad");
         ok("-put", localFile("x.txt", "x\n").toString(), "/shell/bad/x");
-        Run setrep = shell("-setrep", "3", "/shell/bad/x");
+        ShellRun setrep = shell("-setrep", "3", "/shell/bad/x");
         assertThat(setrep.code()).isNotZero();
         assertThat(setrep.err()).contains("replication", "one copy");
-        Run truncate = shell("-truncate", "1", "/shell/bad/x");
+        ShellRun truncate = shell("-truncate", "1", "/shell/bad/x");
         assertThat(truncate.code()).isNotZero();
         assertThat(truncate.err()).contains("truncate");
-        Run missing = shell("-cat", "/shell/bad/nope");
+        ShellRun missing = shell("-cat", "/shell/bad/nope");
         assertThat(missing.code()).isNotZero();
         assertThat(missing.err()).contains("/shell/bad/nope", "No such file or directory");
         assertThat(ok("-cat", "/shell/bad/x").out()).isEqualTo("x\n");
@@ -166,7 +146,7 @@ class TarnFsShellIT {
             for (String[] df : List.of(new String[] {"-df"}, new String[] {"-df", "-h", "/"})) {
                 List<String> args = new ArrayList<>(List.of("-D", "tarn.namenode.address=" + address));
                 args.addAll(List.of(df));
-                Run r = ok(args.toArray(new String[0]));
+                ShellRun r = ok(args.toArray(new String[0]));
                 assertThat(r.out()).as(String.join(" ", df)).doesNotContain("NaN")
                         .containsPattern("(?m)^Filesystem +Size +Used +Available +Use%\n"
                                 + "tarn://" + Pattern.quote(address) + " +0 +0 +0 +0%\n\\z");
@@ -180,7 +160,7 @@ class TarnFsShellIT {
 
     @Test
     void aBadTarnSettingIsReportedBeforeAnythingRuns() throws Exception {
-        Run r = shell("-D", "tarn.client.readahed=1m", "-ls", "/");
+        ShellRun r = shell("-D", "tarn.client.readahed=1m", "-ls", "/");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).startsWith("tarn fs: ").contains("readahed", "tarn.client.readahead");
     }

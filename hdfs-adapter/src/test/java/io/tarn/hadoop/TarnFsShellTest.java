@@ -8,10 +8,7 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -81,18 +78,9 @@ class TarnFsShellTest {
     @Test
     void aConfigFileThatCannotBeReadIsAUsageErrorAsInEveryTarnCommand(@TempDir Path dir) throws Exception {
         Path missing = dir.resolve("nonexistent.conf");
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            code = TarnFsShell.run(new String[] {"--config", missing.toString(), "-ls", "/"});
-        } finally {
-            System.setErr(oldErr);
-        }
-        assertThat(code).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .isEqualTo("tarn fs: cannot read configuration file " + missing + ": no such file\n");
+        ShellRun r = ShellRun.of("--config", missing.toString(), "-ls", "/");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("tarn fs: cannot read configuration file " + missing + ": no such file\n");
     }
 
     /** A local file system under another scheme that reports no capacity, as a cluster without datanodes does. */
@@ -115,25 +103,13 @@ class TarnFsShellTest {
 
     @Test
     void dfShowsZeroPercentUsedOfNoCapacityWhereHadoopsDfShowsNaN() throws Exception {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            code = TarnFsShell.run(new String[] {"-D", "fs.zerocap.impl=" + ZeroCapacityFileSystem.class.getName(),
-                    "-D", "fs.zerocap.impl.disable.cache=true", "-df", "zerocap:///"});
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        ShellRun r = ShellRun.of("-D", "fs.zerocap.impl=" + ZeroCapacityFileSystem.class.getName(),
+                "-D", "fs.zerocap.impl.disable.cache=true", "-df", "zerocap:///");
+        assertThat(r.code()).as(r.err()).isZero();
         // Ends with: the test's logback configuration logs to standard output, too.
-        assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("NaN").endsWith(
+        assertThat(r.out()).doesNotContain("NaN").endsWith(
                 "Filesystem   Size  Used  Available  Use%\n"
                         + "zerocap:///     0     0          0    0%\n");
-        assertThat(err.toString(StandardCharsets.UTF_8)).as("not a Tarn cluster: no word about datanodes").isEmpty();
+        assertThat(r.err()).as("not a Tarn cluster: no word about datanodes").isEmpty();
     }
 }
