@@ -5,6 +5,7 @@ import io.tarn.common.error.ErrorCode;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -40,32 +41,40 @@ final class Backoff {
     }
 
     /**
-     * Runs {@code call}, and again after each RETRY answer as the class comment says. The first
+     * Runs {@code call}, and again after each RETRY answer as the class comment says; a failure other
+     * than RETRY is first offered to {@code otherwise} (null for none), which may answer it with
+     * another call (a redirect) or return null to let it stand, at no cost to a call that succeeds.
+     * The first
      * attempt is made here rather than through {@link #attempt}: one call frame fewer on every routed
      * request, so that a blocking call is inlined by the JIT as deeply as when this was part of
      * {@link TarnClient} (its intermediate futures are then scalar-replaced).
      */
-    <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> call) {
+    <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> call,
+                                      Function<Throwable, CompletableFuture<T>> otherwise) {
         long deadline = System.nanoTime() + timeoutNanos;
         return call.get().handle((v, e) -> e == null ? CompletableFuture.completedFuture(v)
-                : afterFailure(e, call, FIRST_PAUSE_MS, deadline)).thenCompose(f -> f);
+                : afterFailure(e, call, otherwise, FIRST_PAUSE_MS, deadline)).thenCompose(f -> f);
     }
 
     /** An attempt after the first, made {@code pauseMs} after the one before answered RETRY. */
-    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, long pauseMs, long deadline) {
+    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call,
+                                             Function<Throwable, CompletableFuture<T>> otherwise, long pauseMs,
+                                             long deadline) {
         return call.get().handle((v, e) -> e == null ? CompletableFuture.completedFuture(v)
-                : afterFailure(e, call, pauseMs, deadline)).thenCompose(f -> f);
+                : afterFailure(e, call, otherwise, pauseMs, deadline)).thenCompose(f -> f);
     }
 
-    /** After an attempt failed with {@code e}: the next one after {@code pauseMs}, or the failure. */
-    private <T> CompletableFuture<T> afterFailure(Throwable e, Supplier<CompletableFuture<T>> call, long pauseMs,
+    /** After an attempt failed with {@code e}: the next one after {@code pauseMs}, a redirect, or the failure. */
+    private <T> CompletableFuture<T> afterFailure(Throwable e, Supplier<CompletableFuture<T>> call,
+                                                  Function<Throwable, CompletableFuture<T>> otherwise, long pauseMs,
                                                   long deadline) {
         Throwable cause = Failures.unwrap(e);
         if (Failures.hasCode(cause, ErrorCode.RETRY) && System.nanoTime() < deadline) {
             Executor later = CompletableFuture.delayedExecutor(pauseMs, TimeUnit.MILLISECONDS);
             return CompletableFuture.runAsync(() -> { }, later)
-                    .thenCompose(x -> attempt(call, nextPause(pauseMs), deadline));
+                    .thenCompose(x -> attempt(call, otherwise, nextPause(pauseMs), deadline));
         }
-        return CompletableFuture.failedFuture(cause);
+        CompletableFuture<T> instead = otherwise == null ? null : otherwise.apply(cause);
+        return instead != null ? instead : CompletableFuture.failedFuture(cause);
     }
 }

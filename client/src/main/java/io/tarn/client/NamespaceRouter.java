@@ -70,14 +70,10 @@ final class NamespaceRouter {
      * namenode a WRONG_PARTITION answer names instead (a map that differs from the namenodes' own).
      */
     <T> CompletableFuture<T> atOwner(String path, Function<NamenodeClient, CompletableFuture<T>> call) {
-        return backoff.retrying(() -> namenodes.byPath(path, call).handle((v, e) -> {
-            if (e == null) {
-                return CompletableFuture.completedFuture(v);
-            }
-            Throwable cause = Failures.unwrap(e);
+        return backoff.retrying(() -> namenodes.byPath(path, call), cause -> {
             Redirect to = redirect(cause, ErrorCode.WRONG_PARTITION);
-            return to != null ? namenodes.byPartition(to.partition(), call) : CompletableFuture.<T>failedFuture(cause);
-        }).thenCompose(f -> f));
+            return to == null ? null : namenodes.byPartition(to.partition(), call);
+        });
     }
 
     /** The namenode an answer of {@code code} names to ask instead, or null. */
@@ -97,7 +93,7 @@ final class NamespaceRouter {
      * again while the answer is RETRY.
      */
     <T> CompletableFuture<T> atOwnerOrCoordinator(String path, Function<NamenodeClient, CompletableFuture<T>> call) {
-        return backoff.retrying(() -> ownerOrCoordinator(path, call));
+        return backoff.retrying(() -> ownerOrCoordinator(path, call), null);
     }
 
     private <T> CompletableFuture<T> ownerOrCoordinator(String path,
@@ -139,32 +135,27 @@ final class NamespaceRouter {
             long id = f.id();
             used[0] = id;
             return namenodes.byId(id, nn -> call.call(nn, id));
-        }).handle((v, e) -> {
-            if (e == null) {
-                return CompletableFuture.completedFuture(v);
-            }
-            Throwable cause = Failures.unwrap(e);
-            if (Failures.hasCode(cause, ErrorCode.MOVED)) {
-                if (moves >= MAX_MOVES) {
-                    return CompletableFuture.<T>failedFuture(new TarnException(ErrorCode.MOVED, "file "
-                            + FileIds.format(f.id()) + " moved " + MAX_MOVES + " times between namenodes while one "
-                            + "call followed it (renamed back and forth?); " + cause.getMessage()));
-                }
-                long old = used[0];
-                if (f.id() != old) {
-                    return following(f, call, moves + 1); // another call of the stream followed the file already
-                }
-                if (cause instanceof TarnException t && t.detail() instanceof MovedTo to) {
-                    f.movedTo(old, to.fileId());
-                    return following(f, call, moves + 1);
-                }
-                return namenodes.byId(old, nn -> nn.whereMoved(old)).thenCompose(newId -> {
-                    f.movedTo(old, newId);
-                    return following(f, call, moves + 1);
-                });
-            }
-            return CompletableFuture.<T>failedFuture(cause);
-        }).thenCompose(x -> x);
+        }, cause -> Failures.hasCode(cause, ErrorCode.MOVED) ? afterMove(f, call, moves, used[0], cause) : null);
+    }
+
+    /** The call again at the namenode a MOVED answer (to the call with id {@code old}) sent it to. */
+    private <T> CompletableFuture<T> afterMove(FileRef f, ByIdCall<T> call, int moves, long old, Throwable moved) {
+        if (moves >= MAX_MOVES) {
+            return CompletableFuture.failedFuture(new TarnException(ErrorCode.MOVED, "file "
+                    + FileIds.format(f.id()) + " moved " + MAX_MOVES + " times between namenodes while one "
+                    + "call followed it (renamed back and forth?); " + moved.getMessage()));
+        }
+        if (f.id() != old) {
+            return following(f, call, moves + 1); // another call of the stream followed the file already
+        }
+        if (moved instanceof TarnException t && t.detail() instanceof MovedTo to) {
+            f.movedTo(old, to.fileId());
+            return following(f, call, moves + 1);
+        }
+        return namenodes.byId(old, nn -> nn.whereMoved(old)).thenCompose(newId -> {
+            f.movedTo(old, newId);
+            return following(f, call, moves + 1);
+        });
     }
 
     // ------------------------------------------------------------------ calls about a file by its id

@@ -73,7 +73,7 @@ class BackoffTest {
     void anAnswerOtherThanRetryIsTheResultAtOnce() {
         Backoff backoff = new Backoff(30_000);
         Attempts ok = new Attempts(0);
-        assertThat(backoff.retrying(ok::call)).succeedsWithin(WAIT).isEqualTo("done");
+        assertThat(backoff.retrying(ok::call, null)).succeedsWithin(WAIT).isEqualTo("done");
         assertThat(ok.count()).isEqualTo(1);
 
         int[] calls = new int[1];
@@ -81,16 +81,40 @@ class BackoffTest {
         CompletableFuture<String> failed = backoff.retrying(() -> {
             calls[0]++;
             return CompletableFuture.failedFuture(missing);
-        });
+        }, null);
         assertThat(failed).failsWithin(WAIT).withThrowableOfType(ExecutionException.class)
                 .withCause(missing);
         assertThat(calls[0]).as("a failure other than RETRY is not tried again").isEqualTo(1);
     }
 
     @Test
+    void aFailureOtherThanRetryIsOfferedToOtherwiseWhichMayAnswerItOrLetItStand() {
+        Backoff backoff = new Backoff(30_000);
+        List<Throwable> offered = new ArrayList<>();
+        TarnException moved = new TarnException(ErrorCode.MOVED, "moved");
+        assertThat(backoff.retrying(() -> CompletableFuture.failedFuture(moved), e -> {
+            offered.add(e);
+            return CompletableFuture.completedFuture("elsewhere");
+        })).succeedsWithin(WAIT).isEqualTo("elsewhere");
+        assertThat(offered).containsExactly(moved);
+
+        TarnException missing = new TarnException(ErrorCode.FILE_NOT_FOUND, "no such file: '/x'");
+        assertThat(backoff.retrying(() -> CompletableFuture.<String>failedFuture(missing), e -> null))
+                .failsWithin(WAIT).withThrowableOfType(ExecutionException.class).withCause(missing);
+
+        Attempts busy = new Attempts(2);
+        offered.clear();
+        assertThat(backoff.retrying(busy::call, e -> {
+            offered.add(e);
+            return null;
+        })).succeedsWithin(WAIT).isEqualTo("done");
+        assertThat(offered).as("RETRY is retried, success is not offered").isEmpty();
+    }
+
+    @Test
     void retryAnswersAreTriedAgainAfterGrowingPauses() {
         Attempts busy = new Attempts(5);
-        assertThat(new Backoff(30_000).retrying(busy::call)).succeedsWithin(WAIT).isEqualTo("done");
+        assertThat(new Backoff(30_000).retrying(busy::call, null)).succeedsWithin(WAIT).isEqualTo("done");
         assertThat(busy.count()).isEqualTo(6);
         long expected = Backoff.FIRST_PAUSE_MS;
         for (int i = 1; i < busy.count(); i++) {
@@ -104,7 +128,7 @@ class BackoffTest {
     void retryingStopsOnceTheTimeoutHasPassed() throws Exception {
         Attempts busy = new Attempts(Integer.MAX_VALUE);
         long start = System.nanoTime();
-        CompletableFuture<String> f = new Backoff(100).retrying(busy::call);
+        CompletableFuture<String> f = new Backoff(100).retrying(busy::call, null);
         assertThat(failureCode(f)).as("the last RETRY is the answer").isEqualTo(ErrorCode.RETRY);
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(elapsedMs).as("tried until the timeout").isGreaterThanOrEqualTo(100);
@@ -116,7 +140,7 @@ class BackoffTest {
     @Test
     void aTimeoutOfZeroMakesOneAttempt() throws Exception {
         Attempts busy = new Attempts(Integer.MAX_VALUE);
-        assertThat(failureCode(new Backoff(0).retrying(busy::call))).isEqualTo(ErrorCode.RETRY);
+        assertThat(failureCode(new Backoff(0).retrying(busy::call, null))).isEqualTo(ErrorCode.RETRY);
         assertThat(busy.count()).isEqualTo(1);
     }
 }
