@@ -1,8 +1,5 @@
 package io.tarn.namenode;
 
-import io.tarn.common.config.TarnConfig;
-import io.tarn.common.config.TarnKeys;
-import io.tarn.common.config.TransportKind;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.fs.BlockRef;
@@ -46,7 +43,6 @@ import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.RpcClient.BodyWriter;
 import io.tarn.rpc.RpcClient.ResponseDecoder;
 import io.tarn.rpc.Transport;
-import io.tarn.rpc.Transports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,8 +54,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import static io.tarn.common.protocol.Opcode.ALLOCATE_BLOCKS;
 import static io.tarn.common.protocol.Opcode.APPEND;
@@ -120,40 +114,28 @@ class AudienceDispatchTest {
     private static final int[] UNSERVED = {0, 17, 19, 25, 29, 40, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
             Opcode.SC_READ, Opcode.SC_WRITE, 199, 201, 0xFFFF};
 
+    private LoopbackNamenode loopback;
     private Transport transport;
     private Namenode namenode;
     private RpcClient rpc;
 
     @BeforeEach
     void start() throws Exception {
-        TarnConfig config = TarnConfig.builder()
-                .set(TarnKeys.TRANSPORT, TransportKind.TCP)
-                .set(TarnKeys.NAMENODE_ADDRESS, "127.0.0.1:0")
-                .set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
-                .set(TarnKeys.RPC_IO_THREADS, 1)
-                .set(TarnKeys.RPC_TIMEOUT, 10_000L)
-                .build();
-        namenode = Namenode.start(config);
-        transport = Transports.create(config);
-        rpc = transport.connect(namenode.address());
+        loopback = LoopbackNamenode.start(BLOCK);
+        namenode = loopback.namenode;
+        transport = loopback.transport;
+        rpc = loopback.rpc;
     }
 
     @AfterEach
     void stop() {
-        if (transport != null) {
-            transport.close();
-        }
-        if (namenode != null) {
-            namenode.close();
+        if (loopback != null) {
+            loopback.close();
         }
     }
 
     private <T> T call(int opcode, BodyWriter body, ResponseDecoder<T> decoder) throws Exception {
-        try {
-            return rpc.call(opcode, body, decoder).get(20, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw (Exception) e.getCause();
-        }
+        return LoopbackNamenode.get(rpc.call(opcode, body, decoder));
     }
 
     private void callEmpty(int opcode, BodyWriter body) throws Exception {

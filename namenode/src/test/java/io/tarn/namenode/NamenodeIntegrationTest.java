@@ -1,8 +1,5 @@
 package io.tarn.namenode;
 
-import io.tarn.common.config.TarnConfig;
-import io.tarn.common.config.TarnKeys;
-import io.tarn.common.config.TransportKind;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.fs.BlockRef;
@@ -29,15 +26,12 @@ import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.Transport;
-import io.tarn.rpc.Transports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -47,41 +41,29 @@ class NamenodeIntegrationTest {
     private static final long CLIENT = 0x5EED;
     private static final int BLOCK = 64 * 1024;
 
+    private LoopbackNamenode loopback;
     private Transport transport;
     private Namenode namenode;
     private RpcClient rpc;
 
     @BeforeEach
     void start() throws Exception {
-        TarnConfig config = TarnConfig.builder()
-                .set(TarnKeys.TRANSPORT, TransportKind.TCP)
-                .set(TarnKeys.NAMENODE_ADDRESS, "127.0.0.1:0")
-                .set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
-                .set(TarnKeys.RPC_IO_THREADS, 1)
-                .set(TarnKeys.RPC_TIMEOUT, 10_000L)
-                .build();
-        namenode = Namenode.start(config);
+        loopback = LoopbackNamenode.start(BLOCK);
+        namenode = loopback.namenode;
+        transport = loopback.transport;
+        rpc = loopback.rpc;
         assertThat(namenode.address().getPort()).isPositive();
-        transport = Transports.create(config);
-        rpc = transport.connect(namenode.address());
     }
 
     @AfterEach
     void stop() {
-        if (transport != null) {
-            transport.close();
-        }
-        if (namenode != null) {
-            namenode.close();
+        if (loopback != null) {
+            loopback.close();
         }
     }
 
     private static <T> T get(CompletableFuture<T> f) throws Exception {
-        try {
-            return f.get(20, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw (Exception) e.getCause();
-        }
+        return LoopbackNamenode.get(f);
     }
 
     private FileStatus create(RpcClient c, String path, int flags) throws Exception {
