@@ -122,6 +122,20 @@ public final class Replica {
         afterInput();
     }
 
+    /**
+     * Stands for election at once instead of waiting for an election timeout, with the flag that
+     * lets voters ignore their start-up stickiness. For the first leader of a brand-new group only
+     * (the host names one member when the group is created, so the group serves its first write
+     * without waiting out a timeout): no replica of a new group can hold a lease that this would
+     * undercut. Ignored unless this replica is a voting follower that has never seen a leader.
+     */
+    public void campaign() {
+        if (role instanceof FollowerRole && voter && leaderId == -1 && currentTerm == 0) {
+            startElection(true);
+        }
+        afterInput();
+    }
+
     /** Asks the leader to hand leadership to {@code target}; ignored by other roles. */
     public void transferLeadership(int target) {
         role.onTransferRequest(target);

@@ -1,5 +1,7 @@
 package io.tarn.replication;
 
+import java.util.Objects;
+
 /**
  * A client's block write as carried inside a log entry.
  *
@@ -11,10 +13,10 @@ package io.tarn.replication;
  * @param sequence     the client's request number, positive and increasing per client
  * @param firstUnacked the lowest sequence for which the client has not yet seen a reply
  * @param range        the blocks written
- * @param value        the value written to every block of the range; it stands in for the block
- *                     payload, which the data path carries next to the entry on the wire
+ * @param payload      the data written; the host decides what a block of the range is (a datanode
+ *                     uses bytes of the group's storage, the simulator whole blocks)
  */
-public record WriteCommand(long clientId, long sequence, long firstUnacked, BlockRange range, long value) {
+public record WriteCommand(long clientId, long sequence, long firstUnacked, BlockRange range, Payload payload) {
 
     /** Validates the components. */
     public WriteCommand {
@@ -24,5 +26,6 @@ public record WriteCommand(long clientId, long sequence, long firstUnacked, Bloc
         if (range.isEmpty()) {
             throw new IllegalArgumentException("a write must cover at least one block");
         }
+        Objects.requireNonNull(payload, "payload");
     }
 }

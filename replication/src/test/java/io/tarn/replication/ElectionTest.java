@@ -33,6 +33,21 @@ class ElectionTest {
     }
 
     @Test
+    void designatedFirstLeaderOfANewGroupWinsWithoutWaitingForATimeout() {
+        TestCluster c = new TestCluster(CONFIG, 3);
+        c.r(2).campaign();
+        c.deliverAll();
+        assertThat(c.r(2).role()).isEqualTo(Role.LEADER);
+        assertThat(c.r(2).isActiveLeader()).isTrue();
+        assertThat(c.r(0).now()).isZero();
+        assertThat(c.r(0).leaderId()).isEqualTo(2);
+        c.r(0).campaign();
+        c.deliverAll();
+        assertThat(c.r(0).role()).as("campaign() is ignored once a leader is known").isEqualTo(Role.FOLLOWER);
+        assertThat(c.r(2).isActiveLeader()).isTrue();
+    }
+
+    @Test
     void clusterElectsExactlyOneActiveLeader() {
         TestCluster c = new TestCluster(CONFIG, 3);
         int leader = c.electLeader();

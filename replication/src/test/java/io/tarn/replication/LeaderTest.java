@@ -43,7 +43,7 @@ class LeaderTest {
         }
         assertThat(r.role()).isEqualTo(Role.LEADER);
         assertThat(r.isActiveLeader()).as("merged log not yet durable anywhere").isFalse();
-        r.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), 5)));
+        r.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), new ValuePayload(5))));
         c.collect();
         assertThat(c.replies).singleElement()
                 .satisfies(rep -> assertThat(rep.status()).isEqualTo(Status.LEADER_NOT_READY));
@@ -70,8 +70,8 @@ class LeaderTest {
         int leader = c.electLeader();
         Replica l = c.r(leader);
         long base = l.lastIndex();
-        l.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), 1)));
-        l.submitWrite(new ClientWrite(new WriteCommand(9, 2, 1, new BlockRange(5, 1), 2)));
+        l.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), new ValuePayload(1))));
+        l.submitWrite(new ClientWrite(new WriteCommand(9, 2, 1, new BlockRange(5, 1), new ValuePayload(2))));
         c.collect();
         int follower = (leader + 1) % 3;
         List<Message> appends = c.network.stream().filter(m -> m instanceof Append && m.to() == follower).toList();
@@ -91,8 +91,8 @@ class LeaderTest {
         int leader = c.electLeader();
         Replica l = c.r(leader);
         long base = l.lastIndex();
-        l.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), 1)));
-        l.submitWrite(new ClientWrite(new WriteCommand(9, 2, 1, new BlockRange(5, 1), 2)));
+        l.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), new ValuePayload(1))));
+        l.submitWrite(new ClientWrite(new WriteCommand(9, 2, 1, new BlockRange(5, 1), new ValuePayload(2))));
         c.collect();
         c.network.clear();
         int follower = (leader + 1) % 3;
@@ -111,7 +111,8 @@ class LeaderTest {
         c.down.add((leader + 1) % 3);
         c.down.add((leader + 2) % 3);
         for (int seq = 1; seq <= CONFIG.window() + 1; seq++) {
-            c.r(leader).submitWrite(new ClientWrite(new WriteCommand(9, seq, 1, new BlockRange(seq, 1), seq)));
+            WriteCommand command = new WriteCommand(9, seq, 1, new BlockRange(seq, 1), new ValuePayload(seq));
+            c.r(leader).submitWrite(new ClientWrite(command));
         }
         c.collect();
         assertThat(c.count(WriteReply.class, Status.BUSY)).isEqualTo(1);
@@ -137,7 +138,7 @@ class LeaderTest {
         Replica l = c.r(leader);
         c.down.add((leader + 1) % 3);
         c.down.add((leader + 2) % 3);
-        l.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), 1)));
+        l.submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), new ValuePayload(1))));
         c.collect();
         l.handle(new AppendReply((leader + 1) % 3, leader, l.currentTerm() + 3, false, true, List.of(), 0, 0));
         c.collect();

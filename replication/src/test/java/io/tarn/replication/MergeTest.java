@@ -12,7 +12,8 @@ class MergeTest {
 
     private static LogEntry write(long term, long index, long block) {
         BlockRange range = new BlockRange(block, 1);
-        return new LogEntry(term, index, range, List.of(), new WriteCommand(1, index, 1, range, index));
+        WriteCommand command = new WriteCommand(1, index, 1, range, new ValuePayload(index));
+        return new LogEntry(term, index, range, List.of(), command);
     }
 
     private static ReplicaLog logOf(long syncedTerm, LogEntry... entries) {

@@ -78,7 +78,7 @@ class ReadTest {
         c.tick(CONFIG.heartbeatTicks());
         c.down.add((leader + 1) % 3);
         c.down.add((leader + 2) % 3);
-        c.r(leader).submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), 5)));
+        c.r(leader).submitWrite(new ClientWrite(new WriteCommand(9, 1, 1, new BlockRange(0, 1), new ValuePayload(5))));
         c.r(leader).submitRead(read(1));
         c.collect();
         assertThat(c.count(ReadReply.class, Status.OK)).as("the write before the read is not applied").isZero();

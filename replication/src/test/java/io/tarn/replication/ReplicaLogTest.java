@@ -14,7 +14,8 @@ class ReplicaLogTest {
 
     private static LogEntry write(long index, long first, List<BlockRange> lookBehind) {
         BlockRange range = new BlockRange(first, 1);
-        return new LogEntry(1, index, range, lookBehind, new WriteCommand(1, index, index, range, index));
+        WriteCommand command = new WriteCommand(1, index, index, range, new ValuePayload(index));
+        return new LogEntry(1, index, range, lookBehind, command);
     }
 
     private void apply(int lookBehind) {

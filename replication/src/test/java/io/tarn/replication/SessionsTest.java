@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 class SessionsTest {
 
     private static WriteCommand cmd(long seq, long firstUnacked) {
-        return new WriteCommand(7, seq, firstUnacked, new BlockRange(seq, 1), seq);
+        return new WriteCommand(7, seq, firstUnacked, new BlockRange(seq, 1), new ValuePayload(seq));
     }
 
     @Test

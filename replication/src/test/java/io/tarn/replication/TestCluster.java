@@ -90,7 +90,7 @@ final class TestCluster {
             pendingDisk.get(id).add(p.op());
         } else if (e instanceof Effect.Apply a) {
             for (long b = a.entry().range().first(); b < a.entry().range().end(); b++) {
-                data.get(id).put(b, a.entry().command().value());
+                data.get(id).put(b, ValuePayload.of(a.entry().command()));
             }
         } else if (e instanceof Effect.Reply rep) {
             replies.add(rep.reply());
@@ -156,8 +156,9 @@ final class TestCluster {
 
     /** Submits a write to {@code id} and delivers everything. */
     void write(int id, long client, long seq, long first, int count, long value) {
-        replicas.get(id).submitWrite(
-                new ClientWrite(new WriteCommand(client, seq, seq, new BlockRange(first, count), value)));
+        WriteCommand command = new WriteCommand(client, seq, seq, new BlockRange(first, count),
+                new ValuePayload(value));
+        replicas.get(id).submitWrite(new ClientWrite(command));
         deliverAll();
     }
 

@@ -5,6 +5,7 @@ import io.tarn.replication.ClientRead;
 import io.tarn.replication.ClientReply;
 import io.tarn.replication.ClientWrite;
 import io.tarn.replication.Status;
+import io.tarn.replication.ValuePayload;
 import io.tarn.replication.WriteCommand;
 import java.util.HashMap;
 import java.util.Map;
@@ -86,7 +87,7 @@ final class SimClient {
         History.Op op = p.op;
         BlockRange range = new BlockRange(op.first, op.count);
         if (p.write) {
-            WriteCommand command = new WriteCommand(id, p.key, unackedSeqs.first(), range, op.value);
+            WriteCommand command = new WriteCommand(id, p.key, unackedSeqs.first(), range, new ValuePayload(op.value));
             sim.clientRequest(target, r -> r.submitWrite(new ClientWrite(command)));
         } else {
             sim.clientRequest(target, r -> r.submitRead(new ClientRead(id, -p.key, range)));

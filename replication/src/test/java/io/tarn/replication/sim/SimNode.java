@@ -8,6 +8,7 @@ import io.tarn.replication.LogEntry;
 import io.tarn.replication.Message;
 import io.tarn.replication.PersistentState;
 import io.tarn.replication.Replica;
+import io.tarn.replication.ValuePayload;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -130,7 +131,7 @@ final class SimNode {
                 throw new InvariantViolation("node " + id + " applied entry " + entry.index() + " to block " + b
                         + " after entry " + current[1] + ": conflicting writes out of log order");
             }
-            blocks.put(b, new long[] {entry.command().value(), entry.index()});
+            blocks.put(b, new long[] {ValuePayload.of(entry.command()), entry.index()});
         }
     }
 
