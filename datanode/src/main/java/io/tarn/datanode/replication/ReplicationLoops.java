@@ -1,8 +1,8 @@
 package io.tarn.datanode.replication;
 
 import io.netty.util.concurrent.DefaultEventExecutor;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
+import io.tarn.rpc.IoThreads;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
  * the groups assigned to it and a timer that gives each of them its ticks. A group stays on one
  * loop for its whole life, so its replica is only ever touched by that thread.
  *
- * <p>Groups are spread over the loops by id. The timer fires every tick; a loop whose groups are
+ * <p>The threads are marked as I/O threads ({@link IoThreads}): a message sent to a peer whose
+ * connection has no free call slot then waits in the connection's line instead of blocking the
+ * loop. Groups are spread over the loops by id. The timer fires every tick; a loop whose groups are
  * busy or paused simply delivers several ticks at once ({@link GroupRunner#onTimer()}).
  */
 public final class ReplicationLoops implements AutoCloseable {
@@ -33,7 +35,7 @@ public final class ReplicationLoops implements AutoCloseable {
         loops = new DefaultEventExecutor[threads];
         groupsOf = new ArrayList<>(threads);
         for (int i = 0; i < threads; i++) {
-            DefaultEventExecutor loop = new DefaultEventExecutor(new DefaultThreadFactory(name + "-" + i, true));
+            DefaultEventExecutor loop = new DefaultEventExecutor(IoThreads.factory(name + "-" + i));
             List<GroupRunner> groups = new ArrayList<>();
             loops[i] = loop;
             groupsOf.add(groups);

@@ -1,0 +1,100 @@
+package io.tarn.datanode.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.tarn.datanode.GenerationTable;
+import io.tarn.replication.BlockRange;
+import io.tarn.replication.Checkpoint;
+import io.tarn.replication.CheckpointMeta;
+import io.tarn.replication.LogEntry;
+import io.tarn.replication.WriteCommand;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A group's replica in a region: payload layout, generations, order independence and images. */
+class RegionGroupStoreTest {
+
+    private static final int BLOCK = 64;
+    private static final int REGION = 8 * BLOCK;
+
+    private static RegionGroupStore store() {
+        HeapRegions regions = new HeapRegions(2, REGION);
+        return new RegionGroupStore(regions, GenerationTable.inMemory(REGION, 2, BLOCK), 1, BLOCK);
+    }
+
+    private static LogEntry entry(long index, long offset, int generation, String text) {
+        byte[] data = text.getBytes(StandardCharsets.US_ASCII);
+        byte[] payload = new byte[RegionGroupStore.PAYLOAD_HEADER + data.length];
+        Unpooled.wrappedBuffer(payload).setInt(0, generation);
+        System.arraycopy(data, 0, payload, RegionGroupStore.PAYLOAD_HEADER, data.length);
+        BlockRange range = new BlockRange(offset, data.length);
+        return new LogEntry(1, index, range, List.of(),
+                new WriteCommand(1, index, 1, range, BytesPayload.copyOf(payload)));
+    }
+
+    private static String text(RegionGroupStore s, long offset, int length) {
+        return new String(s.read(new BlockRange(offset, length)), StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void applyStoresTheBytesInTheGroupsRegionAndRaisesTheBlocksGeneration() {
+        RegionGroupStore s = store();
+        s.apply(entry(1, 2 * BLOCK + 10, 7, "hello"));
+        assertThat(text(s, 2 * BLOCK + 10, 5)).isEqualTo("hello");
+        assertThat(s.generation(2)).isEqualTo(7);
+        assertThat(s.generation(1)).isZero();
+        s.apply(entry(2, 2 * BLOCK, 5, "older"));
+        assertThat(s.generation(2)).as("a generation never goes back").isEqualTo(7);
+        assertThat(text(s, 2 * BLOCK, 5)).as("bytes are stored whatever the generation").isEqualTo("older");
+    }
+
+    @Test
+    void writesOfDifferentGenerationsToOneBlockEndTheSameInEitherOrder() {
+        RegionGroupStore a = store();
+        RegionGroupStore b = store();
+        LogEntry first = entry(1, BLOCK, 3, "aaaa");
+        LogEntry second = entry(2, BLOCK + 32, 4, "bbbb");
+        a.apply(first);
+        a.apply(second);
+        b.apply(second);
+        b.apply(first);
+        assertThat(a.read(new BlockRange(0, REGION))).isEqualTo(b.read(new BlockRange(0, REGION)));
+        assertThat(a.generation(1)).isEqualTo(b.generation(1)).isEqualTo(4);
+    }
+
+    @Test
+    void aWriteCrossingABlockBoundaryIsRefused() {
+        RegionGroupStore s = store();
+        assertThatThrownBy(() -> s.apply(entry(1, BLOCK - 2, 1, "cross")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not fit one block");
+    }
+
+    @Test
+    void anImageCarriesBytesAndGenerationsToAnotherReplica() {
+        RegionGroupStore leader = store();
+        leader.apply(entry(1, 0, 2, "zero"));
+        leader.apply(entry(2, 5 * BLOCK, 9, "five"));
+        RegionGroupStore.ImageBytes live = (RegionGroupStore.ImageBytes) leader.capture(CheckpointMeta.INITIAL);
+        ByteBuf wire = Unpooled.buffer();
+        live.writeTo(wire);
+        assertThat((long) wire.readableBytes()).isEqualTo(live.sizeBytes());
+        byte[] bytes = new byte[wire.readableBytes()];
+        wire.readBytes(bytes);
+        RegionGroupStore follower = store();
+        CheckpointMeta meta = new CheckpointMeta(2, List.of(), Map.of());
+        follower.restore(new Checkpoint(meta, new RegionGroupStore.ReceivedImage(bytes)));
+        assertThat(follower.read(new BlockRange(0, REGION))).isEqualTo(leader.read(new BlockRange(0, REGION)));
+        assertThat(follower.generation(5)).isEqualTo(9);
+        assertThat(follower.generation(0)).isEqualTo(2);
+        leader.apply(entry(3, 0, 3, "live"));
+        ByteBuf again = Unpooled.buffer();
+        live.writeTo(again);
+        assertThat(again.toString(8 * Integer.BYTES, 4, StandardCharsets.US_ASCII))
+                .as("the image is a live handle on the region").isEqualTo("live");
+    }
+}
