@@ -6,7 +6,6 @@ import io.tarn.replication.Payload;
 
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.zip.CRC32C;
 
 /**
  * The bytes of one replicated block write: exactly the bytes of the entry's {@code BlockRange}
@@ -18,15 +17,11 @@ import java.util.zip.CRC32C;
  * the journal so corruption is caught end to end. {@link #asByteBuf()} and {@link #slice} give
  * read-only views without copying, for sending and for applying to the region.
  */
-public final class BytesPayload implements Payload {
-
-    private final byte[] bytes;
-    private final int crc;
+public final class BytesPayload extends CheckedBytes implements Payload {
 
     /** Takes ownership of {@code owned}: callers in this package pass arrays nobody else holds. */
     BytesPayload(byte[] owned, int crc) {
-        this.bytes = owned;
-        this.crc = crc;
+        super(owned, crc);
     }
 
     /** A payload holding a copy of {@code src}. */
@@ -48,26 +43,9 @@ public final class BytesPayload implements Payload {
         return new BytesPayload(copy, crc32c(copy));
     }
 
-    /** CRC32C (Castagnoli) of a whole array. */
-    static int crc32c(byte[] data) {
-        CRC32C c = new CRC32C();
-        c.update(data, 0, data.length);
-        return (int) c.getValue();
-    }
-
     @Override
     public int length() {
         return bytes.length;
-    }
-
-    /** CRC32C of the bytes, as an int (the low 32 bits of {@link CRC32C#getValue()}). */
-    public int crc32c() {
-        return crc;
-    }
-
-    /** A read-only view of all the bytes; no copy is made. */
-    public ByteBuf asByteBuf() {
-        return Unpooled.wrappedBuffer(bytes).asReadOnly();
     }
 
     /** A read-only view of {@code length} bytes from {@code offset}; no copy is made. */
@@ -79,25 +57,5 @@ public final class BytesPayload implements Payload {
     /** Appends the bytes to {@code out}. */
     public void writeTo(ByteBuf out) {
         out.writeBytes(bytes);
-    }
-
-    /** A copy of the bytes. */
-    public byte[] toByteArray() {
-        return bytes.clone();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof BytesPayload p && p.crc == crc && Arrays.equals(p.bytes, bytes);
-    }
-
-    @Override
-    public int hashCode() {
-        return crc;
-    }
-
-    @Override
-    public String toString() {
-        return "BytesPayload[" + bytes.length + " bytes, crc32c=" + Integer.toHexString(crc) + "]";
     }
 }

@@ -1,0 +1,65 @@
+package io.tarn.datanode.replication;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.protocol.MalformedMessageException;
+import io.tarn.common.protocol.Wire;
+import io.tarn.replication.StateImage;
+
+
+/**
+ * A checkpoint image held in memory as bytes: for tests and small groups. Immutable; equality compares
+ * content. The real datanode streams flushed block data in chunks instead.
+ *
+ * <p>Wire form ({@link #CODEC}): {@code length[i32] crc32c[i32] bytes[length]}; decoding verifies the
+ * checksum.
+ */
+public final class ByteImage extends CheckedBytes implements StateImage {
+
+    /** Writes and reads {@link ByteImage}s. */
+    public static final ImageCodec CODEC = new ImageCodec() {
+        @Override
+        public void encode(StateImage image, ByteBuf out) {
+            if (!(image instanceof ByteImage b)) {
+                throw new IllegalArgumentException("not a ByteImage: " + image.getClass().getName());
+            }
+            out.writeInt(b.bytes.length);
+            out.writeInt(b.crc);
+            out.writeBytes(b.bytes);
+        }
+
+        @Override
+        public StateImage decode(ByteBuf in) {
+            int length = Wire.readInt(in, 0, Integer.MAX_VALUE, "image length");
+            int crc = Wire.readInt(in);
+            Wire.need(in, length);
+            byte[] bytes = new byte[length];
+            in.readBytes(bytes);
+            int actual = crc32c(bytes);
+            if (actual != crc) {
+                throw new MalformedMessageException("checkpoint image checksum mismatch: carried "
+                        + Integer.toHexString(crc) + ", computed " + Integer.toHexString(actual));
+            }
+            return new ByteImage(bytes, crc);
+        }
+    };
+
+    private ByteImage(byte[] owned, int crc) {
+        super(owned, crc);
+    }
+
+    /** An image holding a copy of {@code src}. */
+    public static ByteImage copyOf(byte[] src) {
+        byte[] copy = src.clone();
+        return new ByteImage(copy, crc32c(copy));
+    }
+
+    /** An image over {@code owned}, whose checksum the caller already verified; the caller gives the array up. */
+    static ByteImage adopt(byte[] owned, int crc) {
+        return new ByteImage(owned, crc);
+    }
+
+    @Override
+    public long sizeBytes() {
+        return bytes.length;
+    }
+}
