@@ -35,8 +35,9 @@ import java.util.Map;
  *   9 TimeoutNow       P
  * LogEntry:     term[i64] index[i64] kind[u8] (0: no-op, then BlockRange; 1: write, then WriteCommand)
  *               n[u8] BlockRange*n (look-behind, nearest first)
- * WriteCommand: clientId[i64] sequence[i64] firstUnacked[i64] BlockRange crc32c[i32] data[count]
- *               (the payload is exactly the range's bytes, so its length is the range's count)
+ * WriteCommand: clientId[i64] sequence[i64] firstUnacked[i64] BlockRange length[i32] crc32c[i32] data[length]
+ *               (the payload's layout is the host's: a block write is the block's generation, then
+ *               the range's bytes)
  * BlockRange:   first[i64] count[i32]   (bytes relative to the group's region; first + count must not overflow)
  * CheckpointMeta: index[i64] n[i32] appliedAbove[i64]*n s[i32] Session*s
  * Session:      clientId[i64] floor[i64] k[i32] appliedSeq[i64]*k
@@ -275,16 +276,17 @@ public final class ReplicationCodec {
         return count == 0 && first == 0 ? BlockRange.EMPTY : new BlockRange(first, count);
     }
 
-    /** Appends a write command; its payload must be a {@link BytesPayload} of exactly the range's length. */
+    /** Appends a write command; its payload must be a {@link BytesPayload}. */
     public static void writeCommand(ByteBuf buf, WriteCommand c) {
-        if (!(c.payload() instanceof BytesPayload p) || p.length() != c.range().count()) {
-            throw new IllegalArgumentException("a datanode write carries exactly its range's bytes as a BytesPayload;"
-                    + " got " + c.payload() + " for range " + c.range());
+        if (!(c.payload() instanceof BytesPayload p)) {
+            throw new IllegalArgumentException("a datanode write carries its bytes as a BytesPayload; got "
+                    + c.payload() + " for range " + c.range());
         }
         buf.writeLong(c.clientId());
         buf.writeLong(c.sequence());
         buf.writeLong(c.firstUnacked());
         writeRange(buf, c.range());
+        buf.writeInt(p.length());
         buf.writeInt(p.crc32c());
         p.writeTo(buf);
     }
@@ -296,9 +298,13 @@ public final class ReplicationCodec {
             long sequence = Wire.readLong(buf);
             long firstUnacked = Wire.readLong(buf);
             BlockRange range = readRange(buf);
+            int length = Wire.readInt(buf);
             int crc = Wire.readInt(buf);
-            Wire.need(buf, range.count());
-            byte[] data = new byte[range.count()];
+            if (length < 0) {
+                throw new MalformedMessageException("negative payload length " + length);
+            }
+            Wire.need(buf, length);
+            byte[] data = new byte[length];
             buf.readBytes(data);
             int actual = BytesPayload.crc32c(data);
             if (actual != crc) {

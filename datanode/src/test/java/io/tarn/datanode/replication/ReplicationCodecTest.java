@@ -164,7 +164,7 @@ class ReplicationCodecTest {
                 + "00000001" // one entry
                 + "0000000000000003" + "000000000000000a" + "01" // term, index, kind write
                 + "000000000000002a" + "0000000000000005" + "0000000000000004" // client, seq, firstUnacked
-                + "0000000000001000" + "00000002" + crc + "aabb" // range, crc, data
+                + "0000000000001000" + "00000002" + "00000002" + crc + "aabb" // range, length, crc, data
                 + "01" + "0000000000000000" + "00000200" // look-behind
                 + "0000000000000009" + "00000001" + "000000000000000b" // commitPrefix, committedAbove
                 + "000000000000004d" + "00"); // probe, promote
@@ -219,10 +219,18 @@ class ReplicationCodecTest {
     }
 
     @Test
-    void refusesToEncodeAPayloadThatIsNotExactlyTheRange() {
-        WriteCommand c = new WriteCommand(1, 1, 1, new BlockRange(0, 4), BytesPayload.copyOf(new byte[3]));
+    void refusesToEncodeAPayloadThatIsNotBytes() {
+        WriteCommand c = new WriteCommand(1, 1, 1, new BlockRange(0, 4), () -> 4);
         assertThatThrownBy(() -> bytes(buf -> ReplicationCodec.writeCommand(buf, c)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exactly its range's bytes");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("as a BytesPayload");
+    }
+
+    @Test
+    void aPayloadLongerThanItsRangeRoundTrips() {
+        BytesPayload data = BytesPayload.copyOf(new byte[] {0, 0, 0, 7, 1, 2, 3});
+        WriteCommand c = new WriteCommand(1, 1, 1, new BlockRange(100, 3), data);
+        byte[] encoded = bytes(buf -> ReplicationCodec.writeCommand(buf, c));
+        assertThat(ReplicationCodec.readCommand(Unpooled.wrappedBuffer(encoded))).isEqualTo(c);
     }
 
     @Test
