@@ -44,7 +44,12 @@ public enum ErrorCode {
     INVALID_TOKEN(54, "invalid block access token"),
     OUT_OF_RANGE(55, "range outside the block or region"),
     BLOCK_NOT_WRITTEN(56, "block holds no data of this generation yet"),
-    DATA_LOST(57, "block data lost");
+    DATA_LOST(57, "block data lost"),
+
+    // Replicated block groups.
+    UNKNOWN_GROUP(70, "this datanode holds no replica of the block group"),
+    NOT_LEADER(71, "not the leader of the block group; the answer names the leader when known"),
+    GROUP_UNAVAILABLE(72, "the block group cannot reach a quorum of its members");
 
     private static final ErrorCode[] BY_CODE;
 

@@ -67,6 +67,7 @@ public class TarnException extends IOException implements TarnError {
             case DATANODE_DEAD:
             case UNKNOWN_DATANODE:
             case DATA_LOST:
+            case GROUP_UNAVAILABLE:
                 return new DatanodeUnavailableException(code, message);
             case STALE_GENERATION:
                 return new StaleGenerationException(message);

@@ -14,7 +14,9 @@ public enum Audience {
     /** Tools and operators to any server: status and liveness. */
     ADMIN(true),
     /** Clients to a datanode: block data, over TCP or short-circuit. */
-    DATA(false);
+    DATA(false),
+    /** A datanode to another member of a block group: the replication protocol's messages. */
+    REPLICA(true);
 
     private final boolean metadata;
 

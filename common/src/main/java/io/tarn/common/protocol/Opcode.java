@@ -14,6 +14,7 @@ import static io.tarn.common.protocol.Audience.CLIENT;
 import static io.tarn.common.protocol.Audience.DATA;
 import static io.tarn.common.protocol.Audience.DATANODE;
 import static io.tarn.common.protocol.Audience.PEER;
+import static io.tarn.common.protocol.Audience.REPLICA;
 
 /**
  * The table of operations: each number with its {@link Audience} and whether it is read-only, declared
@@ -93,6 +94,9 @@ public final class Opcode {
     @Op(audience = DATA, readOnly = true) public static final int SC_READ = 102;
     /** Short-circuit write: the checks of WRITE_BLOCK, the data copied by the co-located client. */
     @Op(audience = DATA) public static final int SC_WRITE = 103;
+
+    // Datanode to datanode: one message of a block group's replication protocol, answered empty.
+    @Op(audience = REPLICA) public static final int REPLICA_MESSAGE = 110;
 
     /** One row of the table. */
     private record Entry(int code, String name, Audience audience, boolean readOnly) {

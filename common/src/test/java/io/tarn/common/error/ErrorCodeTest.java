@@ -55,6 +55,9 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.OUT_OF_RANGE, 55);
         WIRE.put(ErrorCode.BLOCK_NOT_WRITTEN, 56);
         WIRE.put(ErrorCode.DATA_LOST, 57);
+        WIRE.put(ErrorCode.UNKNOWN_GROUP, 70);
+        WIRE.put(ErrorCode.NOT_LEADER, 71);
+        WIRE.put(ErrorCode.GROUP_UNAVAILABLE, 72);
     }
 
     @Test

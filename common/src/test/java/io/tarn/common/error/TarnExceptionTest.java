@@ -29,6 +29,7 @@ class TarnExceptionTest {
         SPECIFIC.put(ErrorCode.DATANODE_DEAD, DatanodeUnavailableException.class);
         SPECIFIC.put(ErrorCode.UNKNOWN_DATANODE, DatanodeUnavailableException.class);
         SPECIFIC.put(ErrorCode.DATA_LOST, DatanodeUnavailableException.class);
+        SPECIFIC.put(ErrorCode.GROUP_UNAVAILABLE, DatanodeUnavailableException.class);
         SPECIFIC.put(ErrorCode.STALE_GENERATION, StaleGenerationException.class);
         SPECIFIC.put(ErrorCode.TIMEOUT, RpcTimeoutException.class);
     }

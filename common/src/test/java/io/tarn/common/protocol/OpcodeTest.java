@@ -14,7 +14,7 @@ class OpcodeTest {
     @Test
     void theTableHoldsEveryOperationOnceWithItsConstantsName() {
         int[] all = Opcode.all();
-        assertThat(all).hasSize(36).isSorted().doesNotHaveDuplicates();
+        assertThat(all).hasSize(37).isSorted().doesNotHaveDuplicates();
         Set<String> names = Arrays.stream(all).mapToObj(Opcode::name).collect(Collectors.toSet());
         assertThat(names).hasSize(all.length).noneMatch(n -> n.startsWith("OP_"));
         assertThat(Opcode.name(Opcode.ALLOCATE_BLOCKS)).isEqualTo("ALLOCATE_BLOCKS");
@@ -43,6 +43,7 @@ class OpcodeTest {
                 .containsExactlyInAnyOrder("REGISTER_DATANODE", "HEARTBEAT", "DEREGISTER_DATANODE");
         assertThat(names(Audience.ADMIN)).containsExactlyInAnyOrder("CLUSTER_STATUS", "FSCK", "PING");
         assertThat(names(Audience.DATA)).containsExactlyInAnyOrder("WRITE_BLOCK", "READ_BLOCK", "SC_READ", "SC_WRITE");
+        assertThat(names(Audience.REPLICA)).containsExactly("REPLICA_MESSAGE");
         assertThat(names(Audience.CLIENT)).hasSize(16).contains("GET_FILE", "CREATE", "WHERE_MOVED");
         for (int op : Opcode.all()) {
             assertThat(Opcode.isMetadata(op)).as(Opcode.name(op)).isEqualTo(Opcode.audience(op) != Audience.DATA);

@@ -86,6 +86,8 @@ public final class GroupRunner {
     private long nextReadId = 1;
     private long lastTick;
     private boolean closed;
+    /** True while an input is fed and its effects performed (loop thread only). */
+    private boolean busy;
 
     /**
      * @param groupId         the group's id (for messages and errors)
@@ -110,7 +112,7 @@ public final class GroupRunner {
         this.tickNanos = tickNanos;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.maxCatchUpTicks = config.electionTimeoutMax() + config.leaseTicks();
-        this.silenceTicks = config.electionTimeoutMax();
+        this.silenceTicks = 3 * config.heartbeatTicks();
         this.lastTick = System.nanoTime();
         long now = lastTick;
         for (int member : memberNames.keySet()) {
@@ -183,9 +185,14 @@ public final class GroupRunner {
     /** Delivers the ticks due now; the loop's ticker calls this on the loop thread. */
     public void onTimer() {
         if (!closed) {
-            catchUp();
-            perform();
-            expire();
+            busy = true;
+            try {
+                catchUp();
+                perform();
+                expire();
+            } finally {
+                busy = false;
+            }
         }
     }
 
@@ -224,13 +231,20 @@ public final class GroupRunner {
                 }
                 return;
             }
-            catchUp();
-            input.run();
-            perform();
+            busy = true;
+            try {
+                catchUp();
+                input.run();
+                perform();
+            } finally {
+                busy = false;
+            }
         };
-        if (loop.inEventLoop()) {
+        if (loop.inEventLoop() && !busy) {
             task.run();
         } else {
+            // From another thread, or from an output called while effects are performed (a journal
+            // that completes at once): after the current input, never inside it.
             loop.execute(task);
         }
     }
@@ -303,7 +317,8 @@ public final class GroupRunner {
     }
 
     private String leaderless(Status status, int leaderHint) {
-        return status == Status.OK || leaderHint >= 0 ? null : whyUnavailable(System.nanoTime());
+        return status == Status.OK || leaderHint >= 0 ? null
+                : "group " + groupId + " has no leader that this member knows of; " + reachability(System.nanoTime());
     }
 
     private void expire() {
@@ -329,6 +344,12 @@ public final class GroupRunner {
     }
 
     private String whyUnavailable(long now) {
+        return "group " + groupId + " did not answer within " + requestTimeoutNanos / 1_000_000 + " ms ("
+                + replica.role() + " here); " + reachability(now);
+    }
+
+    /** Which members went silent (three heartbeats): the likely reason a group cannot commit or elect. */
+    private String reachability(long now) {
         long silence = silenceTicks * tickNanos;
         StringBuilder unreachable = new StringBuilder();
         for (Map.Entry<Integer, String> m : memberNames.entrySet()) {
@@ -336,9 +357,7 @@ public final class GroupRunner {
                 unreachable.append(unreachable.length() == 0 ? "" : ", ").append(m.getValue());
             }
         }
-        String role = replica.role() == Role.LEADER ? "its leader here" : "this member (" + replica.role() + ")";
-        return "group " + groupId + ": " + (unreachable.length() == 0 ? role + " has not completed the request within "
-                + requestTimeoutNanos / 1_000_000 + " ms"
-                : "unreachable members: " + unreachable + "; without a quorum " + role + " cannot commit");
+        return unreachable.length() == 0 ? "every member is reachable: an election or a sync is under way"
+                : "unreachable members: " + unreachable + "; without a quorum the group can neither commit nor elect";
     }
 }

@@ -2,6 +2,8 @@ package io.tarn.datanode.replication;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.tarn.common.protocol.MalformedMessageException;
+import io.tarn.common.protocol.Wire;
 import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.RegionStore;
 import io.tarn.replication.BlockRange;
@@ -159,6 +161,39 @@ public final class RegionGroupStore implements GroupStore {
             }
         }
     }
+
+    /**
+     * Puts {@link ImageBytes} into an {@code InstallCheckpoint} message as {@code length[i64]} and the
+     * image's bytes (generations, then the region), and reads them back as a {@link ReceivedImage}.
+     * The whole image travels in one message: regions larger than a frame need chunked streaming.
+     */
+    public static final ImageCodec CODEC = new ImageCodec() {
+        @Override
+        public void encode(StateImage image, ByteBuf out) {
+            if (!(image instanceof ImageBytes bytes)) {
+                throw new IllegalArgumentException("not a region image: " + image);
+            }
+            out.writeLong(bytes.sizeBytes());
+            int start = out.writerIndex();
+            bytes.writeTo(out);
+            if (out.writerIndex() - start != bytes.sizeBytes()) {
+                throw new IllegalStateException("image wrote " + (out.writerIndex() - start) + " bytes, announced "
+                        + bytes.sizeBytes());
+            }
+        }
+
+        @Override
+        public StateImage decode(ByteBuf in) {
+            long length = Wire.readLong(in);
+            if (length < 0 || length > in.readableBytes()) {
+                throw new MalformedMessageException("an image of " + length + " bytes does not fit the "
+                        + in.readableBytes() + " bytes left");
+            }
+            byte[] bytes = new byte[(int) length];
+            in.readBytes(bytes);
+            return new ReceivedImage(bytes);
+        }
+    };
 
     /** An image received from another replica, laid out as {@link ImageBytes#writeTo} writes it. */
     public record ReceivedImage(byte[] bytes) implements ImageBytes {

@@ -1,0 +1,75 @@
+package io.tarn.datanode.replication;
+
+import io.tarn.common.protocol.Opcode;
+import io.tarn.replication.Message;
+import io.tarn.rpc.RpcClient;
+import io.tarn.rpc.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Sends the replication messages of every group this datanode hosts to the other members'
+ * datanodes, one pipelined connection per peer datanode shared by all groups
+ * ({@link Opcode#REPLICA_MESSAGE}). Sending never blocks the caller (a group's loop, marked as an
+ * I/O thread); a message that cannot be delivered is dropped and counted, and the protocol resends
+ * what matters.
+ */
+public final class PeerMessenger implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerMessenger.class);
+
+    private final Transport transport;
+    private final ReplicationCodec codec;
+    private final ConcurrentHashMap<InetSocketAddress, RpcClient> peers = new ConcurrentHashMap<>();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+
+    /**
+     * @param transport the datanode's transport
+     * @param codec     encodes messages (and checkpoint images)
+     */
+    public PeerMessenger(Transport transport, ReplicationCodec codec) {
+        this.transport = transport;
+        this.codec = codec;
+    }
+
+    /** Sends {@code message} of group {@code members.groupId()} to its addressee's datanode. */
+    public void send(GroupMembers members, Message message) {
+        InetSocketAddress to = members.address(message.to());
+        if (to == null) {
+            dropped.increment();
+            return;
+        }
+        RpcClient peer = peers.computeIfAbsent(to, transport::connect);
+        sent.increment();
+        peer.call(Opcode.REPLICA_MESSAGE, body -> {
+            ReplicationCodec.writeHeader(body, members.groupId(), members.version());
+            codec.encode(body, message);
+        }, answer -> Boolean.TRUE).whenComplete((ok, failure) -> {
+            if (failure != null) {
+                dropped.increment();
+                LOG.debug("group {}: message to member {} at {} dropped: {}", members.groupId(), message.to(), to,
+                        failure.toString());
+            }
+        });
+    }
+
+    /** Messages handed to a connection so far. */
+    public long sent() {
+        return sent.sum();
+    }
+
+    /** Messages that did not reach their datanode (no address, connection lost, refused). */
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    @Override
+    public void close() {
+        peers.values().forEach(RpcClient::close);
+        peers.clear();
+    }
+}
