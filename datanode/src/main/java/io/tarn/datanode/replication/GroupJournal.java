@@ -1,0 +1,294 @@
+package io.tarn.datanode.replication;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.tarn.replication.DiskOp;
+import io.tarn.replication.PersistentState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * The write-ahead journal of one block group's replica: segment files
+ * {@code segment-<seq>.log} of checksummed records ({@link JournalRecords}) and checkpoint images
+ * (an {@link ImageStore}) in the group's own directory. Operations are queued to the datanode's
+ * shared {@link JournalWriter}, which writes and forces them in batches (group commit) and then
+ * reports them durable.
+ *
+ * <p>Segments: every segment starts with a head record holding the hard state, sync state and
+ * checkpoint as they were when it began, so replay can start at any segment whose older entries are
+ * no longer needed. A segment ends after a checkpoint record (which is forced first) or once it
+ * passes the size limit. Older segments are deleted once a later checkpoint's {@code compactTo}
+ * covers every entry that existed when a newer segment began; images other than the latest
+ * checkpoint's are deleted once its record is durable.
+ *
+ * <p>Failure: an I/O error while writing or forcing (a full or read-only disk) fails the journal:
+ * nothing more is acknowledged, the listener hears the reason once, and every later append returns
+ * {@link Admission#FAILED} at once. Operations that were not acknowledged may or may not be in the
+ * files; recovery sorts that out.
+ *
+ * <p>Threads: {@link #open} runs recovery on the caller's thread; after that the files, the state
+ * mirror and the staging buffer belong to the writer thread, and {@link #append} may be called from
+ * any thread (ops of one group in issue order).
+ */
+public final class GroupJournal extends JournalBase {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupJournal.class);
+
+    /** Default size at which a segment ends: 64 MiB. */
+    public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
+    private static final int STAGING_BYTES = 64 << 10;
+
+    private final Path dir;
+    private final ImageStore images;
+    private final JournalWriter writer;
+    private final long segmentBytes;
+
+    // Writer-thread state (the opening thread until the journal is registered).
+    private final JournalState state;
+    private final List<JournalRecovery.Segment> segments;
+    private final CRC32C crc = new CRC32C();
+    private ByteBuf staging = Unpooled.directBuffer(STAGING_BYTES);
+    private FileChannel channel;
+    private long segmentSize;
+    private long nextImageId;
+
+    private volatile String failure;
+    private boolean failureReported;
+    /** Whether the writer's current batch holds records of this journal. */
+    boolean inBatch;
+
+    private GroupJournal(long groupId, Path dir, ImageStore images, JournalWriter writer, long segmentBytes,
+                         JournalState state, List<JournalRecovery.Segment> segments, long nextImageId) {
+        super(groupId, state.snapshot());
+        this.dir = dir;
+        this.images = images;
+        this.writer = writer;
+        this.segmentBytes = segmentBytes;
+        this.state = state;
+        this.segments = segments;
+        this.nextImageId = nextImageId;
+    }
+
+    /** The directory of group {@code groupId}'s journal under a datanode's journal root. */
+    public static Path directory(Path root, long groupId) {
+        return root.resolve("group-" + groupId);
+    }
+
+    /**
+     * Opens (recovering) or creates the journal in {@code dir} with images in a {@link FileImageStore}
+     * there and segments of {@link #DEFAULT_SEGMENT_BYTES}.
+     */
+    public static GroupJournal open(long groupId, Path dir, PersistentState ifNew, JournalWriter writer)
+            throws IOException {
+        Files.createDirectories(dir);
+        return open(groupId, dir, ifNew, writer, new FileImageStore(dir), DEFAULT_SEGMENT_BYTES);
+    }
+
+    /**
+     * Opens the journal in {@code dir}: replays its segments ({@link JournalRecovery}) or, when there are
+     * none, starts from {@code ifNew}; then begins a fresh segment. A journal that cannot write its first
+     * segment is returned in the failed state (its recovered state is still valid).
+     *
+     * @throws IOException when the files cannot be read, or the latest checkpoint image is unreadable
+     */
+    public static GroupJournal open(long groupId, Path dir, PersistentState ifNew, JournalWriter writer,
+                                    ImageStore images, long segmentBytes) throws IOException {
+        JournalRecovery r = JournalRecovery.run(dir, images);
+        JournalState state = r.state;
+        if (state == null) {
+            state = new JournalState(ifNew);
+            state.voter &= !r.lostAcknowledged;
+        }
+        GroupJournal j = new GroupJournal(groupId, dir, images, writer, segmentBytes, state, r.segments,
+                r.maxImageId + 1);
+        try {
+            if (r.state == null && state.image != null) {
+                j.state.imageId = j.nextImageId++;
+                images.save(j.state.imageId, state.image);
+            }
+            j.roll();
+            images.retainOnly(state.imageId);
+        } catch (IOException e) {
+            writer.report(j, e);
+        }
+        writer.register(j);
+        LOG.info("journal {}: opened at term {} with {} log entries, checkpoint {}, {} segment(s){}", dir,
+                state.currentTerm, state.entries.size(), state.meta.index(), j.segments.size(),
+                j.failure == null ? "" : "; failed: " + j.failure);
+        return j;
+    }
+
+    @Override
+    public Admission append(DiskOp op) {
+        return failure != null ? Admission.FAILED : writer.offer(this, op);
+    }
+
+    @Override
+    public String failure() {
+        return failure;
+    }
+
+    /** Segment files currently kept (for tests and metrics). */
+    int segmentCount() {
+        return writer.call(this, () -> segments.size());
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    @Override
+    public void close() {
+        writer.call(this, () -> {
+            closeFiles();
+            writer.unregister(this);
+            return null;
+        });
+    }
+
+    // ---------------------------------------------------------------- writer thread
+
+    /** Encodes {@code op} into the staging buffer; a checkpoint also writes its image and ends the segment. */
+    void stage(DiskOp op) throws IOException {
+        if (!(op instanceof DiskOp.SaveCheckpoint c)) {
+            JournalRecords.writeOp(staging, op, 0, crc);
+            state.apply(op, 0);
+            return;
+        }
+        long imageId = 0;
+        boolean newer = state.isNewer(c.checkpoint().meta());
+        if (newer && c.checkpoint().image() != null) {
+            imageId = nextImageId++;
+            images.save(imageId, c.checkpoint().image());
+        }
+        JournalRecords.writeOp(staging, op, imageId, crc);
+        state.apply(op, imageId);
+        current().maxCompactTo = Math.max(current().maxCompactTo, c.compactTo());
+        flush();
+        if (newer) {
+            images.retainOnly(state.imageId);
+        }
+        roll();
+    }
+
+    /** Writes the staged records to the current segment and forces them; nothing to do when none are staged. */
+    void flush() throws IOException {
+        if (!staging.isReadable()) {
+            return;
+        }
+        ByteBuffer nio = staging.nioBuffer();
+        while (nio.hasRemaining()) {
+            segmentSize += channel.write(nio);
+        }
+        staging.clear();
+        channel.force(false);
+        writer.countForce();
+    }
+
+    /** After a batch is durable: ends the segment when it has grown past the limit. */
+    void afterBatch() throws IOException {
+        if (segmentSize >= segmentBytes) {
+            roll();
+        }
+        if (staging.capacity() > STAGING_BYTES * 4) {
+            staging.release(); // a burst grew it: give the memory back
+            staging = Unpooled.directBuffer(STAGING_BYTES);
+        }
+    }
+
+    private JournalRecovery.Segment current() {
+        return segments.get(segments.size() - 1);
+    }
+
+    /** Begins a new segment whose head describes the current state, then deletes segments no longer needed. */
+    private void roll() throws IOException {
+        long seq = segments.isEmpty() ? 1 : current().seq + 1;
+        Path path = Segments.file(dir, seq);
+        FileChannel next = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        try {
+            ByteBuf head = Unpooled.buffer();
+            JournalRecords.writeHead(head, state, crc);
+            ByteBuffer nio = head.nioBuffer();
+            long size = 0;
+            while (nio.hasRemaining()) {
+                size += next.write(nio);
+            }
+            next.force(true);
+            Segments.forceDirectory(dir);
+            if (channel != null) {
+                channel.close();
+            }
+            channel = next;
+            segmentSize = size;
+        } catch (IOException e) {
+            next.close();
+            throw e;
+        }
+        segments.add(new JournalRecovery.Segment(seq, path, state.logMax()));
+        compact();
+    }
+
+    /**
+     * Deletes the segments before the newest segment {@code k} whose older entries are all covered: every
+     * entry that existed when {@code k} began is at or below the compactTo of a checkpoint recorded since.
+     */
+    private void compact() throws IOException {
+        int keepFrom = 0;
+        long coveredTo = 0;
+        for (int k = segments.size() - 1; k > 0; k--) {
+            coveredTo = Math.max(coveredTo, segments.get(k).maxCompactTo);
+            if (segments.get(k).logMax <= coveredTo) {
+                keepFrom = k;
+                break;
+            }
+        }
+        for (int i = 0; i < keepFrom; i++) {
+            Files.deleteIfExists(segments.get(0).path);
+            segments.remove(0);
+        }
+        if (keepFrom > 0) {
+            Segments.forceDirectory(dir);
+        }
+    }
+
+    boolean failed() {
+        return failure != null;
+    }
+
+    /** Enters the failed state; returns the reason when the listener has not heard it yet. */
+    String fail(IOException e) {
+        if (failure == null) {
+            failure = Segments.reason(dir, e);
+            LOG.error("{}; group {} acknowledges no more operations", failure, groupId(), e);
+        }
+        staging.clear();
+        if (failureReported) {
+            return null;
+        }
+        failureReported = true;
+        return failure;
+    }
+
+    void closeFiles() {
+        try {
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (IOException e) {
+            LOG.warn("journal {}: closing the segment failed", dir, e);
+        }
+        channel = null;
+        if (staging.refCnt() > 0) {
+            staging.release();
+        }
+    }
+}

@@ -1,0 +1,251 @@
+package io.tarn.datanode.replication;
+
+import io.tarn.replication.DiskOp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The datanode's one journal writer thread, shared by every {@link GroupJournal}: group commit.
+ *
+ * <p>Appends land in one bounded queue. The thread takes everything queued at once as a batch,
+ * encodes each group's records into that group's staging buffer, then per group file issues one
+ * write and one force, and only then reports every op of the batch durable, in queue order. While a
+ * batch is being forced, new appends queue up and form the next batch, so the number of forces
+ * follows the number of batches and groups touched, not the number of operations. A full queue is
+ * back-pressure, returned as {@link Admission#BUSY}.
+ */
+public final class JournalWriter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(JournalWriter.class);
+    /** Default queue bound, in operations. */
+    public static final int DEFAULT_CAPACITY = 4096;
+
+    /** A queued operation, or a task to run on the writer thread after its batch. */
+    private static final class Request {
+        final GroupJournal journal;
+        final DiskOp op;
+        final Callable<?> task;
+        final CompletableFuture<Object> done;
+
+        Request(GroupJournal journal, DiskOp op, Callable<?> task) {
+            this.journal = journal;
+            this.op = op;
+            this.task = task;
+            this.done = task == null ? null : new CompletableFuture<>();
+        }
+    }
+
+    private static final Request STOP = new Request(null, null, null);
+
+    private final ArrayBlockingQueue<Request> queue;
+    private final JournalListener listener;
+    private final Thread thread;
+    private final Set<GroupJournal> journals = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+    private volatile long forces;
+    private volatile long batches;
+    private volatile long acknowledged;
+
+    /** Starts the writer thread with a queue of {@code capacity} operations reporting to {@code listener}. */
+    public JournalWriter(int capacity, JournalListener listener) {
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.listener = listener;
+        this.thread = new Thread(this::run, "tarn-journal-writer");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Forces issued so far (one per group file per batch, plus one per segment change). */
+    public long forces() {
+        return forces;
+    }
+
+    /** Batches written so far. */
+    public long batches() {
+        return batches;
+    }
+
+    /** Operations reported durable so far. */
+    public long acknowledged() {
+        return acknowledged;
+    }
+
+    void register(GroupJournal j) {
+        journals.add(j);
+    }
+
+    void unregister(GroupJournal j) {
+        journals.remove(j);
+    }
+
+    Admission offer(GroupJournal j, DiskOp op) {
+        if (closed) {
+            return Admission.FAILED;
+        }
+        return queue.offer(new Request(j, op, null)) ? Admission.QUEUED : Admission.BUSY;
+    }
+
+    /** Runs {@code task} on the writer thread after the operations queued before it; waits for its result. */
+    <T> T call(GroupJournal j, Callable<T> task) {
+        try {
+            if (Thread.currentThread() == thread || !thread.isAlive()) {
+                return task.call();
+            }
+            Request r = new Request(j, null, task);
+            putUninterruptibly(r);
+            @SuppressWarnings("unchecked")
+            T result = (T) r.done.get();
+            return result;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("journal task failed", e.getCause());
+        } catch (Exception e) {
+            throw new IllegalStateException("journal task failed", e);
+        }
+    }
+
+    void countForce() {
+        forces++;
+    }
+
+    private void putUninterruptibly(Request r) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                queue.put(r);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        List<Request> batch = new ArrayList<>();
+        List<GroupJournal> touched = new ArrayList<>();
+        boolean stop = false;
+        while (!stop) {
+            try {
+                batch.add(queue.take());
+            } catch (InterruptedException e) {
+                break;
+            }
+            queue.drainTo(batch);
+            stop = process(batch, touched);
+            batch.clear();
+            touched.clear();
+        }
+        for (GroupJournal j : journals) {
+            j.closeFiles();
+        }
+        journals.clear();
+    }
+
+    /** Writes one batch; returns true when it held the stop marker. */
+    private boolean process(List<Request> batch, List<GroupJournal> touched) {
+        boolean stop = false;
+        int end = batch.size();
+        for (int i = 0; i < batch.size(); i++) {
+            Request r = batch.get(i);
+            if (r == STOP) {
+                stop = true;
+                end = i;
+                break;
+            }
+            if (r.op == null || r.journal.failed()) {
+                continue;
+            }
+            try {
+                r.journal.stage(r.op);
+                if (!r.journal.inBatch) {
+                    r.journal.inBatch = true;
+                    touched.add(r.journal);
+                }
+            } catch (IOException | RuntimeException e) {
+                report(r.journal, e);
+            }
+        }
+        for (int i = 0; i < touched.size(); i++) {
+            GroupJournal j = touched.get(i);
+            if (!j.failed()) {
+                try {
+                    j.flush();
+                } catch (IOException | RuntimeException e) {
+                    report(j, e);
+                }
+            }
+        }
+        for (int i = 0; i < end; i++) {
+            Request r = batch.get(i);
+            if (r.op != null && r.journal.inBatch && !r.journal.failed()) {
+                acknowledged++;
+                try {
+                    listener.durable(r.journal.groupId(), r.op.id());
+                } catch (RuntimeException e) {
+                    LOG.error("journal listener failed on group {} op {}", r.journal.groupId(), r.op.id(), e);
+                }
+            }
+        }
+        for (int i = 0; i < touched.size(); i++) {
+            GroupJournal j = touched.get(i);
+            j.inBatch = false;
+            if (!j.failed()) {
+                try {
+                    j.afterBatch();
+                } catch (IOException | RuntimeException e) {
+                    report(j, e);
+                }
+            }
+        }
+        for (int i = 0; i < end; i++) {
+            Request r = batch.get(i);
+            if (r.task != null) {
+                try {
+                    r.done.complete(r.task.call());
+                } catch (Exception e) {
+                    r.done.completeExceptionally(e);
+                }
+            }
+        }
+        batches++;
+        return stop;
+    }
+
+    /** Fails {@code j} and tells the listener, once. */
+    void report(GroupJournal j, Exception e) {
+        IOException io = e instanceof IOException x ? x : new IOException("cannot record an operation: " + e, e);
+        String reason = j.fail(io);
+        if (reason != null) {
+            try {
+                listener.failed(j.groupId(), reason);
+            } catch (RuntimeException x) {
+                LOG.error("journal listener failed on group {}", j.groupId(), x);
+            }
+        }
+    }
+
+    /** Writes what is queued, closes every journal's files and stops the thread. */
+    @Override
+    public void close() {
+        closed = true;
+        if (thread.isAlive()) {
+            putUninterruptibly(STOP);
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
