@@ -182,14 +182,26 @@ public final class GroupJournal extends JournalBase {
 
     /** Writes the staged records to the current segment and forces them; nothing to do when none are staged. */
     void flush() throws IOException {
+        if (writeStaged()) {
+            force();
+        }
+    }
+
+    /** Writes the staged records to the current segment; returns whether there were any. */
+    boolean writeStaged() throws IOException {
         if (!staging.isReadable()) {
-            return;
+            return false;
         }
         ByteBuffer nio = staging.nioBuffer();
         while (nio.hasRemaining()) {
             segmentSize += channel.write(nio);
         }
         staging.clear();
+        return true;
+    }
+
+    /** Forces the current segment's data (fdatasync: the file size, but not its times, is forced with it). */
+    void force() throws IOException {
         channel.force(false);
         writer.countForce();
     }

@@ -12,7 +12,12 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The datanode's one journal writer thread, shared by every {@link GroupJournal}: group commit.
@@ -28,6 +33,8 @@ public final class JournalWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JournalWriter.class);
     /** Default queue bound, in operations. */
     public static final int DEFAULT_CAPACITY = 4096;
+    /** Most files forced at once. */
+    private static final int FORCERS = 16;
 
     /** A queued operation, or a task to run on the writer thread after its batch. */
     private static final class Request {
@@ -50,8 +57,12 @@ public final class JournalWriter implements AutoCloseable {
     private final JournalListener listener;
     private final Thread thread;
     private final Set<GroupJournal> journals = ConcurrentHashMap.newKeySet();
+    /** Journals written in the current batch, to force (writer thread only). */
+    private final List<GroupJournal> forcing = new ArrayList<>();
+    /** Threads that force several group files at once. */
+    private final ExecutorService forcers;
     private volatile boolean closed;
-    private volatile long forces;
+    private final AtomicLong forces = new AtomicLong();
     private volatile long batches;
     private volatile long acknowledged;
 
@@ -59,6 +70,12 @@ public final class JournalWriter implements AutoCloseable {
     public JournalWriter(int capacity, JournalListener listener) {
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.listener = listener;
+        AtomicInteger forcerIds = new AtomicInteger();
+        this.forcers = Executors.newFixedThreadPool(FORCERS, r -> {
+            Thread t = new Thread(r, "tarn-journal-forcer-" + forcerIds.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
         this.thread = new Thread(this::run, "tarn-journal-writer");
         thread.setDaemon(true);
         thread.start();
@@ -66,7 +83,7 @@ public final class JournalWriter implements AutoCloseable {
 
     /** Forces issued so far (one per group file per batch, plus one per segment change). */
     public long forces() {
-        return forces;
+        return forces.get();
     }
 
     /** Batches written so far. */
@@ -113,7 +130,7 @@ public final class JournalWriter implements AutoCloseable {
     }
 
     void countForce() {
-        forces++;
+        forces.incrementAndGet();
     }
 
     private void putUninterruptibly(Request r) {
@@ -176,16 +193,7 @@ public final class JournalWriter implements AutoCloseable {
                 report(r.journal, e);
             }
         }
-        for (int i = 0; i < touched.size(); i++) {
-            GroupJournal j = touched.get(i);
-            if (!j.failed()) {
-                try {
-                    j.flush();
-                } catch (IOException | RuntimeException e) {
-                    report(j, e);
-                }
-            }
-        }
+        writeAndForce(touched);
         for (int i = 0; i < end; i++) {
             Request r = batch.get(i);
             if (r.op != null && r.journal.inBatch && !r.journal.failed()) {
@@ -222,6 +230,66 @@ public final class JournalWriter implements AutoCloseable {
         return stop;
     }
 
+    /**
+     * Writes each touched journal's staged records, then forces the files. Several files are forced at
+     * once by the forcer threads: a file system commits concurrent fsyncs together (ext4 and xfs share
+     * one journal commit among them), so a batch spanning many groups costs about one force, not one per
+     * group in turn.
+     */
+    private void writeAndForce(List<GroupJournal> touched) {
+        List<GroupJournal> toForce = forcing;
+        toForce.clear();
+        for (int i = 0; i < touched.size(); i++) {
+            GroupJournal j = touched.get(i);
+            if (j.failed()) {
+                continue;
+            }
+            try {
+                if (j.writeStaged()) {
+                    toForce.add(j);
+                }
+            } catch (IOException | RuntimeException e) {
+                report(j, e);
+            }
+        }
+        if (toForce.size() == 1) {
+            force(toForce.get(0));
+        } else if (toForce.size() > 1) {
+            CountDownLatch done = new CountDownLatch(toForce.size());
+            for (int i = 0; i < toForce.size(); i++) {
+                GroupJournal j = toForce.get(i);
+                forcers.execute(() -> {
+                    force(j);
+                    done.countDown();
+                });
+            }
+            awaitUninterruptibly(done);
+        }
+    }
+
+    private void force(GroupJournal j) {
+        try {
+            j.force();
+        } catch (IOException | RuntimeException e) {
+            report(j, e);
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Fails {@code j} and tells the listener, once. */
     void report(GroupJournal j, Exception e) {
         IOException io = e instanceof IOException x ? x : new IOException("cannot record an operation: " + e, e);
@@ -247,5 +315,6 @@ public final class JournalWriter implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        forcers.shutdown();
     }
 }
