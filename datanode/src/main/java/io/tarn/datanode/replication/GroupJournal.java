@@ -98,10 +98,12 @@ public final class GroupJournal extends JournalBase {
      * none, starts from {@code ifNew}; then begins a fresh segment. A journal that cannot write its first
      * segment is returned in the failed state (its recovered state is still valid).
      *
-     * @throws IOException when the files cannot be read, or the latest checkpoint image is unreadable
+     * @throws IOException when the files cannot be read, a damaged tail cannot be cut, or the latest
+     *                     checkpoint image is unreadable
      */
     public static GroupJournal open(long groupId, Path dir, PersistentState ifNew, JournalWriter writer,
                                     ImageStore images, long segmentBytes) throws IOException {
+        Files.createDirectories(dir);
         JournalRecovery r = JournalRecovery.run(dir, images);
         JournalState state = r.state;
         if (state == null) {
@@ -146,9 +148,14 @@ public final class GroupJournal extends JournalBase {
         return dir;
     }
 
+    /** Writes what is queued, then closes the files; later appends return {@link Admission#FAILED}. */
     @Override
     public void close() {
         writer.call(this, () -> {
+            if (failure == null) {
+                failure = "journal " + dir + " is closed";
+                failureReported = true;
+            }
             closeFiles();
             writer.unregister(this);
             return null;

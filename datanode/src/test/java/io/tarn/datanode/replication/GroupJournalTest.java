@@ -236,9 +236,12 @@ class GroupJournalTest {
     @Test
     void aFreshJournalStartsFromTheGivenState() throws Exception {
         Path dir = tmp.resolve("wiped");
-        try (JournalWriter writer = new JournalWriter(8, new Recorder());
-             GroupJournal j = GroupJournal.open(1, dir, PersistentState.wiped(), writer)) {
+        try (JournalWriter writer = new JournalWriter(8, new Recorder())) {
+            GroupJournal j = GroupJournal.open(1, dir, PersistentState.wiped(), writer);
             assertThat(j.recovered()).isEqualTo(PersistentState.wiped());
+            j.close();
+            assertThat(j.append(new DiskOp.PersistHardState(1, 1, 0, false))).isEqualTo(Admission.FAILED);
+            assertThat(j.failure()).isEqualTo("journal " + dir + " is closed");
         }
         assertThat(reopen(dir)).isEqualTo(PersistentState.wiped());
     }
