@@ -6,6 +6,7 @@ import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.Replication;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.NamenodeProtocol;
@@ -14,6 +15,8 @@ import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
 import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ReplaceBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
@@ -68,12 +71,45 @@ final class NamenodeClient {
 
     CompletableFuture<FileStatus> create(String path, FileType type, int flags, int storageClass, long clientId,
                                          String clientHost, Ownership ownership) {
+        return create(path, type, flags, storageClass, Replication.INHERIT, clientId, clientHost, ownership);
+    }
+
+    CompletableFuture<FileStatus> create(String path, FileType type, int flags, int storageClass, int replication,
+                                         long clientId, String clientHost, Ownership ownership) {
         TarnException bad = badPath(path);
         if (bad != null) {
             return CompletableFuture.failedFuture(bad);
         }
-        CreateRequest r = new CreateRequest(path, type, flags, storageClass, clientId, clientHost, ownership);
+        CreateRequest r = new CreateRequest(path, type, flags, storageClass, clientId, clientHost, ownership,
+                replication);
         return rpc.call(Opcode.CREATE, r::encode, NamenodeProtocol::decodeStatus);
+    }
+
+    CompletableFuture<FileStatus> setReplication(String path, int replication) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
+        return rpc.call(Opcode.SET_REPLICATION, new SetReplicationRequest(path, replication)::encode,
+                NamenodeProtocol::decodeStatus);
+    }
+
+    CompletableFuture<Integer> getReplication(String path) {
+        TarnException bad = badPath(path);
+        if (bad != null) {
+            return CompletableFuture.failedFuture(bad);
+        }
+        return rpc.call(Opcode.GET_REPLICATION, b -> Wire.writeString(b, path), b -> {
+            int r = Wire.readUnsignedByte(b);
+            Wire.end(b);
+            return r;
+        });
+    }
+
+    CompletableFuture<BlockRef> replaceBlock(long fileId, int index, int datanodeId, long clientId,
+                                             String clientHost) {
+        ReplaceBlockRequest r = new ReplaceBlockRequest(fileId, index, datanodeId, clientId, clientHost);
+        return rpc.call(Opcode.REPLACE_BLOCK, r::encode, NamenodeProtocol::decodeBlockRef);
     }
 
     CompletableFuture<FileStatus> mkdirs(String path, Ownership ownership) {

@@ -202,6 +202,14 @@ final class NamespaceRouter {
         return following(f, (nn, id) -> nn.allocateBlocks(id, first, count, clientId, clientHost, durableSize));
     }
 
+    /**
+     * A new write location for block {@code index}, none of which was written, in place of the one on
+     * datanode {@code datanodeId}, which the writer could not reach (the namenode stops allocating there).
+     */
+    CompletableFuture<BlockRef> replaceBlock(FileRef f, int index, int datanodeId) {
+        return following(f, (nn, id) -> nn.replaceBlock(id, index, datanodeId, clientId, clientHost));
+    }
+
     /** Publishes {@code durableSize} bytes of a file being written (hsync). */
     CompletableFuture<FileStatus> syncFile(FileRef f, long durableSize) {
         return following(f, (nn, id) -> nn.sync(id, clientId, durableSize));

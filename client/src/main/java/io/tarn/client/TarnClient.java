@@ -2,6 +2,7 @@ package io.tarn.client;
 
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ReplicationException;
 import io.tarn.common.error.DirectoryNotEmptyException;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.FileExistsException;
@@ -218,6 +219,26 @@ public final class TarnClient implements AutoCloseable {
                 modificationTime, accessTime)));
     }
 
+    /**
+     * Sets the replication (1 or 3) of a file while it holds no data (REPLICATION_FIXED once it
+     * does), or the default of a directory for the files created below it from now on (0 removes
+     * it; files created there then inherit from further up). {@link ReplicationException} for a
+     * number other than 1 or 3, or too few live datanodes for a file of 3.
+     */
+    public FileStatus setReplication(String path, int replication) throws IOException {
+        return answers.awaitAnswer(() -> router.atOwnerOrCoordinator(path, nn -> nn.setReplication(path,
+                replication)));
+    }
+
+    /**
+     * The replication of the file at {@code path}; for a directory, or a path where nothing exists,
+     * the replication a file created there would get (its nearest directory's default, else the
+     * cluster's). A file's own factor is also in its {@link FileStatus#replication()}.
+     */
+    public int getReplication(String path) throws IOException {
+        return answers.awaitAnswer(() -> router.atOwner(path, nn -> nn.getReplication(path)));
+    }
+
     /** Entries of a directory sorted by name (a file lists as itself). */
     public List<FileStatus> list(String path) throws IOException {
         return answers.awaitAnswer(() -> listAsync(path));
@@ -312,7 +333,7 @@ public final class TarnClient implements AutoCloseable {
                 : config.get(TarnKeys.CLIENT_STORAGE_CLASS);
         Ownership ownership = withUser(options.ownership());
         Function<NamenodeClient, CompletableFuture<FileStatus>> create = nn -> nn.create(path, FileType.FILE, flags,
-                storageClass, clientId, clientHost, ownership);
+                storageClass, options.replication(), clientId, clientHost, ownership);
         // At the namenode owning the name; what only one of several namenodes answers (the parents
         // are not there) is PartitionedNamespace's. The first attempt stays here, as shallow a call
         // chain as it always was, for the JIT's sake (see Backoff#retrying).

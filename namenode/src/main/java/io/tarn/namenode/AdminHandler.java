@@ -83,7 +83,7 @@ final class AdminHandler {
 
     private static int wireState(DatanodeInfo dn) {
         switch (dn.liveness()) {
-            case ALIVE: return DatanodeStatus.ALIVE;
+            case ALIVE: return dn.reportedUnreachable() ? DatanodeStatus.UNREACHABLE : DatanodeStatus.ALIVE;
             case STOPPED: return DatanodeStatus.STOPPED;
             default: return DatanodeStatus.SILENT;
         }

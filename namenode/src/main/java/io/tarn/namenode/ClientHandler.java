@@ -23,7 +23,9 @@ import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ReplaceBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
@@ -38,11 +40,14 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
- * Serves the operations clients send ({@link Audience#CLIENT}): lookups, creates and closes, blocks,
- * listings, deletes, renames, attributes, leases, the partition map and where a moved file went.
+ * Serves the operations clients send ({@link Audience#CLIENT}): lookups, creates and closes, blocks
+ * (and their replacement when the writer cannot reach a datanode), listings, deletes, renames,
+ * attributes, replication, leases, the partition map and where a moved file went.
  *
  * <p>Called by {@link NamenodeService#handle} on a transport I/O thread; never blocks. The hot
  * operations (GET_FILE, GET_BLOCK, CREATE, CLOSE) decode, run and answer on that thread, with no
@@ -103,6 +108,24 @@ final class ClientHandler {
                 sendStatus(request, files.reopen(namespace.file(r.path()), r.clientId()));
             }
             case Opcode.SET_ATTR -> setAttributes(request, SetAttributesRequest.decode(body));
+            case Opcode.SET_REPLICATION -> setReplication(request, SetReplicationRequest.decode(body));
+            case Opcode.GET_REPLICATION -> {
+                int replication = namespace.replicationAt(PathRequest.decode(body).path());
+                ByteBuf out = request.response();
+                out.writeByte(replication);
+                request.send(out);
+            }
+            case Opcode.REPLACE_BLOCK -> {
+                ReplaceBlockRequest r = ReplaceBlockRequest.decode(body);
+                FileService.Replacement replaced = files.replaceBlock(r.fileId(), r.blockIndex(), r.datanodeId(),
+                        r.clientId(), r.clientHost());
+                if (replaced.reported() != null) {
+                    links.reportUnreachable(replaced.reported().host(), replaced.reported().port());
+                }
+                ByteBuf out = request.response();
+                NamenodeProtocol.writeBlockRef(out, replaced.ref());
+                request.send(out);
+            }
             case Opcode.GET_BLOCK -> {
                 GetBlockRequest r = GetBlockRequest.decode(body);
                 ByteBuf out = request.response();
@@ -167,8 +190,8 @@ final class ClientHandler {
 
     /** CREATE: a file or directory, here. */
     FileStatus create(CreateRequest r) throws TarnException {
-        return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(), r.clientId(),
-                r.ownership());
+        return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(),
+                r.replication(), r.clientId(), r.ownership());
     }
 
     /** GET_PARTITIONS: every namenode of the cluster, and which one this is. */
@@ -181,18 +204,28 @@ final class ClientHandler {
     }
 
     private void setAttributes(RpcRequest request, SetAttributesRequest r) throws TarnException {
-        Route route = namespace.setAttributes(r);
+        answerStatus(request, namespace.setAttributes(r), r.path(), c -> c.setDirectoryAttributes(r));
+    }
+
+    private void setReplication(RpcRequest request, SetReplicationRequest r) throws TarnException {
+        answerStatus(request, namespace.setReplication(r.path(), r.replication()), r.path(),
+                c -> c.setDirectoryReplication(r));
+    }
+
+    /** Answers a change the namespace made (DONE) or routed to the coordinator, with the entry's new status. */
+    private void answerStatus(RpcRequest request, Route route, String path,
+                              Function<DirectoryCoordinator, CompletableFuture<FileStatus>> everywhere) {
         if (route.kind() == Route.Kind.DONE) {
             sendStatus(request, route.status());
             return;
         }
         DirectoryCoordinator coordinator = coordinatorOrRefuse(request, route);
         if (coordinator != null) {
-            coordinator.setDirectoryAttributes(r).whenComplete((status, x) -> {
+            everywhere.apply(coordinator).whenComplete((status, x) -> {
                 if (x == null) {
                     sendStatus(request, status);
                 } else {
-                    answer(request, x, r.path());
+                    answer(request, x, path);
                 }
             });
         }

@@ -9,6 +9,7 @@ import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.namespace.DirectoryInode;
@@ -41,9 +42,9 @@ import java.util.concurrent.TimeoutException;
  * (each its own files); creates racing it either land before and are swept, or find the parent
  * gone. A directory rename is decided here (HDFS's rules), applied first at the partition owning
  * the new name (which refuses it when a file holds that name), then everywhere; files below it do
- * not move. Attribute changes of a directory are applied everywhere. An rmdir seals the directory
- * everywhere (inserts answer RETRY meanwhile), and deletes it only when every namenode found it
- * empty; otherwise it unseals it.
+ * not move. Attribute changes of a directory, and its replication default, are applied
+ * everywhere. An rmdir seals the directory everywhere (inserts answer RETRY meanwhile), and
+ * deletes it only when every namenode found it empty; otherwise it unseals it.
  *
  * <p>A namenode that does not answer fails the operation with an error naming it; the namenodes
  * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
@@ -253,18 +254,33 @@ public final class DirectoryCoordinator implements AutoCloseable {
 
     /** Changes a directory's attributes on every namenode, so any of them answers the same. */
     public CompletableFuture<FileStatus> setDirectoryAttributes(SetAttributesRequest r) {
+        return changeDirectory(r.path(), Opcode.DIR_SET_ATTR, r::encode, () -> namespace.applySetAttributes(r));
+    }
+
+    /**
+     * Sets a directory's replication default on every namenode, so a file created below it gets
+     * the same replication whichever namenode owns its name.
+     */
+    public CompletableFuture<FileStatus> setDirectoryReplication(SetReplicationRequest r) {
+        return changeDirectory(r.path(), Opcode.DIR_SET_REPLICATION, r::encode,
+                () -> namespace.applySetReplication(r.path(), r.replication()));
+    }
+
+    /** A change of one directory's own fields, in order with the other directory changes, on every namenode. */
+    private CompletableFuture<FileStatus> changeDirectory(String path, int opcode, RpcClient.BodyWriter encoder,
+                                                          LocalChange here) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                namespace.directory(r.path());
+                namespace.directory(path);
                 List<Integer> others = new ArrayList<>();
                 List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
                 for (int p = 0; p < peers.length; p++) {
                     if (p != partitioning.partition()) {
                         others.add(p);
-                        calls.add(peers[p].call(Opcode.DIR_SET_ATTR, r::encode, NamenodeProtocol::decodeStatus));
+                        calls.add(peers[p].call(opcode, encoder, NamenodeProtocol::decodeStatus));
                     }
                 }
-                FileStatus status = namespace.applySetAttributes(r);
+                FileStatus status = here.apply();
                 for (int i = 0; i < calls.size(); i++) {
                     await(others.get(i), calls.get(i));
                 }
@@ -273,6 +289,12 @@ public final class DirectoryCoordinator implements AutoCloseable {
                 throw new CompletionException(e);
             }
         }, thread);
+    }
+
+    /** The coordinator's own part of a directory change. */
+    @FunctionalInterface
+    private interface LocalChange {
+        FileStatus apply() throws TarnException;
     }
 
     /** Renames directory {@code src} on every namenode, with HDFS's rules (see {@code Renamer}). */

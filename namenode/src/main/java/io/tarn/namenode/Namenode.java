@@ -81,7 +81,8 @@ public final class Namenode implements AutoCloseable {
         long leaseTimeout = config.get(TarnKeys.LEASE_TIMEOUT);
         long datanodeTimeout = config.get(TarnKeys.DATANODE_TIMEOUT);
         NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
-                datanodeTimeout, BlockTokens.random(), Partitioning.of(config));
+                datanodeTimeout, BlockTokens.random(), Partitioning.of(config),
+                config.get(TarnKeys.REPLICATION_DEFAULT));
         InetSocketAddress bindAddress = bindAddress(config);
         long rpcTimeout = config.get(TarnKeys.RPC_TIMEOUT);
         StartupGate startup = service.startup();

@@ -4,6 +4,7 @@ import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.Replication;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
@@ -68,15 +69,22 @@ public final class NamenodeService implements RpcHandler {
                 Partitioning.single(new HostPort("127.0.0.1", 0)));
     }
 
+    /** A namenode whose new files have replication 1 unless asked otherwise; see the full constructor. */
+    public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
+                           BlockTokens tokens, Partitioning partitioning) {
+        this(clock, blockSize, leaseTimeoutMs, datanodeTimeoutMs, tokens, partitioning, Replication.ONE);
+    }
+
     /**
      * @param blockSize        bytes per block ({@code tarn.blocksize})
      * @param leaseTimeoutMs    {@code tarn.namenode.lease.timeout}
      * @param datanodeTimeoutMs {@code tarn.namenode.datanode.timeout}
      * @param tokens           the cluster's block token key, handed to datanodes when they register
      * @param partitioning     which partition of the namespace this namenode serves
+     * @param defaultReplication replication of files whose directories set none ({@code tarn.replication.default})
      */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
-                           BlockTokens tokens, Partitioning partitioning) {
+                           BlockTokens tokens, Partitioning partitioning, int defaultReplication) {
         this.blockSize = blockSize;
         this.clock = clock;
         this.tokens = tokens;
@@ -85,14 +93,14 @@ public final class NamenodeService implements RpcHandler {
         this.datanodes = new DatanodeRegistry(blockSize, clock, datanodeTimeoutMs);
         this.allocator = new BlockAllocator(datanodes);
         FileTable table = new FileTable(partitioning.partition());
-        this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning);
+        this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning, defaultReplication);
         this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens);
         this.health = new BlockHealth(table, datanodes);
         this.links = new PeerLinks(partitioning, namespace, fileService, allocator, clock);
         this.startup = new StartupGate(partitioning);
         this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health);
         this.clients = new ClientHandler(partitioning, namespace, fileService, leases, links);
-        this.peers = new PeerHandler(partitioning, namespace, fileService);
+        this.peers = new PeerHandler(partitioning, namespace, fileService, datanodes);
         this.datanodeHandler = new DatanodeHandler(partitioning, datanodes, tokens, blockSize);
     }
 

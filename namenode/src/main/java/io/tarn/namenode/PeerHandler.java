@@ -9,18 +9,23 @@ import io.tarn.namenode.PeerProtocol.AdoptRequest;
 import io.tarn.namenode.PeerProtocol.AdoptUndoRequest;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
 import io.tarn.namenode.PeerProtocol.FreeBlocksRequest;
+import io.tarn.namenode.PeerProtocol.UnreachableRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcRequest;
 
 /**
  * Serves the operations other namenodes send ({@link Audience#PEER}): the directory changes
- * partition 0's {@link DirectoryCoordinator} replicates (DIR_MKDIR, DIR_SET_ATTR, DIR_SEAL,
- * DIR_UNSEAL, DIR_DELETE, DIR_RENAME), the steps of a file moving here from another namenode
+ * partition 0's {@link DirectoryCoordinator} replicates (DIR_MKDIR, DIR_SET_ATTR, DIR_SET_REPLICATION,
+ * DIR_SEAL, DIR_UNSEAL, DIR_DELETE, DIR_RENAME), a datanode another namenode's client could not
+ * reach (DATANODE_UNREACHABLE), the steps of a file moving here from another namenode
  * ({@link FileMover}: FILE_ADOPT, FILE_ADOPT_UNDO, FREE_BLOCKS) and the tree a starting namenode
  * copies (DIR_SNAPSHOT).
  *
@@ -33,11 +38,13 @@ final class PeerHandler {
     private final Partitioning partitioning;
     private final Namespace namespace;
     private final FileService files;
+    private final DatanodeRegistry datanodes;
 
-    PeerHandler(Partitioning partitioning, Namespace namespace, FileService files) {
+    PeerHandler(Partitioning partitioning, Namespace namespace, FileService files, DatanodeRegistry datanodes) {
         this.partitioning = partitioning;
         this.namespace = namespace;
         this.files = files;
+        this.datanodes = datanodes;
     }
 
     /** Runs and answers one operation of another namenode; domain errors are thrown for the caller to answer. */
@@ -50,6 +57,18 @@ final class PeerHandler {
             }
             case Opcode.DIR_SET_ATTR -> sendStatus(request,
                     namespace.applySetAttributes(SetAttributesRequest.decode(body)));
+            case Opcode.DIR_SET_REPLICATION -> {
+                SetReplicationRequest r = SetReplicationRequest.decode(body);
+                sendStatus(request, namespace.applySetReplication(r.path(), r.replication()));
+            }
+            case Opcode.DATANODE_UNREACHABLE -> {
+                UnreachableRequest r = UnreachableRequest.decode(body);
+                DatanodeInfo dn = datanodes.byAddress(r.host(), r.port());
+                if (dn != null) {
+                    datanodes.reportUnreachable(dn, "another namenode's client");
+                }
+                request.send(request.response());
+            }
             case Opcode.DIR_SEAL -> {
                 namespace.seal(PathRequest.decode(body).path());
                 request.send(request.response());

@@ -3,6 +3,7 @@ package io.tarn.namenode;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
+import io.tarn.namenode.PeerProtocol.UnreachableRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.namespace.FileMove;
@@ -97,6 +98,30 @@ final class PeerLinks {
                     + "transport to the other namenodes"));
         }
         return m.move(move);
+    }
+
+    /**
+     * Tells the other namenodes that a client could not reach datanode {@code host}:{@code port}
+     * (DATANODE_UNREACHABLE), so they stop allocating there too. Sent once per new report, without
+     * waiting: a namenode that misses it learns the same from its own clients or the timeout.
+     */
+    void reportUnreachable(String host, int port) {
+        RpcClient[] clients = peers;
+        if (clients == null) {
+            return;
+        }
+        UnreachableRequest r = new UnreachableRequest(host, port);
+        for (int p = 0; p < clients.length; p++) {
+            if (clients[p] != null) {
+                int to = p;
+                clients[p].call(Opcode.DATANODE_UNREACHABLE, r::encode, body -> null).whenComplete((v, e) -> {
+                    if (e != null) {
+                        LOG.debug("{} not told that {}:{} is unreachable: {}", partitioning.describe(to), host, port,
+                                e.toString());
+                    }
+                });
+            }
+        }
     }
 
     /**

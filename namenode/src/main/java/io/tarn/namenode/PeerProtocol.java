@@ -2,6 +2,7 @@ package io.tarn.namenode;
 
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.Replication;
 import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.Wire;
 
@@ -30,6 +31,10 @@ import static io.tarn.common.protocol.NamenodeProtocol.writeOwnership;
  * DIR_SEAL     req: path[str]                                             resp: (empty)
  *              (rmdir's first phase: no entry may be added; DIRECTORY_NOT_EMPTY, unsealed, if it has any)
  * DIR_UNSEAL   req: path[str]                                             resp: (empty)
+ * DIR_SET_REPLICATION req: as SET_REPLICATION                             resp: FileStatus
+ *              (coordinator to the other namenodes: a directory's replication default)
+ * DATANODE_UNREACHABLE req: host[str] port[u16]                           resp: (empty)
+ *              (a client could not reach this datanode: leave it out of allocation until it heartbeats)
  * FILE_ADOPT, FILE_ADOPT_UNDO, FREE_BLOCKS, DIR_SNAPSHOT: see their records below.
  * </pre>
  */
@@ -125,8 +130,8 @@ public final class PeerProtocol {
      * exactly this adoption. Answered with the new file's status.
      */
     public record AdoptRequest(String parent, String name, long fromId, long writer, long size, int blockSize,
-                               int storageClass, long creationTime, long modificationTime, long accessTime,
-                               Ownership ownership, List<MovedBlock> blocks) {
+                               int storageClass, int replication, long creationTime, long modificationTime,
+                               long accessTime, Ownership ownership, List<MovedBlock> blocks) {
         public void encode(ByteBuf buf) {
             Wire.writeString(buf, parent);
             Wire.writeString(buf, name);
@@ -135,6 +140,7 @@ public final class PeerProtocol {
             buf.writeLong(size);
             buf.writeInt(blockSize);
             buf.writeInt(storageClass);
+            buf.writeByte(replication);
             buf.writeLong(creationTime);
             buf.writeLong(modificationTime);
             buf.writeLong(accessTime);
@@ -145,10 +151,13 @@ public final class PeerProtocol {
         public static AdoptRequest decode(ByteBuf buf) {
             AdoptRequest r = new AdoptRequest(Wire.readString(buf), Wire.readString(buf), Wire.readLong(buf),
                     Wire.readLong(buf), Wire.readLong(buf), Wire.readInt(buf, 1, Integer.MAX_VALUE, "block size"),
-                    Wire.readInt(buf),
+                    Wire.readInt(buf), Wire.readUnsignedByte(buf),
                     Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf), readOwnership(buf),
                     MovedBlock.decodeAll(buf));
             Wire.end(buf);
+            if (!Replication.valid(r.replication)) {
+                throw new MalformedMessageException("adopted file of replication " + r.replication);
+            }
             return r;
         }
     }
@@ -190,13 +199,32 @@ public final class PeerProtocol {
     }
 
     /**
+     * DATANODE_UNREACHABLE: a client told the sender it could not reach the datanode at
+     * {@code host}:{@code port}; the receiver leaves it out of allocation too, until it heartbeats
+     * there again. Nothing happens for a datanode the receiver does not know.
+     */
+    public record UnreachableRequest(String host, int port) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, host);
+            buf.writeShort(port);
+        }
+
+        public static UnreachableRequest decode(ByteBuf buf) {
+            UnreachableRequest r = new UnreachableRequest(Wire.readString(buf), Wire.readUnsignedShort(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /**
      * DIR_SNAPSHOT response: every directory of a namenode's tree, each after its parent, the root
-     * first. {@code parent} is the index of the parent's entry (-1 for the root).
+     * first. {@code parent} is the index of the parent's entry (-1 for the root), {@code replication}
+     * its replication default (0: none).
      */
     public record DirectorySnapshot(List<Directory> directories) {
         /** One directory of a snapshot. */
         public record Directory(int parent, String name, long id, Ownership ownership, long creationTime,
-                                long modificationTime, long accessTime) {
+                                long modificationTime, long accessTime, int replication) {
         }
 
         public void encode(ByteBuf buf) {
@@ -209,6 +237,7 @@ public final class PeerProtocol {
                 buf.writeLong(d.creationTime());
                 buf.writeLong(d.modificationTime());
                 buf.writeLong(d.accessTime());
+                buf.writeByte(d.replication());
             }
         }
 
@@ -222,7 +251,7 @@ public final class PeerProtocol {
                             + "; only the first, the root, has none");
                 }
                 out.add(new Directory(parent, Wire.readString(buf), Wire.readLong(buf), readOwnership(buf),
-                        Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf)));
+                        Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf), Wire.readUnsignedByte(buf)));
             }
             Wire.end(buf);
             return new DirectorySnapshot(out);

@@ -27,6 +27,7 @@ import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
 import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
 import io.tarn.namenode.PeerProtocol.FreeBlocksRequest;
+import io.tarn.namenode.PeerProtocol.UnreachableRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.ListRequest;
@@ -36,7 +37,9 @@ import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenewLeaseRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ReplaceBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SyncRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.rpc.RpcClient;
@@ -56,6 +59,11 @@ import java.util.Map;
 import java.util.Set;
 
 import static io.tarn.common.protocol.Opcode.ALLOCATE_BLOCKS;
+import static io.tarn.common.protocol.Opcode.DATANODE_UNREACHABLE;
+import static io.tarn.common.protocol.Opcode.DIR_SET_REPLICATION;
+import static io.tarn.common.protocol.Opcode.GET_REPLICATION;
+import static io.tarn.common.protocol.Opcode.REPLACE_BLOCK;
+import static io.tarn.common.protocol.Opcode.SET_REPLICATION;
 import static io.tarn.common.protocol.Opcode.APPEND;
 import static io.tarn.common.protocol.Opcode.CLOSE;
 import static io.tarn.common.protocol.Opcode.CLUSTER_STATUS;
@@ -104,14 +112,15 @@ class AudienceDispatchTest {
     /** Who sends what, from the senders in the code (NamenodeClient, the coordinator, FileMover, NamenodeLink). */
     private static final Map<Audience, Set<Integer>> EXPECTED = new EnumMap<>(Map.of(
             Audience.CLIENT, Set.of(GET_FILE, CREATE, MKDIRS, GET_BLOCK, CLOSE, LIST, DELETE, RENAME, RENEW_LEASE,
-                    SYNC, SET_ATTR, APPEND, GET_BLOCKS, GET_PARTITIONS, WHERE_MOVED, ALLOCATE_BLOCKS),
+                    SYNC, SET_ATTR, APPEND, GET_BLOCKS, GET_PARTITIONS, WHERE_MOVED, ALLOCATE_BLOCKS,
+                    SET_REPLICATION, GET_REPLICATION, REPLACE_BLOCK),
             Audience.PEER, Set.of(DIR_MKDIR, DIR_DELETE, DIR_RENAME, DIR_SET_ATTR, DIR_SEAL, DIR_UNSEAL, FILE_ADOPT,
-                    FILE_ADOPT_UNDO, FREE_BLOCKS, DIR_SNAPSHOT),
+                    FILE_ADOPT_UNDO, FREE_BLOCKS, DIR_SNAPSHOT, DIR_SET_REPLICATION, DATANODE_UNREACHABLE),
             Audience.DATANODE, Set.of(REGISTER_DATANODE, HEARTBEAT, DEREGISTER_DATANODE),
             Audience.ADMIN, Set.of(CLUSTER_STATUS, FSCK, PING)));
 
     /** Opcodes no audience has: gaps between namenode opcodes, datanode opcodes, and beyond. */
-    private static final int[] UNSERVED = {0, 17, 19, 25, 29, 40, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
+    private static final int[] UNSERVED = {0, 25, 29, 42, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
             Opcode.SC_READ, Opcode.SC_WRITE, 199, 201, 0xFFFF};
 
     private LoopbackNamenode loopback;
@@ -219,6 +228,9 @@ class AudienceDispatchTest {
         steps.put(ALLOCATE_BLOCKS, () -> assertThat(call(ALLOCATE_BLOCKS, b -> new AllocateBlocksRequest(file[0], 1,
                 2, CLIENT, "127.0.0.1", -1).encode(b), BlockRefs::decode).blocks()).extracting(BlockRef::blockIndex)
                 .containsExactly(1, 2));
+        steps.put(REPLACE_BLOCK, () -> assertThat(call(REPLACE_BLOCK, b -> new ReplaceBlockRequest(file[0], 0, -1,
+                CLIENT, "127.0.0.1").encode(b), NamenodeProtocol::decodeBlockRef).datanodeId())
+                .as("not on that datanode: the block as it is").isEqualTo(reg[0].datanodeId()));
         steps.put(SYNC, () -> assertThat(status(SYNC, b -> new SyncRequest(file[0], CLIENT, BLOCK).encode(b))
                 .size()).isEqualTo(BLOCK));
         steps.put(GET_BLOCKS, () -> assertThat(call(GET_BLOCKS, b -> new GetBlocksRequest(file[0], 0, 10).encode(b),
@@ -288,7 +300,7 @@ class AudienceDispatchTest {
         long fromId = FileIds.file(1, 5, 0);
         steps.put(FILE_ADOPT, () -> {
             FileStatus adopted = status(FILE_ADOPT, b -> new AdoptRequest("/d", "adopted", fromId, 0, 0, BLOCK, 0,
-                    10, 20, 30, OWN, List.of()).encode(b));
+                    1, 10, 20, 30, OWN, List.of()).encode(b));
             assertThat(adopted.modificationTime()).isEqualTo(20);
             assertThat(getFile("/d/adopted").fileId()).isEqualTo(adopted.fileId());
         });
@@ -298,6 +310,20 @@ class AudienceDispatchTest {
                     .isEqualTo(ErrorCode.FILE_NOT_FOUND);
         });
         steps.put(FREE_BLOCKS, () -> callEmpty(FREE_BLOCKS, b -> new FreeBlocksRequest(List.of()).encode(b)));
+        steps.put(SET_REPLICATION, () -> assertThat(status(SET_REPLICATION, b -> new SetReplicationRequest("/d", 3)
+                .encode(b)).replication()).isEqualTo(3));
+        steps.put(GET_REPLICATION, () -> {
+            Integer inherited = call(GET_REPLICATION, b -> new PathRequest("/d/new").encode(b),
+                    b -> Integer.valueOf(b.readUnsignedByte()));
+            assertThat(inherited).isEqualTo(3);
+        });
+        steps.put(DIR_SET_REPLICATION, () -> assertThat(status(DIR_SET_REPLICATION,
+                b -> new SetReplicationRequest("/d", 0).encode(b)).replication()).isZero());
+        steps.put(DATANODE_UNREACHABLE, () -> {
+            callEmpty(DATANODE_UNREACHABLE, b -> new UnreachableRequest("127.0.0.1", 7070).encode(b));
+            assertThat(call(CLUSTER_STATUS, b -> { }, ClusterStatus::decode).datanodes().get(0).stateName())
+                    .isEqualTo("unreachable");
+        });
         // Datanodes again
         steps.put(DEREGISTER_DATANODE, () -> {
             callEmpty(DEREGISTER_DATANODE, b -> new DeregisterRequest(reg[0].datanodeId(), 1, 2, false).encode(b));

@@ -1,5 +1,6 @@
 package io.tarn.namenode;
 
+import io.tarn.common.config.HostPort;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
@@ -18,8 +19,18 @@ public final class Fixture {
     public static final long DATANODE_TIMEOUT = 10_000;
 
     public final ManualClock clock = new ManualClock();
-    public final NamenodeService nn = new NamenodeService(clock, BLOCK, LEASE_TIMEOUT, DATANODE_TIMEOUT,
-            BlockTokens.random());
+    public final NamenodeService nn;
+
+    /** A namenode whose files have replication 1 unless asked otherwise. */
+    public Fixture() {
+        this(1);
+    }
+
+    /** A namenode with {@code tarn.replication.default} = {@code defaultReplication}. */
+    public Fixture(int defaultReplication) {
+        nn = new NamenodeService(clock, BLOCK, LEASE_TIMEOUT, DATANODE_TIMEOUT, BlockTokens.random(),
+                Partitioning.single(new HostPort("127.0.0.1", 0)), defaultReplication);
+    }
 
     /** Registers a datanode with {@code regions} regions of {@code blocksPerRegion} blocks. */
     public RegisterResponse datanode(long storageId, String host, int port, int storageClass, int regions,
@@ -31,6 +42,12 @@ public final class Fixture {
     public FileStatus create(String path, long client) throws TarnException {
         return nn.create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, client, "",
                 Ownership.UNSPECIFIED));
+    }
+
+    /** A file of {@code replication} (0: inherited), with its missing parents. */
+    public FileStatus createReplicated(String path, long client, int replication) throws TarnException {
+        return nn.create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, client, "",
+                Ownership.UNSPECIFIED, replication));
     }
 
     public FileStatus create(String path, long client, int flags, int storageClass) throws TarnException {

@@ -107,7 +107,7 @@ class PeerProtocolTest {
         return Combinators.combine(texts(), texts(), Arbitraries.longs(), Arbitraries.longs(), Arbitraries.longs(),
                 Arbitraries.integers().between(1, Integer.MAX_VALUE), ownerships(), movedBlockLists())
                 .as((parent, name, from, writer, size, blockSize, ownership, blocks) -> new AdoptRequest(parent, name,
-                        from, writer, size, blockSize, 0, 1L, 2L, 3L, ownership, blocks));
+                        from, writer, size, blockSize, 0, 3, 1L, 2L, 3L, ownership, blocks));
     }
 
     @Provide
@@ -118,7 +118,8 @@ class PeerProtocolTest {
                     List<Directory> dirs = new ArrayList<>();
                     for (int i = 0; i < rows.size(); i++) {
                         Object[] row = rows.get(i);
-                        dirs.add(new Directory(i - 1, (String) row[0], (Long) row[1], (Ownership) row[2], 1, 2, 3));
+                        dirs.add(new Directory(i - 1, (String) row[0], (Long) row[1], (Ownership) row[2], 1, 2, 3,
+                                i % 2 == 0 ? 0 : 3));
                     }
                     return new DirectorySnapshot(dirs);
                 }));

@@ -22,6 +22,7 @@ import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.RpcClient.BodyWriter;
@@ -229,5 +230,40 @@ class RoutingOverTheWireTest {
                 .encode(b))).as("and says so in MOVED itself").isEqualTo(new MovedTo(moved.fileId()));
         ok(0, Opcode.DELETE, b -> new DeleteRequest(away, false).encode(b));
         assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).isZero();
+    }
+
+    @Test
+    void aDirectoryReplicationDefaultIsSetThroughTheCoordinatorAndSeenByEveryNamenode() throws Exception {
+        status(0, Opcode.MKDIRS, b -> new MkdirsRequest("/r/sub", OWN).encode(b));
+        assertThat(error(1, Opcode.SET_REPLICATION, b -> new SetReplicationRequest("/r", 3).encode(b)))
+                .isEqualTo("AT_COORDINATOR: setting the replication of directory '/r' goes through " + describe(0));
+        assertThat(status(0, Opcode.SET_REPLICATION, b -> new SetReplicationRequest("/r", 3).encode(b))
+                .replication()).isEqualTo(3);
+        for (int nn = 0; nn < 2; nn++) {
+            assertThat(getFile(nn, "/r").replication()).as("namenode %d", nn).isEqualTo(3);
+            int n = nn;
+            Integer inherited = call(n, Opcode.GET_REPLICATION, b -> new PathRequest("/r/sub/x").encode(b),
+                    b -> Integer.valueOf(b.readUnsignedByte()));
+            assertThat(inherited).as("inherited at namenode %d", nn).isEqualTo(3);
+        }
+        // A file created below it at either namenode gets 3, which needs three live datanodes (none here).
+        for (int p = 0; p < 2; p++) {
+            String path = "/r/sub/" + nameOf(p, "f");
+            int n = p;
+            assertThat(error(n, Opcode.CREATE, b -> new CreateRequest(path, FileType.FILE, 0, 0, CLIENT, "",
+                    Ownership.UNSPECIFIED).encode(b))).isEqualTo("NOT_ENOUGH_DATANODES: cannot place '" + path
+                    + "': replication 3 needs 3 live datanodes; 0 are alive; start more datanodes, or use "
+                    + "replication 1");
+        }
+        String one = "/r/sub/" + nameOf(1, "g");
+        FileStatus f = status(1, Opcode.CREATE, b -> new CreateRequest(one, FileType.FILE, 0, 0, CLIENT, "",
+                Ownership.UNSPECIFIED, 1).encode(b));
+        assertThat(f.replication()).isEqualTo(1);
+        assertThat(status(1, Opcode.SET_REPLICATION, b -> new SetReplicationRequest(one, 1).encode(b))
+                .replication()).as("a file: at the namenode that owns it").isEqualTo(1);
+        assertThat(error(0, Opcode.SET_REPLICATION, b -> new SetReplicationRequest("/r", 2).encode(b)))
+                .startsWith("INVALID_REPLICATION: cannot give '/r' replication 2");
+        status(0, Opcode.SET_REPLICATION, b -> new SetReplicationRequest("/r", 0).encode(b));
+        assertThat(getFile(1, "/r").replication()).as("removed everywhere").isZero();
     }
 }

@@ -1,8 +1,10 @@
 package io.tarn.common.config;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * One typed configuration key: its name, default, unit, parser, validator and documentation.
@@ -67,6 +69,14 @@ public final class ConfigKey<T> {
     public static ConfigKey<Integer> integer(String name, int def, int min, int max, String unit, String doc) {
         return new ConfigKey<>(name, def, unit, doc, s -> Integer.parseInt(s.trim()),
                 v -> v < min || v > max ? "must be between " + min + " and " + max : null, String::valueOf);
+    }
+
+    /** A key holding a whole number that must be one of {@code allowed} (listed in the error). */
+    public static ConfigKey<Integer> integerOf(String name, int def, List<Integer> allowed, String unit, String doc) {
+        List<Integer> values = List.copyOf(allowed);
+        String choices = values.stream().map(String::valueOf).collect(Collectors.joining(" or "));
+        return new ConfigKey<>(name, def, unit, doc, s -> Integer.parseInt(s.trim()),
+                v -> values.contains(v) ? null : "must be " + choices, String::valueOf);
     }
 
     /** A key holding true or false. */

@@ -33,6 +33,13 @@ public final class TarnKeys {
             "auto | tcp | rdma. auto uses RDMA only where a device, libdisni and the JVM flags are present, "
                     + "TCP otherwise (and logs why); rdma fails at start-up with the reason when RDMA is unavailable.");
 
+    public static final ConfigKey<Integer> REPLICATION_DEFAULT = ConfigKey.integerOf("tarn.replication.default", 1,
+            List.of(1, 3), "copies", "1 | 3: replication of a new file whose creator asks for none and whose "
+                    + "directories set no default (tarn fs -setrep on a directory): 1 keeps one copy of each block "
+                    + "on one datanode; 3 keeps each block in a group of three datanodes and needs at least three "
+                    + "live ones. The namenodes apply it (give them all the same value). This build does not serve "
+                    + "replicated blocks yet: writing to a file of replication 3 fails with an error saying so.");
+
     // ---- RPC ----
 
     public static final ConfigKey<Long> RPC_TIMEOUT = ConfigKey.millis("tarn.rpc.timeout", 30_000, 1, HOUR_MS,
@@ -210,7 +217,8 @@ public final class TarnKeys {
 
     /** Every key, grouped by the process that reads it, in documentation order. */
     public static final List<Group> GROUPS = List.of(
-            new Group("Cluster: read by every process", List.of(NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT)),
+            new Group("Cluster: read by every process", List.of(NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT,
+                    REPLICATION_DEFAULT)),
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
                     RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL,

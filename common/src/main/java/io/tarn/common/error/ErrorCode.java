@@ -46,6 +46,12 @@ public enum ErrorCode {
     BLOCK_NOT_WRITTEN(56, "block holds no data of this generation yet"),
     DATA_LOST(57, "block data lost"),
 
+    // Replication as a file attribute.
+    INVALID_REPLICATION(60, "replication must be 1 or 3"),
+    REPLICATION_FIXED(61, "the file holds data, so its replication can no longer change"),
+    NOT_ENOUGH_DATANODES(62, "too few live datanodes for the file's replication"),
+    REPLICATION_UNAVAILABLE(63, "replicated block groups are not served by this build"),
+
     // Replicated block groups.
     UNKNOWN_GROUP(70, "this datanode holds no replica of the block group"),
     NOT_LEADER(71, "not the leader of the block group; the answer names the leader when known"),

@@ -69,6 +69,11 @@ public class TarnException extends IOException implements TarnError {
             case DATA_LOST:
             case GROUP_UNAVAILABLE:
                 return new DatanodeUnavailableException(code, message);
+            case INVALID_REPLICATION:
+            case REPLICATION_FIXED:
+            case NOT_ENOUGH_DATANODES:
+            case REPLICATION_UNAVAILABLE:
+                return new ReplicationException(code, message);
             case STALE_GENERATION:
                 return new StaleGenerationException(message);
             case TIMEOUT:

@@ -18,10 +18,20 @@ package io.tarn.common.fs;
  * @param group            owning group
  * @param permission       the 12 low bits of a POSIX mode
  * @param underConstruction true while a writer holds the file's lease
+ * @param replication      a file's replication (1 or 3, {@link Replication}); a directory's default for
+ *                         files created below it, or {@link Replication#INHERIT} (0) when it sets none
  */
 public record FileStatus(String name, long fileId, FileType type, long size, int blockSize, int storageClass,
                          long creationTime, long modificationTime, long accessTime, String owner, String group,
-                         int permission, boolean underConstruction) {
+                         int permission, boolean underConstruction, int replication) {
+
+    /** A status without a replication factor ({@link Replication#INHERIT}). */
+    public FileStatus(String name, long fileId, FileType type, long size, int blockSize, int storageClass,
+                      long creationTime, long modificationTime, long accessTime, String owner, String group,
+                      int permission, boolean underConstruction) {
+        this(name, fileId, type, size, blockSize, storageClass, creationTime, modificationTime, accessTime, owner,
+                group, permission, underConstruction, Replication.INHERIT);
+    }
 
     /**
      * The same directory as another namenode sees it, merged: every namenode holds every directory
@@ -34,7 +44,7 @@ public record FileStatus(String name, long fileId, FileType type, long size, int
         }
         return new FileStatus(name, fileId, type, size, blockSize, storageClass, creationTime,
                 Math.max(modificationTime, other.modificationTime), Math.max(accessTime, other.accessTime), owner,
-                group, permission, underConstruction);
+                group, permission, underConstruction, replication);
     }
 
     public boolean isDirectory() {

@@ -169,8 +169,8 @@ public final class AdminProtocol {
     }
 
     /**
-     * One datanode as the namenode sees it. {@code state} is {@link #SILENT}, {@link #ALIVE} or
-     * {@link #STOPPED} (one byte; 0 and 1 keep the layout of the earlier alive flag);
+     * One datanode as the namenode sees it. {@code state} is {@link #SILENT}, {@link #ALIVE},
+     * {@link #STOPPED} or {@link #UNREACHABLE} (one byte; 0 and 1 keep the layout of the earlier alive flag);
      * {@code shortCircuit} is what the datanode said at its last registration.
      */
     public record DatanodeStatus(int id, String host, int port, int storageClass, int state, long capacityBlocks,
@@ -187,9 +187,14 @@ public final class AdminProtocol {
         public static final int ALIVE = 1;
         /** Dead: it deregistered when it shut down. */
         public static final int STOPPED = 2;
+        /**
+         * Heartbeating as far as the namenode knows, but a client could not reach it: left out of
+         * allocation until it heartbeats again after the report (its blocks are still served).
+         */
+        public static final int UNREACHABLE = 3;
 
         public DatanodeStatus {
-            if (state < SILENT || state > STOPPED) {
+            if (state < SILENT || state > UNREACHABLE) {
                 throw new IllegalArgumentException("unknown datanode state " + state);
             }
         }
@@ -198,9 +203,14 @@ public final class AdminProtocol {
             return state == ALIVE;
         }
 
-        /** "alive", "silent" or "stopped". */
+        /** "alive", "silent", "stopped" or "unreachable". */
         public String stateName() {
-            return state == ALIVE ? "alive" : state == STOPPED ? "stopped" : "silent";
+            return switch (state) {
+                case ALIVE -> "alive";
+                case STOPPED -> "stopped";
+                case UNREACHABLE -> "unreachable";
+                default -> "silent";
+            };
         }
 
         void encode(ByteBuf buf) {
@@ -221,7 +231,7 @@ public final class AdminProtocol {
             int port = Wire.readUnsignedShort(buf);
             int storageClass = Wire.readUnsignedByte(buf);
             int state = Wire.readUnsignedByte(buf);
-            if (state > STOPPED) {
+            if (state > UNREACHABLE) {
                 throw new MalformedMessageException("unknown datanode state " + state);
             }
             return new DatanodeStatus(id, host, port, storageClass, state, Wire.readLong(buf), Wire.readLong(buf),

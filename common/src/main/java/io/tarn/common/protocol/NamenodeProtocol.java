@@ -5,6 +5,7 @@ import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.Replication;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,8 @@ import java.util.List;
  * <pre>
  * GET_FILE     req: path[str]                                             resp: FileStatus
  * CREATE       req: path[str] type[u8] flags[u8] storageClass[u8] clientId[i64] clientHost[str] Ownership
- *              resp: FileStatus
+ *                   replication[u8]                                       resp: FileStatus
+ *              (replication 0: the nearest directory's default, else tarn.replication.default)
  * MKDIRS       req: path[str] Ownership                                   resp: FileStatus
  * APPEND       req: path[str] clientId[i64] clientHost[str]               resp: FileStatus (reopened)
  * SET_ATTR     req: path[str] mask[u8] Ownership mtime[i64] atime[i64]    resp: FileStatus
@@ -35,9 +37,15 @@ import java.util.List;
  * DELETE       req: path[str] recursive[bool]                             resp: (empty)
  * RENAME       req: src[str] dst[str]                                     resp: (empty)
  * RENEW_LEASE  req: clientId[i64]                                         resp: (empty)
+ * SET_REPLICATION req: path[str] replication[u8]                          resp: FileStatus
+ *              (a file with no data yet: its factor; a directory: the default of files created below it)
+ * GET_REPLICATION req: path[str]                                          resp: replication[u8]
+ *              (a file's factor; for any other path, what a file created there would get)
+ * REPLACE_BLOCK req: fileId[i64] blockIndex[i32] datanodeId[i32] clientId[i64] clientHost[str]
+ *              resp: BlockRef  (the writer could not reach the datanode of an unwritten block)
  * FileStatus:  name[str] fileId[i64] type[u8] flags[u8] storageClass[u8] blockSize[i32] size[i64]
- *              ctime[i64] mtime[i64] atime[i64] owner[str] group[str] permission[u16]
- *              (flags bit 0: under construction)
+ *              ctime[i64] mtime[i64] atime[i64] owner[str] group[str] permission[u16] replication[u8]
+ *              (flags bit 0: under construction; replication: see FileStatus)
  * PartitionMap: partition[u8] n[u16] address[str]*n   (the answering namenode's index; all, in order)
  * Ownership:   owner[str] group[str] permission[u16]   ("" and 0xFFFF: unspecified, namenode default)
  * BlockRef:    datanodeId[i32] host[str] port[u16] storageClass[u8] regionId[i32] blockIndex[i32]
@@ -76,14 +84,14 @@ public final class NamenodeProtocol {
     public static void writeStatus(ByteBuf buf, FileStatus s) {
         writeStatus(buf, s.name(), s.fileId(), s.type(), s.underConstruction(), s.storageClass(), s.blockSize(),
                 s.size(), s.creationTime(), s.modificationTime(), s.accessTime(), s.owner(), s.group(),
-                s.permission());
+                s.permission(), s.replication());
     }
 
     /** A FileStatus from its fields, for servers that answer without building the record. */
     public static void writeStatus(ByteBuf buf, String name, long fileId, FileType type, boolean underConstruction,
                                    int storageClass, int blockSize, long size, long creationTime,
                                    long modificationTime, long accessTime, String owner, String group,
-                                   int permission) {
+                                   int permission, int replication) {
         Wire.writeString(buf, name);
         buf.writeLong(fileId);
         buf.writeByte(type.wire());
@@ -97,6 +105,7 @@ public final class NamenodeProtocol {
         Wire.writeString(buf, owner);
         Wire.writeString(buf, group);
         buf.writeShort(permission);
+        buf.writeByte(replication);
     }
 
     public static FileStatus readStatus(ByteBuf buf) {
@@ -117,8 +126,12 @@ public final class NamenodeProtocol {
             throw new MalformedMessageException("permission " + Integer.toOctalString(permission)
                     + " is not a 12-bit mode");
         }
+        int replication = Wire.readUnsignedByte(buf);
+        if (replication != Replication.INHERIT && !Replication.valid(replication)) {
+            throw new MalformedMessageException("replication " + replication + " is neither 0, 1 nor 3");
+        }
         return new FileStatus(name, id, type, size, blockSize, sc, ctime, mtime, atime, owner, group, permission,
-                (flags & 1) != 0);
+                (flags & 1) != 0, replication);
     }
 
     /** Writes owner, group and permission ({@link Ownership#DEFAULT_PERMISSION} as 0xFFFF). */
@@ -204,9 +217,19 @@ public final class NamenodeProtocol {
         }
     }
 
-    /** CREATE request. */
+    /**
+     * CREATE request. {@code replication} is the file's factor (1 or 3), or {@link Replication#INHERIT}
+     * for the default of its nearest directory that has one, else the cluster's; the namenode
+     * refuses any other number with INVALID_REPLICATION. Ignored for a directory.
+     */
     public record CreateRequest(String path, FileType type, int flags, int storageClass, long clientId,
-                                String clientHost, Ownership ownership) {
+                                String clientHost, Ownership ownership, int replication) {
+        /** A request that inherits the replication. */
+        public CreateRequest(String path, FileType type, int flags, int storageClass, long clientId, String clientHost,
+                             Ownership ownership) {
+            this(path, type, flags, storageClass, clientId, clientHost, ownership, Replication.INHERIT);
+        }
+
         public void encode(ByteBuf buf) {
             Wire.writeString(buf, path);
             buf.writeByte(type.wire());
@@ -215,12 +238,13 @@ public final class NamenodeProtocol {
             buf.writeLong(clientId);
             Wire.writeString(buf, clientHost);
             writeOwnership(buf, ownership);
+            buf.writeByte(replication);
         }
 
         public static CreateRequest decode(ByteBuf buf) {
             CreateRequest r = new CreateRequest(Wire.readString(buf), fileType(Wire.readUnsignedByte(buf)),
                     Wire.readUnsignedByte(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf), Wire.readString(buf),
-                    readOwnership(buf));
+                    readOwnership(buf), Wire.readUnsignedByte(buf));
             Wire.end(buf);
             return r;
         }
@@ -527,6 +551,49 @@ public final class NamenodeProtocol {
             }
             Wire.end(buf);
             return new PartitionMap(partition, addresses);
+        }
+    }
+
+    /**
+     * SET_REPLICATION request: a file's replication, while it holds no data (REPLICATION_FIXED
+     * after), or a directory's default for the files created below it from now on
+     * ({@link Replication#INHERIT} removes it). Checked by the namenode (INVALID_REPLICATION).
+     */
+    public record SetReplicationRequest(String path, int replication) {
+        public void encode(ByteBuf buf) {
+            Wire.writeString(buf, path);
+            buf.writeByte(replication);
+        }
+
+        public static SetReplicationRequest decode(ByteBuf buf) {
+            SetReplicationRequest r = new SetReplicationRequest(Wire.readString(buf), Wire.readUnsignedByte(buf));
+            Wire.end(buf);
+            return r;
+        }
+    }
+
+    /**
+     * REPLACE_BLOCK request: the writer of a file could not reach datanode {@code datanodeId}, which
+     * holds block {@code blockIndex}, before writing any byte of it. The namenode leaves that datanode
+     * out of allocation until it shows it is alive again, and answers with the block's write
+     * reference: a new block elsewhere in its place, or the current one when it is no longer on
+     * that datanode (replaced already).
+     */
+    public record ReplaceBlockRequest(long fileId, int blockIndex, int datanodeId, long clientId, String clientHost) {
+        public void encode(ByteBuf buf) {
+            buf.writeLong(fileId);
+            buf.writeInt(blockIndex);
+            buf.writeInt(datanodeId);
+            buf.writeLong(clientId);
+            Wire.writeString(buf, clientHost);
+        }
+
+        public static ReplaceBlockRequest decode(ByteBuf buf) {
+            ReplaceBlockRequest r = new ReplaceBlockRequest(Wire.readLong(buf),
+                    Wire.readInt(buf, 0, Integer.MAX_VALUE, "blockIndex"), Wire.readInt(buf), Wire.readLong(buf),
+                    Wire.readString(buf));
+            Wire.end(buf);
+            return r;
         }
     }
 

@@ -61,6 +61,12 @@ public final class Opcode {
     @Op(audience = CLIENT, readOnly = true) public static final int WHERE_MOVED = 15;
     /** Write locations of several consecutive blocks, allocating those the file lacks (a writer's blocks ahead). */
     @Op(audience = CLIENT) public static final int ALLOCATE_BLOCKS = 16;
+    /** A file's replication while it holds no data, or a directory's default for new files. */
+    @Op(audience = CLIENT) public static final int SET_REPLICATION = 17;
+    /** The replication of a file, or the one a file created at a path would inherit. */
+    @Op(audience = CLIENT, readOnly = true) public static final int GET_REPLICATION = 18;
+    /** A new block in place of an unwritten one whose datanode the writer could not reach. */
+    @Op(audience = CLIENT) public static final int REPLACE_BLOCK = 19;
 
     // Datanodes to a namenode.
     @Op(audience = DATANODE) public static final int REGISTER_DATANODE = 20;
@@ -86,6 +92,10 @@ public final class Opcode {
     @Op(audience = PEER) public static final int FREE_BLOCKS = 38;
     // Namenode to namenode: a starting namenode copies the directory tree of a running one.
     @Op(audience = PEER, readOnly = true) public static final int DIR_SNAPSHOT = 39;
+    // Namenode to namenode: the coordinator setting a directory's replication default everywhere.
+    @Op(audience = PEER) public static final int DIR_SET_REPLICATION = 40;
+    // Namenode to namenode: a datanode a client could not reach, left out of allocation everywhere.
+    @Op(audience = PEER) public static final int DATANODE_UNREACHABLE = 41;
 
     // Clients to a datanode.
     @Op(audience = DATA) public static final int WRITE_BLOCK = 100;

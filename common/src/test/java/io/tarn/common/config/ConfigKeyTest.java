@@ -53,6 +53,18 @@ class ConfigKeyTest {
     }
 
     @Test
+    void replicationDefaultTakesOneOrThreeAndNamesTheChoicesOtherwise() {
+        ConfigKey<Integer> k = TarnKeys.REPLICATION_DEFAULT;
+        assertThat(k.defaultValue()).isEqualTo(1);
+        assertThat(k.parse("3")).isEqualTo(3);
+        assertThat(k.parse(" 1 ")).isEqualTo(1);
+        assertThatThrownBy(() -> k.parse("2"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("tarn.replication.default = 2: must be 1 or 3");
+        assertThatThrownBy(() -> k.parse("0")).hasMessage("tarn.replication.default = 0: must be 1 or 3");
+    }
+
+    @Test
     void parseFailuresNameTheKeyAndTheTextAndKeepTheCause() {
         ConfigKey<Long> k = ConfigKey.bytes("test.size", 1024, 0, Long.MAX_VALUE, "doc");
         assertThatThrownBy(() -> k.parse("lots"))

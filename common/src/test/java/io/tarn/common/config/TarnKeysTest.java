@@ -23,7 +23,7 @@ class TarnKeysTest {
         }
         assertThat(grouped).doesNotHaveDuplicates().containsExactlyElementsOf(TarnKeys.ALL);
         assertThat(TarnKeys.GROUPS.get(0).keys()).as("read by every process").containsExactly(
-                TarnKeys.NAMENODE_ADDRESS, TarnKeys.BLOCK_SIZE, TarnKeys.TRANSPORT);
+                TarnKeys.NAMENODE_ADDRESS, TarnKeys.BLOCK_SIZE, TarnKeys.TRANSPORT, TarnKeys.REPLICATION_DEFAULT);
     }
 
     @Test

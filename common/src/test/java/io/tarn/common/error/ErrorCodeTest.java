@@ -55,6 +55,10 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.OUT_OF_RANGE, 55);
         WIRE.put(ErrorCode.BLOCK_NOT_WRITTEN, 56);
         WIRE.put(ErrorCode.DATA_LOST, 57);
+        WIRE.put(ErrorCode.INVALID_REPLICATION, 60);
+        WIRE.put(ErrorCode.REPLICATION_FIXED, 61);
+        WIRE.put(ErrorCode.NOT_ENOUGH_DATANODES, 62);
+        WIRE.put(ErrorCode.REPLICATION_UNAVAILABLE, 63);
         WIRE.put(ErrorCode.UNKNOWN_GROUP, 70);
         WIRE.put(ErrorCode.NOT_LEADER, 71);
         WIRE.put(ErrorCode.GROUP_UNAVAILABLE, 72);

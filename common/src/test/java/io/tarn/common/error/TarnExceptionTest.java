@@ -30,6 +30,10 @@ class TarnExceptionTest {
         SPECIFIC.put(ErrorCode.UNKNOWN_DATANODE, DatanodeUnavailableException.class);
         SPECIFIC.put(ErrorCode.DATA_LOST, DatanodeUnavailableException.class);
         SPECIFIC.put(ErrorCode.GROUP_UNAVAILABLE, DatanodeUnavailableException.class);
+        SPECIFIC.put(ErrorCode.INVALID_REPLICATION, ReplicationException.class);
+        SPECIFIC.put(ErrorCode.REPLICATION_FIXED, ReplicationException.class);
+        SPECIFIC.put(ErrorCode.NOT_ENOUGH_DATANODES, ReplicationException.class);
+        SPECIFIC.put(ErrorCode.REPLICATION_UNAVAILABLE, ReplicationException.class);
         SPECIFIC.put(ErrorCode.STALE_GENERATION, StaleGenerationException.class);
         SPECIFIC.put(ErrorCode.TIMEOUT, RpcTimeoutException.class);
     }

@@ -144,11 +144,11 @@ class AdminProtocolTest {
 
         byte[] status = encode(new ClusterStatus(1, 2, 3, 4, 5, List.of(Messages.datanode(1, "h")))::encode);
         int stateAt = 8 * 4 + 4 + 4 + 4 + 2 + 1 + 2 + 1; // header, count, id, host "h", port, class
-        assertThat(status[stateAt]).isIn((byte) 0, (byte) 1, (byte) 2);
-        status[stateAt] = 3;
+        assertThat(status[stateAt]).isIn((byte) 0, (byte) 1, (byte) 2, (byte) 3);
+        status[stateAt] = 4;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, status, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
-                .hasMessage("unknown datanode state 3");
+                .hasMessage("unknown datanode state 4");
     }
 
     @ParameterizedTest

@@ -139,7 +139,7 @@ class FrameTest {
     @Test
     void unknownOpcodeNames() {
         assertThat(Opcode.name(0)).isEqualTo("OP_0");
-        assertThat(Opcode.name(19)).isEqualTo("OP_19");
+        assertThat(Opcode.name(29)).isEqualTo("OP_29");
         assertThat(Opcode.name(65535)).isEqualTo("OP_65535");
         assertThat(Opcode.name(-1)).isEqualTo("OP_-1");
     }

@@ -18,6 +18,8 @@ import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
 import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
 import io.tarn.common.protocol.NamenodeProtocol.CloseRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.ReplaceBlockRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.NamenodeProtocol.DeleteRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlocksRequest;
@@ -131,7 +133,13 @@ final class Messages {
     static final Codec<FsckResponse> FSCK_RESPONSE = new Codec<>("FsckResponse",
             (b, v) -> v.encode(b), FsckResponse::decode, true);
 
+    static final Codec<SetReplicationRequest> SET_REPLICATION = new Codec<>("SetReplicationRequest",
+            (b, v) -> v.encode(b), SetReplicationRequest::decode, true);
+    static final Codec<ReplaceBlockRequest> REPLACE_BLOCK = new Codec<>("ReplaceBlockRequest",
+            (b, v) -> v.encode(b), ReplaceBlockRequest::decode, true);
+
     static final List<Codec<?>> ALL = List.of(FILE_STATUS, BLOCK_REF, PATH, CREATE, MKDIRS, APPEND,
+            SET_REPLICATION, REPLACE_BLOCK,
             SET_ATTR, GET_BLOCKS, BLOCK_REFS, PARTITION_MAP,
             GET_BLOCK, SYNC, CLOSE, LIST,
             LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
@@ -143,7 +151,7 @@ final class Messages {
 
     static FileStatus file(String name) {
         return new FileStatus(name, 42, FileType.FILE, 123_456_789_012L, 1 << 20, 1, 1_700_000_000_000L,
-                1_700_000_000_123L, 1_700_000_000_456L, "usér", "grüppe", 07777, true);
+                1_700_000_000_123L, 1_700_000_000_456L, "usér", "grüppe", 07777, true, 3);
     }
 
     static FileStatus dir(String name) {
@@ -171,10 +179,14 @@ final class Messages {
         s.add(PATH.sample(new PathRequest("")));
         s.add(CREATE.sample(new CreateRequest(UNICODE_PATH, FileType.FILE,
                 NamenodeProtocol.CREATE_OVERWRITE | NamenodeProtocol.CREATE_PARENTS, 1, -3L, "client-ß",
-                new Ownership("ü", "文件", 01755))));
+                new Ownership("ü", "文件", 01755), 3)));
         s.add(CREATE.sample(new CreateRequest("/d", FileType.DIRECTORY, 255, 255, Long.MAX_VALUE, "",
                 Ownership.UNSPECIFIED)));
         s.add(MKDIRS.sample(new MkdirsRequest(UNICODE_PATH, new Ownership("a", "b", 0))));
+        s.add(SET_REPLICATION.sample(new SetReplicationRequest(UNICODE_PATH, 3)));
+        s.add(SET_REPLICATION.sample(new SetReplicationRequest("/", 255)));
+        s.add(REPLACE_BLOCK.sample(new ReplaceBlockRequest(Long.MIN_VALUE, Integer.MAX_VALUE, -1, 7, "客户端")));
+        s.add(REPLACE_BLOCK.sample(new ReplaceBlockRequest(1, 0, 0, 0, "")));
         s.add(MKDIRS.sample(new MkdirsRequest("/", Ownership.UNSPECIFIED)));
         s.add(APPEND.sample(new AppendRequest(UNICODE_PATH, Long.MIN_VALUE, "客户端")));
         s.add(SET_ATTR.sample(new SetAttributesRequest(UNICODE_PATH, 31, new Ownership("o", "g", 07777),
@@ -264,7 +276,10 @@ final class Messages {
                 .flatMap(a -> Combinators.combine(longs(), ownership(false), Arbitraries.of(true, false))
                         .as((at, o, uc) -> new FileStatus((String) a[0], (Long) a[1], (FileType) a[2], (Long) a[3],
                                 (Integer) a[4], (Integer) a[5], (Long) a[6], (Long) a[7], at, o.owner(), o.group(),
-                                o.permission(), uc)));
+                                o.permission(), uc, 0)))
+                .flatMap(f -> Arbitraries.of(0, 1, 3).map(r -> new FileStatus(f.name(), f.fileId(), f.type(),
+                        f.size(), f.blockSize(), f.storageClass(), f.creationTime(), f.modificationTime(),
+                        f.accessTime(), f.owner(), f.group(), f.permission(), f.underConstruction(), r)));
     }
 
     /** Owner, group and permission; {@code allowDefault} also yields the "namenode decides" permission. */
@@ -283,7 +298,7 @@ final class Messages {
     }
 
     static Arbitrary<DatanodeStatus> datanodeStatus() {
-        return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.integers().between(0, 2), longs(), longs(),
+        return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.integers().between(0, 3), longs(), longs(),
                 longs()).as(DatanodeStatus::new).flatMap(d -> Arbitraries.of(true, false).map(sc ->
                 new DatanodeStatus(d.id(), d.host(), d.port(), d.storageClass(), d.state(), d.capacityBlocks(),
                         d.freeBlocks(), d.silenceMs(), sc)));
@@ -317,7 +332,12 @@ final class Messages {
                 text().map(p -> PATH.sample(new PathRequest(p))),
                 Combinators.combine(text(), Arbitraries.of(FileType.class), u8(), u8(), longs(), text(),
                                 ownership(true))
-                        .as(CreateRequest::new).map(CREATE::sample),
+                        .as(CreateRequest::new)
+                        .flatMap(c -> u8().map(r -> CREATE.sample(new CreateRequest(c.path(), c.type(), c.flags(),
+                                c.storageClass(), c.clientId(), c.clientHost(), c.ownership(), r)))),
+                Combinators.combine(text(), u8()).as(SetReplicationRequest::new).map(SET_REPLICATION::sample),
+                Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), ints(), longs(),
+                        text()).as(ReplaceBlockRequest::new).map(REPLACE_BLOCK::sample),
                 Combinators.combine(text(), ownership(true)).as(MkdirsRequest::new).map(MKDIRS::sample),
                 Combinators.combine(text(), longs(), text()).as(AppendRequest::new).map(APPEND::sample),
                 Combinators.combine(text(), Arbitraries.integers().between(0, 31), ownership(true), longs(), longs())

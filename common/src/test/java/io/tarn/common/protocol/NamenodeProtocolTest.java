@@ -39,7 +39,7 @@ class NamenodeProtocolTest {
     @Test
     void createRequestLayout() {
         CreateRequest r = new CreateRequest(PATH, FileType.DIRECTORY, 3, 1, 0x0102030405060708L, "h",
-                new Ownership("o", "", Ownership.DEFAULT_PERMISSION));
+                new Ownership("o", "", Ownership.DEFAULT_PERMISSION), 3);
         ByteBuf b = Unpooled.wrappedBuffer(encode(r::encode));
         assertThat(b.readUnsignedShort()).isEqualTo(PATH_UTF8.length);
         byte[] path = new byte[PATH_UTF8.length];
@@ -55,14 +55,15 @@ class NamenodeProtocolTest {
         assertThat(b.readByte()).isEqualTo((byte) 'o');
         assertThat(b.readUnsignedShort()).isEqualTo(0);          // group: unspecified
         assertThat(b.readUnsignedShort()).isEqualTo(0xFFFF);     // permission: namenode default
+        assertThat(b.readUnsignedByte()).isEqualTo((short) 3);   // replication
         assertThat(b.isReadable()).isFalse();
     }
 
     @Test
     void fileStatusLayout() {
-        FileStatus s = new FileStatus("ab", 9, FileType.FILE, 100, 4096, 1, 11, 12, 13, "u", "g", 0640, true);
+        FileStatus s = new FileStatus("ab", 9, FileType.FILE, 100, 4096, 1, 11, 12, 13, "u", "g", 0640, true, 3);
         ByteBuf b = Unpooled.wrappedBuffer(encode(buf -> NamenodeProtocol.writeStatus(buf, s)));
-        assertThat(b.readableBytes()).isEqualTo(2 + 2 + 8 + 1 + 1 + 1 + 4 + 8 + 8 + 8 + 8 + 3 + 3 + 2);
+        assertThat(b.readableBytes()).isEqualTo(2 + 2 + 8 + 1 + 1 + 1 + 4 + 8 + 8 + 8 + 8 + 3 + 3 + 2 + 1);
         assertThat(b.readUnsignedShort()).isEqualTo(2);
         b.skipBytes(2);
         assertThat(b.readLong()).isEqualTo(9);          // fileId
@@ -79,6 +80,18 @@ class NamenodeProtocolTest {
         assertThat(b.readUnsignedShort()).isEqualTo(1); // group
         assertThat(b.readByte()).isEqualTo((byte) 'g');
         assertThat(b.readUnsignedShort()).isEqualTo(0640);
+        assertThat(b.readByte()).isEqualTo((byte) 3);   // replication
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4, 255})
+    void replicationOtherThanZeroOneOrThreeIsMalformedInAStatus(int replication) {
+        FileStatus s = new FileStatus("ab", 9, FileType.FILE, 100, 4096, 1, 11, 12, 13, "u", "g", 0640, true, 1);
+        byte[] bytes = encode(buf -> NamenodeProtocol.writeStatus(buf, s));
+        bytes[bytes.length - 1] = (byte) replication;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, NamenodeProtocol::decodeStatus))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("replication " + replication + " is neither 0, 1 nor 3");
     }
 
     @Test

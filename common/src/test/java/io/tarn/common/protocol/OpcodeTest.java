@@ -14,14 +14,14 @@ class OpcodeTest {
     @Test
     void theTableHoldsEveryOperationOnceWithItsConstantsName() {
         int[] all = Opcode.all();
-        assertThat(all).hasSize(37).isSorted().doesNotHaveDuplicates();
+        assertThat(all).hasSize(42).isSorted().doesNotHaveDuplicates();
         Set<String> names = Arrays.stream(all).mapToObj(Opcode::name).collect(Collectors.toSet());
         assertThat(names).hasSize(all.length).noneMatch(n -> n.startsWith("OP_"));
         assertThat(Opcode.name(Opcode.ALLOCATE_BLOCKS)).isEqualTo("ALLOCATE_BLOCKS");
         assertThat(Opcode.name(Opcode.SC_WRITE)).isEqualTo("SC_WRITE");
         assertThat(Opcode.isKnown(Opcode.DIR_SNAPSHOT)).isTrue();
-        assertThat(Opcode.isKnown(17)).isFalse();
-        assertThat(Opcode.audience(17)).isNull();
+        assertThat(Opcode.isKnown(42)).isFalse();
+        assertThat(Opcode.audience(42)).isNull();
     }
 
     @Test
@@ -29,7 +29,8 @@ class OpcodeTest {
         Set<String> readOnly = Arrays.stream(Opcode.all()).filter(Opcode::isReadOnly).mapToObj(Opcode::name)
                 .collect(Collectors.toCollection(TreeSet::new));
         assertThat(readOnly).containsExactlyInAnyOrder("GET_FILE", "LIST", "GET_BLOCKS", "GET_PARTITIONS",
-                "WHERE_MOVED", "DIR_SNAPSHOT", "CLUSTER_STATUS", "FSCK", "PING", "READ_BLOCK", "SC_READ");
+                "WHERE_MOVED", "GET_REPLICATION",
+                "DIR_SNAPSHOT", "CLUSTER_STATUS", "FSCK", "PING", "READ_BLOCK", "SC_READ");
         assertThat(Opcode.isReadOnly(-1)).isFalse();
         assertThat(Opcode.isReadOnly(65_535)).isFalse();
     }
@@ -38,17 +39,18 @@ class OpcodeTest {
     void everyAudienceHasItsOperationsAndOnlyDataCallsAreNotMetadata() {
         assertThat(names(Audience.PEER)).containsExactlyInAnyOrder("DIR_MKDIR", "DIR_DELETE", "DIR_RENAME",
                 "DIR_SET_ATTR", "DIR_SEAL", "DIR_UNSEAL", "FILE_ADOPT", "FILE_ADOPT_UNDO", "FREE_BLOCKS",
-                "DIR_SNAPSHOT");
+                "DIR_SNAPSHOT", "DIR_SET_REPLICATION", "DATANODE_UNREACHABLE");
         assertThat(names(Audience.DATANODE))
                 .containsExactlyInAnyOrder("REGISTER_DATANODE", "HEARTBEAT", "DEREGISTER_DATANODE");
         assertThat(names(Audience.ADMIN)).containsExactlyInAnyOrder("CLUSTER_STATUS", "FSCK", "PING");
         assertThat(names(Audience.DATA)).containsExactlyInAnyOrder("WRITE_BLOCK", "READ_BLOCK", "SC_READ", "SC_WRITE");
         assertThat(names(Audience.REPLICA)).containsExactly("REPLICA_MESSAGE");
-        assertThat(names(Audience.CLIENT)).hasSize(16).contains("GET_FILE", "CREATE", "WHERE_MOVED");
+        assertThat(names(Audience.CLIENT)).hasSize(19)
+                .contains("GET_FILE", "CREATE", "WHERE_MOVED", "SET_REPLICATION", "REPLACE_BLOCK");
         for (int op : Opcode.all()) {
             assertThat(Opcode.isMetadata(op)).as(Opcode.name(op)).isEqualTo(Opcode.audience(op) != Audience.DATA);
         }
-        assertThat(Opcode.isMetadata(17)).isFalse();
+        assertThat(Opcode.isMetadata(42)).isFalse();
     }
 
     private static Set<String> names(Audience audience) {

@@ -1,7 +1,9 @@
 package io.tarn.namenode.blocks;
 
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ReplicationException;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.Replication;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +19,8 @@ import java.util.function.BiConsumer;
  *
  * <p>Policy: the preferred storage class first, then the higher classes, then the lower ones (spill
  * when a class is full). Within a class, a live datanode on the client's host comes first (location
- * affinity), then the live datanodes in round-robin order. Dead datanodes are skipped. Lock-free
+ * affinity), then the live datanodes in round-robin order. Dead datanodes, and those a client
+ * reported unreachable until they heartbeat again ({@link DatanodeInfo#allocatable}), are skipped. Lock-free
  * except for the chosen datanode's own O(1) free-list monitor; when no live datanode of any class
  * has a free block, allocation fails at once with NO_SPACE.
  *
@@ -36,6 +39,51 @@ public final class BlockAllocator {
 
     public BlockAllocator(DatanodeRegistry registry) {
         this.registry = registry;
+    }
+
+    /**
+     * Places a new block of a file of {@code replication}: the one place where a file's replication
+     * decides placement. Replication 1: one block on one datanode ({@link #allocate(int, String)}).
+     * Replication 3 needs three allocatable datanodes (NOT_ENOUGH_DATANODES otherwise), and then a
+     * block group on three of them, which this build cannot serve yet: REPLICATION_UNAVAILABLE,
+     * rather than one copy reported as three. The datanodes' ParallelRaft groups replace that
+     * refusal here.
+     */
+    public Block allocate(int preferredClass, int replication, String clientHost) throws TarnException {
+        if (replication == Replication.ONE) {
+            return allocate(preferredClass, clientHost);
+        }
+        checkPlacement(replication, "a new block");
+        throw new ReplicationException(ErrorCode.REPLICATION_UNAVAILABLE, "cannot allocate a block of replication "
+                + replication + ": replicated block groups are not served by this build yet (the datanodes cannot "
+                + "replicate); write files of replication 1 (tarn fs -setrep 1 on the file while it is empty, or "
+                + "on its directory)");
+    }
+
+    /**
+     * NOT_ENOUGH_DATANODES when fewer datanodes can take blocks (alive, not reported unreachable)
+     * than {@code replication} needs; {@code what} names what was being placed.
+     */
+    public void checkPlacement(int replication, String what) throws TarnException {
+        if (replication <= Replication.ONE) {
+            return;
+        }
+        int allocatable = 0;
+        int unreachable = 0;
+        for (DatanodeInfo dn : registry.values()) {
+            if (dn.allocatable()) {
+                allocatable++;
+            } else if (dn.alive()) {
+                unreachable++;
+            }
+        }
+        if (allocatable < replication) {
+            throw new ReplicationException(ErrorCode.NOT_ENOUGH_DATANODES, "cannot place " + what + ": replication "
+                    + replication + " needs " + replication + " live datanodes; " + allocatable
+                    + (allocatable == 1 ? " is" : " are") + " alive"
+                    + (unreachable == 0 ? "" : " (and " + unreachable + " reported unreachable by clients)")
+                    + "; start more datanodes, or use replication 1");
+        }
     }
 
     /**
@@ -77,7 +125,7 @@ public final class BlockAllocator {
         }
         if (clientHost != null && !clientHost.isEmpty()) {
             for (DatanodeInfo dn : nodes) {
-                if (dn.alive() && dn.host().equals(clientHost)) {
+                if (dn.allocatable() && dn.host().equals(clientHost)) {
                     Block b = dn.take();
                     if (b != null) {
                         return b;
@@ -88,7 +136,7 @@ public final class BlockAllocator {
         int start = Math.floorMod(roundRobin.getAndIncrement(cls), n);
         for (int i = 0; i < n; i++) {
             DatanodeInfo dn = nodes[(start + i) % n];
-            if (dn.alive()) {
+            if (dn.allocatable()) {
                 Block b = dn.take();
                 if (b != null) {
                     return b;

@@ -1,6 +1,7 @@
 package io.tarn.namenode.blocks;
 
 import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -49,6 +50,13 @@ public final class DatanodeInfo {
     private volatile int freeCount;
     private volatile int storageClass;
     private volatile long capacity;
+    /**
+     * Heartbeats still to come before a datanode that a client reported unreachable is allocated on
+     * again; 0 when none was reported. Two, because the first may have left it before the report.
+     */
+    private final AtomicInteger unreachable = new AtomicInteger();
+    /** Heartbeats that clear an unreachable report. */
+    static final int HEARTBEATS_TO_CLEAR = 2;
     /** Whether it offers short-circuit access to clients on its host, as its last registration said. */
     private volatile boolean shortCircuit;
 
@@ -112,6 +120,34 @@ public final class DatanodeInfo {
         return liveness.get() == Liveness.ALIVE;
     }
 
+    /** True when new blocks may go there: alive, and not reported unreachable since its last heartbeats. */
+    public boolean allocatable() {
+        return alive() && unreachable.get() == 0;
+    }
+
+    /** True while a client's report that it cannot reach the datanode stands. */
+    public boolean reportedUnreachable() {
+        return unreachable.get() != 0;
+    }
+
+    /** A client could not reach it: no allocation until {@link #HEARTBEATS_TO_CLEAR} heartbeats; true if new. */
+    boolean markUnreachable() {
+        return unreachable.getAndSet(HEARTBEATS_TO_CLEAR) == 0;
+    }
+
+    /** Counts a heartbeat against an unreachable report; true when it clears the report now. */
+    boolean heartbeatAfterReport() {
+        while (true) {
+            int left = unreachable.get();
+            if (left == 0) {
+                return false;
+            }
+            if (unreachable.compareAndSet(left, left - 1)) {
+                return left == 1;
+            }
+        }
+    }
+
     public Liveness liveness() {
         return liveness.get();
     }
@@ -165,9 +201,10 @@ public final class DatanodeInfo {
         }
     }
 
-    /** A registration: alive whatever it was before. */
+    /** A registration: alive (and reachable) whatever it was before. */
     void revive(long now) {
         lastHeartbeat = now;
+        unreachable.set(0);
         liveness.set(Liveness.ALIVE);
     }
 

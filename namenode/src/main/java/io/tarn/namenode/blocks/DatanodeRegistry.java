@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The datanodes known to this namenode: registration, heartbeats, deregistration and liveness.
@@ -52,6 +53,7 @@ public final class DatanodeRegistry {
     private final Map<StorageId, DatanodeInfo> byStorageId = new ConcurrentHashMap<>();
     private final DatanodeInfo[][] byClass = new DatanodeInfo[MAX_STORAGE_CLASSES][];
     private volatile int highestClass = -1;
+    private final LongAdder unreachableReports = new LongAdder();
     private int nextId = 1;
 
     /** Outcome of a registration. */
@@ -158,6 +160,33 @@ public final class DatanodeRegistry {
         if (before != DatanodeInfo.Liveness.ALIVE) {
             LOG.info("{} is alive again", dn.describe());
         }
+        if (dn.heartbeatAfterReport()) {
+            LOG.info("{} heartbeats again after a client reported it unreachable: allocating on it again",
+                    dn.describe());
+        }
+    }
+
+    /**
+     * A client could not reach {@code dn}: new blocks avoid it at once, on this namenode, until
+     * it heartbeats again ({@link DatanodeInfo#HEARTBEATS_TO_CLEAR} heartbeats after the report) or
+     * registers again, instead of until the liveness timeout.
+     *
+     * @param by who reported it, for the log
+     * @return true when this is a new report (not one standing already)
+     */
+    public boolean reportUnreachable(DatanodeInfo dn, String by) {
+        if (!dn.markUnreachable()) {
+            return false;
+        }
+        unreachableReports.increment();
+        LOG.warn("{} reported unreachable by {} (last heartbeat {} ms ago): left out of allocation until it "
+                + "heartbeats again", dn.describe(), by, silenceMs(dn));
+        return true;
+    }
+
+    /** Reports of unreachable datanodes taken since start (a datanode reported again while reported counts once). */
+    public long unreachableReports() {
+        return unreachableReports.sum();
     }
 
     /**

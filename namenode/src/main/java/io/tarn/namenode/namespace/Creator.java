@@ -6,11 +6,13 @@ import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.Replication;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
 import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.lease.LeaseManager;
 
 import java.util.List;
@@ -39,14 +41,20 @@ final class Creator {
     private final LeaseManager leases;
     private final Deleter deleter;
     private final NamespaceCounts counts;
+    private final BlockAllocator allocator;
+    /** {@code tarn.replication.default}: for files whose directories set no default. */
+    private final int defaultReplication;
     private final AtomicLong nextDirectory = new AtomicLong(1);
 
     /** False with several partitions: new directories need the coordinator (not built yet). */
     private final boolean directoriesHere;
 
     Creator(Clock clock, int defaultBlockSize, PathWalker paths, FileTable files, LeaseManager leases,
-            Deleter deleter, NamespaceCounts counts, boolean directoriesHere) {
+            Deleter deleter, NamespaceCounts counts, boolean directoriesHere, BlockAllocator allocator,
+            int defaultReplication) {
         this.directoriesHere = directoriesHere;
+        this.allocator = allocator;
+        this.defaultReplication = defaultReplication;
         this.clock = clock;
         this.defaultBlockSize = defaultBlockSize;
         this.paths = paths;
@@ -64,12 +72,14 @@ final class Creator {
     DirectoryInode linkCopy(DirectoryInode parent, DirectorySnapshot.Directory d) throws TarnException {
         DirectoryInode dir = new DirectoryInode(d.id(), d.name(), parent, d.creationTime(), d.modificationTime(),
                 d.accessTime(), d.ownership());
+        dir.setReplication(d.replication());
         Inode existing = parent.children().putIfAbsent(d.name(), dir);
         if (existing == null) {
             counts.directoryAdded();
             return dir;
         }
         if (existing instanceof DirectoryInode same && same.id() == d.id()) {
+            same.setReplication(d.replication());
             return same;
         }
         throw new TarnException(ErrorCode.INTERNAL, "cannot copy directory '" + TarnPath.child(parent.path(), d.name())
@@ -128,7 +138,8 @@ final class Creator {
         }
         long id = files.reserve();
         FileInode file = new FileInode(id, r.name(), parent, r.creationTime(), r.modificationTime(), r.accessTime(),
-                r.ownership(), r.blockSize(), r.storageClass(), r.size(), blocks, r.fromId(), r.writer());
+                r.ownership(), r.blockSize(), r.storageClass(), r.replication(), r.size(), blocks, r.fromId(),
+                r.writer());
         synchronized (file) {
             file.beginMove();
         }
@@ -199,9 +210,14 @@ final class Creator {
         return dir.status();
     }
 
-    /** See {@link Namespace#create}. */
+    /**
+     * See {@link Namespace#create}. A file gets {@code replication}, or (for
+     * {@link Replication#INHERIT}) its directories' default ({@link DirectoryInode#inheritedReplication});
+     * INVALID_REPLICATION for another number, NOT_ENOUGH_DATANODES when too few datanodes are alive
+     * for it ({@link BlockAllocator#checkPlacement}).
+     */
     FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
-                      long clientId, Ownership requested) throws TarnException {
+                      int replication, long clientId, Ownership requested) throws TarnException {
         List<String> comps = TarnPath.components(path);
         String norm = TarnPath.normalize(path);
         if (comps.isEmpty()) {
@@ -209,6 +225,9 @@ final class Creator {
                 return paths.root().status();
             }
             throw new TarnException(ErrorCode.IS_A_DIRECTORY, "cannot create file '/': it is the root directory");
+        }
+        if (type == FileType.FILE && replication != Replication.INHERIT) {
+            Replication.check(replication, norm); // before any parent is created
         }
         DirectoryInode parent = parentForCreate(comps, norm, createParents, requested);
         String name = comps.get(comps.size() - 1);
@@ -220,7 +239,10 @@ final class Creator {
             }
             return child.status();
         }
-        return createFile(parent, name, norm, overwrite, storageClass, clientId, requested);
+        int factor = replication == Replication.INHERIT ? parent.inheritedReplication(defaultReplication)
+                : replication;
+        allocator.checkPlacement(factor, "'" + norm + "'");
+        return createFile(parent, name, norm, overwrite, storageClass, factor, clientId, requested);
     }
 
     /**
@@ -243,7 +265,8 @@ final class Creator {
     }
 
     private FileStatus createFile(DirectoryInode parent, String name, String path, boolean overwrite,
-                                  int storageClass, long clientId, Ownership requested) throws TarnException {
+                                  int storageClass, int replication, long clientId, Ownership requested)
+            throws TarnException {
         while (true) {
             Inode existing = parent.children().get(name);
             if (existing instanceof DirectoryInode) {
@@ -254,7 +277,7 @@ final class Creator {
                 throw new TarnException(ErrorCode.FILE_EXISTS, "'" + path
                         + "' already exists; create it with overwrite to replace it");
             }
-            FileInode file = newFile(parent, name, storageClass, clientId, requested);
+            FileInode file = newFile(parent, name, storageClass, replication, clientId, requested);
             boolean linked;
             if (existing == null) {
                 linked = parent.children().putIfAbsent(name, file) == null;
@@ -310,11 +333,12 @@ final class Creator {
         return true;
     }
 
-    private FileInode newFile(DirectoryInode parent, String name, int storageClass, long clientId,
+    private FileInode newFile(DirectoryInode parent, String name, int storageClass, int replication, long clientId,
                               Ownership requested) throws TarnException {
         long id = files.reserve();
         FileInode file = new FileInode(id, name, parent, clock.millis(),
-                resolve(requested, parent, Ownership.FILE_DEFAULT), defaultBlockSize, storageClass, clientId);
+                resolve(requested, parent, Ownership.FILE_DEFAULT), defaultBlockSize, storageClass, replication,
+                clientId);
         // Lease first: from the moment the file is visible, another writer sees it as leased.
         leases.acquire(clientId, id);
         files.publish(file);

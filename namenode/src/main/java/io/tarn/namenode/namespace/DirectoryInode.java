@@ -6,6 +6,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.Replication;
 import io.tarn.common.protocol.NamenodeProtocol;
 
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,6 +39,12 @@ public final class DirectoryInode extends Inode {
 
     private final ConcurrentHashMap<String, Inode> children = new ConcurrentHashMap<>();
     private final AtomicInteger state = new AtomicInteger(ALIVE);
+    /**
+     * Replication of files created below it that ask for none, or {@link Replication#INHERIT}:
+     * the nearest ancestor's, else the cluster's. Set only as the coordinator decides (one
+     * namenode, or DIR_SET_REPLICATION), so every namenode's tree holds the same value.
+     */
+    private volatile int replication = Replication.INHERIT;
 
     DirectoryInode(long id, String name, DirectoryInode parent, long now, Ownership ownership) {
         super(id, name, parent, now, ownership);
@@ -108,17 +115,37 @@ public final class DirectoryInode extends Inode {
         return s;
     }
 
+    /** This directory's own default ({@link Replication#INHERIT} when it sets none). */
+    public int replication() {
+        return replication;
+    }
+
+    void setReplication(int factor) {
+        replication = factor;
+    }
+
+    /** The replication a file created here without asking for one gets: see {@link #replication}. */
+    int inheritedReplication(int clusterDefault) {
+        for (DirectoryInode d = this; d != null; d = d.parent()) {
+            int r = d.replication;
+            if (r != Replication.INHERIT) {
+                return r;
+            }
+        }
+        return clusterDefault;
+    }
+
     @Override
     public void writeStatus(ByteBuf buf) {
         Ownership o = ownership();
         NamenodeProtocol.writeStatus(buf, name(), id(), FileType.DIRECTORY, false, 0, 0, 0, creationTime(),
-                modificationTime(), accessTime(), o.owner(), o.group(), o.permission());
+                modificationTime(), accessTime(), o.owner(), o.group(), o.permission(), replication);
     }
 
     @Override
     public FileStatus status() {
         Ownership o = ownership();
         return new FileStatus(name(), id(), FileType.DIRECTORY, 0, 0, 0, creationTime(), modificationTime(),
-                accessTime(), o.owner(), o.group(), o.permission(), false);
+                accessTime(), o.owner(), o.group(), o.permission(), false, replication);
     }
 }

@@ -31,6 +31,8 @@ public final class FileInode extends Inode {
 
     private final int blockSize;
     private final int storageClass;
+    /** 1 or 3; changes (under the monitor) only while the file holds no data. */
+    private volatile int replication;
 
     private volatile Block[] blocks = NO_BLOCKS;
     /** Final size once closed; while under construction, the bytes the writer last reported stored. */
@@ -48,10 +50,11 @@ public final class FileInode extends Inode {
     private long recoveredFrom = NO_CLIENT;
 
     FileInode(long id, String name, DirectoryInode parent, long now, Ownership ownership, int blockSize,
-              int storageClass, long clientId) {
+              int storageClass, int replication, long clientId) {
         super(id, name, parent, now, ownership);
         this.blockSize = blockSize;
         this.storageClass = storageClass;
+        this.replication = replication;
         this.leaseHolder = clientId;
         this.lastWriter = clientId;
         this.adoptedFrom = 0;
@@ -62,11 +65,12 @@ public final class FileInode extends Inode {
      * (writer not {@link #NO_CLIENT}) under construction, leased to {@code writer}.
      */
     FileInode(long id, String name, DirectoryInode parent, long creationTime, long modificationTime, long accessTime,
-              Ownership ownership, int blockSize, int storageClass, long size, Block[] blocks, long adoptedFrom,
-              long writer) {
+              Ownership ownership, int blockSize, int storageClass, int replication, long size, Block[] blocks,
+              long adoptedFrom, long writer) {
         super(id, name, parent, creationTime, modificationTime, accessTime, ownership);
         this.blockSize = blockSize;
         this.storageClass = storageClass;
+        this.replication = replication;
         this.leaseHolder = writer;
         this.lastWriter = writer;
         this.size = size;
@@ -81,6 +85,28 @@ public final class FileInode extends Inode {
 
     public int storageClass() {
         return storageClass;
+    }
+
+    /** 1 or 3 ({@link io.tarn.common.fs.Replication}). */
+    public int replication() {
+        return replication;
+    }
+
+    /** True while no byte can have been written: no block allocated, nothing reported stored. */
+    public boolean holdsNoData() {
+        return blocks.length == 0 && size == 0;
+    }
+
+    /** Sets the replication of a file that holds no data (checked by the caller). Caller holds the monitor. */
+    void setReplication(int factor) {
+        replication = factor;
+    }
+
+    /** Puts {@code block} in place of block {@code index} (copy-on-write). Caller holds the monitor. */
+    void replace(int index, Block block) {
+        Block[] next = blocks.clone();
+        next[index] = block;
+        blocks = next;
     }
 
     /** The current blocks; the array must not be modified. */
@@ -248,13 +274,15 @@ public final class FileInode extends Inode {
     public void writeStatus(ByteBuf buf) {
         Ownership o = ownership();
         NamenodeProtocol.writeStatus(buf, name(), id(), FileType.FILE, underConstruction, storageClass, blockSize,
-                size, creationTime(), modificationTime(), accessTime(), o.owner(), o.group(), o.permission());
+                size, creationTime(), modificationTime(), accessTime(), o.owner(), o.group(), o.permission(),
+                replication);
     }
 
     @Override
     public FileStatus status() {
         Ownership o = ownership();
         return new FileStatus(name(), id(), FileType.FILE, size, blockSize, storageClass, creationTime(),
-                modificationTime(), accessTime(), o.owner(), o.group(), o.permission(), underConstruction);
+                modificationTime(), accessTime(), o.owner(), o.group(), o.permission(), underConstruction,
+                replication);
     }
 }

@@ -69,7 +69,7 @@ public final class FileMove {
     /** The FILE_ADOPT that hands the file, with {@code blocks} (as they travel), to {@link #to()}. */
     public AdoptRequest adoptRequest(List<MovedBlock> blocks) {
         return new AdoptRequest(targetParent, targetName, file.id(), file.writer(), file.size(), file.blockSize(),
-                file.storageClass(), file.creationTime(), file.modificationTime(), file.accessTime(), file.ownership(),
-                blocks);
+                file.storageClass(), file.replication(), file.creationTime(), file.modificationTime(),
+                file.accessTime(), file.ownership(), blocks);
     }
 }

@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Operations on one file by id: block lookup and allocation, close, and lease recovery.
@@ -39,6 +40,7 @@ public final class FileService {
     private final LeaseManager leases;
     private final BlockTokens tokens;
     private final ConcurrentHashMap<Long, Forward> forwards = new ConcurrentHashMap<>();
+    private final LongAdder replacedBlocks = new LongAdder();
 
     public FileService(Clock clock, FileTable files, BlockAllocator allocator, DatanodeRegistry datanodes,
                        LeaseManager leases, BlockTokens tokens) {
@@ -107,9 +109,65 @@ public final class FileService {
                     + "' are written in order: it has " + blocks.length + " block(s), so the next is "
                     + blocks.length + ", not " + index);
         }
-        Block b = allocator.allocate(f.storageClass(), clientHost);
+        Block b = allocator.allocate(f.storageClass(), f.replication(), clientHost);
         f.append(b);
         return ref(f, index, b, true);
+    }
+
+    /** A REPLACE_BLOCK answer, and the datanode it newly reported unreachable (for the other namenodes), or null. */
+    public record Replacement(BlockRef ref, DatanodeInfo reported) {
+    }
+
+    /**
+     * REPLACE_BLOCK: the file's writer could not reach the datanode holding block {@code index}
+     * ({@code datanodeId} as its reference named it) before writing any of it. That datanode is
+     * left out of allocation at once ({@link DatanodeRegistry#reportUnreachable}); the block is
+     * freed and a new one, elsewhere, takes its place. When the block is no longer on that datanode
+     * (another write of the same block asked first), its current reference is the answer.
+     * INVALID_ARGUMENT when the writer reported bytes of this block stored: those are not given up
+     * silently.
+     */
+    public Replacement replaceBlock(long fileId, int index, int datanodeId, long clientId, String clientHost)
+            throws TarnException {
+        FileInode f = file(fileId);
+        Block old;
+        Replacement answer;
+        synchronized (f) {
+            checkWriter(f, clientId);
+            Block[] blocks = f.blocks();
+            if (index >= blocks.length) {
+                throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot replace block " + index + " of '"
+                        + f.path() + "': it has " + blocks.length + " block(s)");
+            }
+            old = blocks[index];
+            DatanodeInfo dn = old.datanode();
+            if (refDatanodeId(old) != datanodeId || old.foreign()) {
+                return new Replacement(ref(f, index, old, true), null); // replaced already, or not ours to move
+            }
+            boolean reported = datanodes.reportUnreachable(dn, "client " + Long.toHexString(clientId) + " ("
+                    + clientHost + ") writing '" + f.path() + "'");
+            if (f.size() > (long) index * f.blockSize()) {
+                throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot replace block " + index + " of '"
+                        + f.path() + "' on " + dn.describe() + ": its writer reported " + f.size()
+                        + " bytes of the file stored, some of them in this block");
+            }
+            Block b = allocator.allocate(f.storageClass(), f.replication(), clientHost);
+            f.replace(index, b);
+            answer = new Replacement(ref(f, index, b, true), reported ? dn : null);
+        }
+        replacedBlocks.increment();
+        allocator.free(old);
+        return answer;
+    }
+
+    /** Blocks replaced because their writer could not reach their datanode (REPLACE_BLOCK), since start. */
+    public long replacedBlocks() {
+        return replacedBlocks.sum();
+    }
+
+    /** The datanode id a block's reference names: the home namenode's for a foreign block. */
+    private static int refDatanodeId(Block b) {
+        return b.foreign() ? b.home().datanodeId() : b.datanode().id();
     }
 
     /**

@@ -2,11 +2,13 @@ package io.tarn.namenode.namespace;
 
 import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ReplicationException;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.Replication;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
@@ -67,33 +69,41 @@ public final class Namespace {
     private final Partitioning partitioning;
     private final Clock clock;
     private final LeaseManager leases;
+    private final int defaultReplication;
+    private final BlockAllocator allocator;
     /** Held by renames and recursive deletes only (and a snapshot of the tree). */
     private final ReentrantLock structureLock = new ReentrantLock();
 
-    /** A single namenode's namespace (partition 0 of 1). */
+    /** A single namenode's namespace (partition 0 of 1), whose files have replication 1 by default. */
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases) {
         this(clock, blockSize, files, allocator, leases,
-                Partitioning.single(new HostPort("127.0.0.1", 0)));
+                Partitioning.single(new HostPort("127.0.0.1", 0)), Replication.ONE);
     }
 
     /**
      * The part of the namespace one partition serves: every directory, and the files whose names
      * hash to {@code partitioning.partition()}. Until the directory coordinator exists
      * (docs/partitioning.md), a namespace of several partitions refuses directory changes with
-     * NOT_SUPPORTED; files in existing directories (the root) work.
+     * NOT_SUPPORTED; files in existing directories (the root) work. Files whose directories set no
+     * replication default get {@code defaultReplication} ({@code tarn.replication.default}).
      */
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases,
-                     Partitioning partitioning) {
+                     Partitioning partitioning, int defaultReplication) {
         this.files = files;
         this.partitioning = partitioning;
         this.clock = clock;
         this.leases = leases;
+        this.allocator = allocator;
         Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
                 Ownership.DIRECTORY_DEFAULT);
         this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
         this.deleter = new Deleter(clock, paths, structureLock, files, allocator, leases, counts);
+        if (!Replication.valid(defaultReplication)) {
+            throw new IllegalArgumentException("tarn.replication.default = " + defaultReplication + ": must be 1 or 3");
+        }
+        this.defaultReplication = defaultReplication;
         this.creator = new Creator(clock, blockSize, paths, files, leases, deleter, counts,
-                partitioning.count() == 1);
+                partitioning.count() == 1, allocator, defaultReplication);
         this.renamer = new Renamer(clock, paths, structureLock);
         this.treeCopy = new TreeCopy(paths, structureLock, creator);
     }
@@ -195,22 +205,109 @@ public final class Namespace {
         return creator.mkdirs(path, ownership);
     }
 
-    /** {@link #create(String, FileType, boolean, boolean, int, long, Ownership)} with default ownership. */
+    /** {@link #create(String, FileType, boolean, boolean, int, int, long, Ownership)}: defaults. */
     public FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
                              long clientId) throws TarnException {
         return create(path, type, overwrite, createParents, storageClass, clientId, Ownership.UNSPECIFIED);
     }
 
-    /**
-     * Creates a file under construction, leased to {@code clientId}, or (type DIRECTORY) the
-     * directory at exactly this path.
-     */
+    /** {@link #create(String, FileType, boolean, boolean, int, int, long, Ownership)}, replication inherited. */
     public FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
                              long clientId, Ownership ownership) throws TarnException {
+        return create(path, type, overwrite, createParents, storageClass, Replication.INHERIT, clientId, ownership);
+    }
+
+    /**
+     * Creates a file under construction, leased to {@code clientId}, or (type DIRECTORY) the
+     * directory at exactly this path. A file gets {@code replication} (1 or 3), or with
+     * {@link Replication#INHERIT} the default of its nearest directory that sets one, else the
+     * cluster's; INVALID_REPLICATION for another number, NOT_ENOUGH_DATANODES when fewer datanodes
+     * are alive than it needs.
+     */
+    public FileStatus create(String path, FileType type, boolean overwrite, boolean createParents, int storageClass,
+                             int replication, long clientId, Ownership ownership) throws TarnException {
         if (type == FileType.FILE) {
             checkOwned(path);
         }
-        return creator.create(path, type, overwrite, createParents, storageClass, clientId, ownership);
+        return creator.create(path, type, overwrite, createParents, storageClass, replication, clientId, ownership);
+    }
+
+    /**
+     * SET_REPLICATION. On a file: its replication, only while it holds no data (no block allocated,
+     * nothing reported stored; REPLICATION_FIXED after, as the blocks already placed could not
+     * follow). On a directory: the default of the files created below it from now on (files that
+     * exist keep theirs); {@link Replication#INHERIT} removes it. INVALID_REPLICATION for another
+     * number.
+     *
+     * @return DONE with the new status; with several namenodes, COORDINATOR for a directory
+     */
+    public Route setReplication(String path, int factor) throws TarnException {
+        String norm = TarnPath.normalize(path);
+        Inode node = paths.lookup(path, TarnPath.components(path));
+        if (node instanceof DirectoryInode dir) {
+            checkDirectoryReplication(factor, norm);
+            if (partitioning.count() > 1) {
+                return Route.toCoordinator("setting the replication of directory '" + norm + "' goes through "
+                        + partitioning.describe(0));
+            }
+            dir.setReplication(factor);
+            return Route.done(dir.status());
+        }
+        FileInode f = (FileInode) node;
+        Replication.check(factor, norm);
+        synchronized (f) {
+            if (f.moving()) {
+                throw FileInode.movingRetry("set the replication of", norm);
+            }
+            if (f.replication() != factor) {
+                if (!f.holdsNoData()) {
+                    throw new ReplicationException(ErrorCode.REPLICATION_FIXED, "cannot change the replication of '"
+                            + norm + "' from " + f.replication() + " to " + factor + ": it holds data already ("
+                            + f.blocks().length + " block(s)); a file's replication is set while it is new or empty. "
+                            + "Copy it to a file created with replication " + factor + " instead");
+                }
+                allocator.checkPlacement(factor, "'" + norm + "'");
+                f.setReplication(factor);
+            }
+        }
+        return Route.done(f.status());
+    }
+
+    /** DIR_SET_REPLICATION, and the coordinator's own part of it: a directory's default, as on every namenode. */
+    public FileStatus applySetReplication(String path, int factor) throws TarnException {
+        DirectoryInode dir = directory(path);
+        checkDirectoryReplication(factor, TarnPath.normalize(path));
+        dir.setReplication(factor);
+        return dir.status();
+    }
+
+    private static void checkDirectoryReplication(int factor, String path) throws TarnException {
+        if (factor != Replication.INHERIT) {
+            Replication.check(factor, path);
+        }
+    }
+
+    /**
+     * GET_REPLICATION: a file's replication; for a directory or a path where nothing exists, the
+     * replication a file created there without asking for one would get (the default of the
+     * nearest existing directory on the path that sets one, else the cluster's).
+     */
+    public int replicationAt(String path) throws TarnException {
+        List<String> comps = TarnPath.components(path);
+        for (int depth = comps.size(); depth >= 0; depth--) {
+            Inode node = paths.find(comps, depth);
+            if (node instanceof FileInode f) {
+                if (depth == comps.size()) {
+                    return f.replication();
+                }
+                throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "no file can be created at '"
+                        + TarnPath.normalize(path) + "': '" + PathWalker.prefix(comps, depth) + "' is a file");
+            }
+            if (node instanceof DirectoryInode d) {
+                return d.inheritedReplication(defaultReplication);
+            }
+        }
+        return defaultReplication;
     }
 
     /**

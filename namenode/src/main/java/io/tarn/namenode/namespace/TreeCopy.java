@@ -48,7 +48,7 @@ final class TreeCopy {
                 }
                 int index = out.size();
                 out.add(new DirectorySnapshot.Directory(parent, d.name(), d.id(), d.ownership(), d.creationTime(),
-                        d.modificationTime(), d.accessTime()));
+                        d.modificationTime(), d.accessTime(), d.replication()));
                 for (Inode child : d.children().values()) {
                     if (child instanceof DirectoryInode sub) {
                         queue.add(sub);
@@ -75,6 +75,7 @@ final class TreeCopy {
         root.setOwnership(top.ownership());
         root.setModificationTime(top.modificationTime());
         root.setAccessTime(top.accessTime());
+        root.setReplication(top.replication());
         made[0] = root;
         long highest = 0;
         for (int i = 1; i < made.length; i++) {

@@ -11,7 +11,7 @@ class FileTableTest {
 
     private FileInode publish() throws TarnException {
         long id = table.reserve();
-        FileInode f = new FileInode(id, "f", null, 0, new io.tarn.common.fs.Ownership("u", "g", 0644), 4096, 0, 1);
+        FileInode f = new FileInode(id, "f", null, 0, new io.tarn.common.fs.Ownership("u", "g", 0644), 4096, 0, 1, 1);
         table.publish(f);
         return f;
     }

@@ -46,10 +46,13 @@ class WriteStatusTest {
         Namespace ns = nn.namespace();
         ns.mkdirs("/d", new Ownership("alice", "staff", 0750));
         ns.create("/d/f", FileType.FILE, false, false, 3, 7, new Ownership("bob", "", 0640));
+        ns.setReplication("/d", 3); // a directory's default, in its status
         for (String path : new String[] {"/", "/d", "/d/f", "//d///f/"}) {
             Inode n = ns.entry(path);
             assertThat(direct(n)).as(path).isEqualTo(viaRecord(n));
         }
         assertThat(ns.entry("/d/f").status().underConstruction()).isTrue();
+        assertThat(ns.entry("/d").status().replication()).isEqualTo(3);
+        assertThat(ns.entry("/d/f").status().replication()).isEqualTo(1);
     }
 }
