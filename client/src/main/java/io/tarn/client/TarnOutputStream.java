@@ -15,9 +15,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Writes one file, block by block, with data in flight while the caller goes on writing.
@@ -41,8 +43,11 @@ import java.util.concurrent.CompletionException;
  * memory; {@link #hsync()} also tells the namenode that length, so new readers see it and it
  * survives the writer's death (lease recovery keeps it); {@link #close()} publishes the final size
  * and releases the lease. Bytes stored in DRAM are lost if their datanode's host loses power:
- * durability across machines comes with replication. A failed write fails every later call with
- * the same error. Not thread-safe, like any {@link OutputStream}.
+ * durability across machines comes with replication. A block whose datanode cannot be reached
+ * before any of its bytes was stored there is replaced by one elsewhere (the namenode then avoids
+ * that datanode for every writer), without the caller noticing; once a datanode acknowledged bytes
+ * of a block, losing it fails the write. A failed write fails every later call with the same
+ * error. Not thread-safe, like any {@link OutputStream}.
  */
 public final class TarnOutputStream extends OutputStream {
     private final TarnClient client;
@@ -94,6 +99,16 @@ public final class TarnOutputStream extends OutputStream {
      * any order, so the newest write's own future says nothing about the ones before it.
      */
     private CompletableFuture<Void> allSent = CompletableFuture.completedFuture(null);
+    /**
+     * Blocks with a write stored: those are never replaced (their datanode holds acknowledged
+     * bytes). Written by the I/O threads that complete the writes.
+     */
+    private final Set<Integer> storedBlocks = ConcurrentHashMap.newKeySet();
+    /**
+     * Replacements of blocks whose datanode the writer could not reach before storing anything in
+     * them (REPLACE_BLOCK), by block index; every write of such a block goes there.
+     */
+    private final ConcurrentHashMap<Integer, CompletableFuture<BlockRef>> replaced = new ConcurrentHashMap<>();
     private volatile Throwable failure;
     private boolean closed;
 
@@ -401,7 +416,7 @@ public final class TarnOutputStream extends OutputStream {
             client.data().copiedShortCircuit(n);
             written = CompletableFuture.completedFuture(null);
         } else {
-            written = store(block(index), asked, offset, data);
+            written = store(index, block(index), asked, offset, data);
         }
         written.whenComplete((v, e) -> {
             if (e != null && failure == null) {
@@ -420,18 +435,85 @@ public final class TarnOutputStream extends OutputStream {
     }
 
     /**
-     * Stores a chunk once its block's location is known: through its grant when one was asked,
-     * else as {@link DataClient#write} decides. Takes ownership of {@code data}.
+     * Stores a chunk of block {@code index} once its location is known: through its grant when one
+     * was asked, else as {@link DataClient#write} decides. Takes ownership of {@code data}. When the
+     * block's datanode cannot be reached and no write to that block was stored yet, the chunk goes
+     * to a replacement block elsewhere ({@link #elsewhere}); if one was, the write fails, since bytes
+     * the datanode acknowledged are gone with it.
      */
-    private CompletableFuture<Void> store(CompletableFuture<BlockRef> block,
+    private CompletableFuture<Void> store(int index, CompletableFuture<BlockRef> block,
             CompletableFuture<LocalStorage.WriteRange> asked, int offset, ByteBuf data) {
-        return block.handle((r, e) -> {
+        return block.handle((allocated, e) -> {
             if (e != null) {
                 data.release();
                 return CompletableFuture.<Void>failedFuture(e);
             }
-            return asked != null ? client.data().write(r, offset, data, asked) : client.data().write(r, offset, data);
+            CompletableFuture<BlockRef> moved = replaced.get(index);
+            if (moved != null && moved.isDone() && !moved.isCompletedExceptionally()) {
+                return moved.thenCompose(r -> client.data().write(r, offset, data)).thenRun(() -> stored(index));
+            }
+            // A duplicate for the first attempt (its own indexes, one more reference), so that the
+            // bytes are still whole for a second attempt elsewhere.
+            CompletableFuture<Void> first;
+            try {
+                ByteBuf attempt = data.retainedDuplicate();
+                first = asked != null ? client.data().write(allocated, offset, attempt, asked)
+                        : client.data().write(allocated, offset, attempt);
+            } catch (RuntimeException x) {
+                first = CompletableFuture.failedFuture(x);
+            }
+            return first.handle((v, x) -> {
+                if (x == null) {
+                    data.release();
+                    stored(index);
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                return elsewhere(index, allocated, offset, data, x);
+            }).thenCompose(f -> f);
         }).thenCompose(f -> f);
+    }
+
+    /**
+     * After a failed write of {@code data} to block {@code index} at {@code allocated}: the same
+     * write to a replacement block when the datanode was unreachable (CONNECTION_LOST, TIMEOUT) and
+     * nothing of the block was stored yet; otherwise the failure, named. Takes ownership of {@code data}.
+     */
+    private CompletableFuture<Void> elsewhere(int index, BlockRef allocated, int offset, ByteBuf data,
+                                              Throwable failure) {
+        Throwable cause = Failures.unwrap(failure);
+        boolean unreachable = Failures.hasCode(cause, ErrorCode.CONNECTION_LOST)
+                || Failures.hasCode(cause, ErrorCode.TIMEOUT);
+        if (!unreachable) {
+            data.release();
+            return CompletableFuture.failedFuture(cause);
+        }
+        if (storedBlocks.contains(index)) {
+            data.release();
+            return CompletableFuture.failedFuture(new TarnException(ErrorCode.DATANODE_DEAD, "writing " + path
+                    + ": datanode " + allocated.host() + ":" + allocated.port() + " became unreachable after it had "
+                    + "stored bytes of block " + index + "; they are lost with it, so the file cannot be completed "
+                    + "(" + cause.getMessage() + "); write the file again"));
+        }
+        CompletableFuture<BlockRef> replacement = replaced.computeIfAbsent(index,
+                i -> router.replaceBlock(file, i, allocated.datanodeId()));
+        return replacement.thenCompose(r -> {
+            if (r.datanodeId() == allocated.datanodeId() && r.host().equals(allocated.host())) {
+                data.release();
+                return CompletableFuture.<Void>failedFuture(cause); // nowhere else to go
+            }
+            return client.data().write(r, offset, data);
+        }).whenComplete((v, x) -> {
+            if (x == null) {
+                stored(index);
+            }
+        });
+    }
+
+    /** Records that a write to block {@code index} was stored, so that it is never replaced (any thread). */
+    private void stored(int index) {
+        if (!storedBlocks.contains(index)) {
+            storedBlocks.add(index);
+        }
     }
 
     /**
