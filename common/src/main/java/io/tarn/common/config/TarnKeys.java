@@ -212,6 +212,13 @@ public final class TarnKeys {
      * The keys of one process, or of all: {@code title} says who reads them, for the documentation
      * (conf/tarn-site.conf has a section per group).
      */
+    public static final ConfigKey<JournalMode> REPLICATION_JOURNAL = ConfigKey.choice("tarn.replication.journal",
+            JournalMode.DISK, JournalMode.class, "disk | memory. Where the replicas of replicated block groups "
+                    + "record votes and log entries. disk: a write-ahead journal of segment files per group, with "
+                    + "group commit, forced to disk before a write is acknowledged; survives the crash of every "
+                    + "member. memory: acknowledged once three memories hold it, for purely ephemeral data; "
+                    + "survives any single failure, not a crash of all three members together.");
+
     public record Group(String title, List<ConfigKey<?>> keys) {
     }
 
@@ -226,6 +233,8 @@ public final class TarnKeys {
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),
+            new Group("Replication: read by tarn datanode for replicated block groups",
+                    List.of(REPLICATION_JOURNAL)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,

@@ -16,7 +16,8 @@ class TarnKeysTest {
             grouped.addAll(g.keys());
             String prefix = g.title().startsWith("RPC") ? "tarn.rpc." : g.title().startsWith("Namenode")
                     ? "tarn.namenode." : g.title().startsWith("Datanode") ? "tarn.datanode."
-                    : g.title().startsWith("Client") ? "tarn.client." : null;
+                    : g.title().startsWith("Client") ? "tarn.client."
+                    : g.title().startsWith("Replication") ? "tarn.replication." : null;
             if (prefix != null) {
                 assertThat(g.keys()).as(g.title()).allMatch(k -> k.name().startsWith(prefix));
             }
