@@ -18,6 +18,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -37,6 +39,8 @@ final class ProcessCluster implements AutoCloseable {
     static final int NAMENODE_PORT = 9060;
     static final int DATANODE_PORT = 9070;
     private static final long DATANODE_TIMEOUT_MS = 3_000;
+    private static final String MEMORY_PREFIX = "tarn-chaos-";
+    private static final Pattern MEMORY = Pattern.compile(MEMORY_PREFIX + "(\\d+)-.*");
 
     private final NetworkLab lab;
     private final Path logs;
@@ -44,6 +48,8 @@ final class ProcessCluster implements AutoCloseable {
     private final Daemon namenode;
     private final List<Daemon> datanodes = new ArrayList<>();
     private final Map<String, String> extraKeys;
+    /** Kills the daemons and frees their memory when the JVM exits before {@link #close} (Ctrl-C). */
+    private final Thread hook;
     private boolean closed;
 
     private ProcessCluster(NetworkLab lab, Launcher launcher, Path logs, Path memory, int datanodeCount,
@@ -52,6 +58,8 @@ final class ProcessCluster implements AutoCloseable {
         this.logs = logs;
         this.memory = memory;
         this.extraKeys = extraKeys;
+        this.hook = new Thread(this::closeQuietly, "tarn-chaos-cluster-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
         Host nnHost = lab.addHost("nn");
         Map<String, String> nn = common(nnHost.address());
         nn.put("tarn.namenode.datanode.timeout", Long.toString(DATANODE_TIMEOUT_MS));
@@ -100,7 +108,8 @@ final class ProcessCluster implements AutoCloseable {
         Path shm = Path.of("/dev/shm");
         Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm
                 : Path.of(System.getProperty("java.io.tmpdir"));
-        Path memory = Files.createTempDirectory(parent, "tarn-chaos-" + ProcessHandle.current().pid() + "-");
+        sweepMemory(parent);
+        Path memory = Files.createTempDirectory(parent, MEMORY_PREFIX + ProcessHandle.current().pid() + "-");
         ProcessCluster cluster = null;
         try {
             cluster = new ProcessCluster(lab, launcher, logs, memory, datanodes, extraKeys);
@@ -211,6 +220,29 @@ final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Removes the memory directories of runs whose process is gone (killed with SIGKILL); the lab's
+     * sweep has killed their daemons by then.
+     */
+    private static void sweepMemory(Path parent) throws IOException {
+        try (Stream<Path> dirs = Files.list(parent)) {
+            for (Path dir : dirs.toList()) {
+                Matcher m = MEMORY.matcher(dir.getFileName().toString());
+                if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
+                    deleteTree(dir);
+                }
+            }
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (IOException e) {
+            System.err.println("tarn chaos: " + e.getMessage());
+        }
+    }
+
     /** Kills every daemon, removes the network lab and the memory files; idempotent. */
     @Override
     public synchronized void close() throws IOException {
@@ -218,6 +250,13 @@ final class ProcessCluster implements AutoCloseable {
             return;
         }
         closed = true;
+        if (Thread.currentThread() != hook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // The JVM is exiting: the hook runs or has run.
+            }
+        }
         List<String> failures = new ArrayList<>();
         for (Daemon d : datanodes) {
             try {
@@ -227,7 +266,9 @@ final class ProcessCluster implements AutoCloseable {
             }
         }
         try {
-            namenode.kill();
+            if (namenode != null) { // null when the constructor failed and the shutdown hook closes
+                namenode.kill();
+            }
         } catch (IOException e) {
             failures.add(e.getMessage());
         }

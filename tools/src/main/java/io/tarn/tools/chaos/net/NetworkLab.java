@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  * {@code tarnchaos-<pid>-<n>-<host>}, links {@code tc<pid base 36><n><role><index>} with the alias
  * {@code tarn-chaos <pid>}. {@link #close} removes all of them, as does a JVM shutdown hook when the
  * lab is not closed; {@link #sweep} removes what labs of processes no longer running left behind
- * (killed with SIGKILL, say). Needs root (CAP_NET_ADMIN).
+ * (killed with SIGKILL, say), killing the processes still running in their namespaces. Needs root
+ * (CAP_NET_ADMIN).
  */
 public final class NetworkLab implements AutoCloseable {
     /** Prefix of every namespace a lab makes. */
@@ -102,6 +103,12 @@ public final class NetworkLab implements AutoCloseable {
             String name = line.strip().split(" ")[0];
             Matcher m = NAMESPACE.matcher(name);
             if (m.matches() && !alive(Long.parseLong(m.group(1)))) {
+                // Processes its run started there outlive the run when it was killed: kill them first.
+                for (String pid : Ip.tryRun("netns", "pids", name).output().split("\\s+")) {
+                    if (pid.matches("\\d+")) {
+                        ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+                    }
+                }
                 Ip.tryRun("netns", "delete", name);
                 removed++;
             }

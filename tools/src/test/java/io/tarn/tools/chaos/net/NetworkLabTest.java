@@ -73,7 +73,7 @@ class NetworkLabTest {
     }
 
     @Test
-    void sweepRemovesWhatADeadRunLeft() throws Exception {
+    void sweepRemovesWhatADeadRunLeftAndKillsItsProcesses() throws Exception {
         // A namespace and a link named as a lab of a process that no longer runs would name them.
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor(10, TimeUnit.SECONDS);
@@ -83,11 +83,15 @@ class NetworkLabTest {
         Ip.run("netns", "add", namespace);
         Ip.run("link", "add", link, "type", "bridge");
         Ip.run("link", "set", "dev", link, "alias", NetworkLab.ALIAS_PREFIX + pid);
+        // A daemon the dead run started in its namespace, still running.
+        Process orphan = new ProcessBuilder("ip", "netns", "exec", namespace, "sleep", "300").start();
         try {
             assertThat(NetworkLab.sweep()).isGreaterThanOrEqualTo(2);
+            assertThat(orphan.waitFor(10, TimeUnit.SECONDS)).as("the orphan was killed").isTrue();
             assertThat(Ip.run("netns", "list")).doesNotContain(namespace);
             assertThat(Ip.run("-o", "link", "show")).doesNotContain(link);
         } finally {
+            orphan.destroyForcibly();
             Ip.tryRun("netns", "delete", namespace);
             Ip.tryRun("link", "delete", link);
         }
