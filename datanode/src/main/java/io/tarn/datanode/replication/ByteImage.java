@@ -1,6 +1,7 @@
 package io.tarn.datanode.replication;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.Wire;
 import io.tarn.replication.StateImage;
@@ -19,9 +20,7 @@ public final class ByteImage extends CheckedBytes implements StateImage {
     public static final ImageCodec CODEC = new ImageCodec() {
         @Override
         public void encode(StateImage image, ByteBuf out) {
-            if (!(image instanceof ByteImage b)) {
-                throw new IllegalArgumentException("not a ByteImage: " + image.getClass().getName());
-            }
+            ByteImage b = of(image);
             out.writeInt(b.bytes.length);
             out.writeInt(b.crc);
             out.writeBytes(b.bytes);
@@ -51,6 +50,30 @@ public final class ByteImage extends CheckedBytes implements StateImage {
     public static ByteImage copyOf(byte[] src) {
         byte[] copy = src.clone();
         return new ByteImage(copy, crc32c(copy));
+    }
+
+    /**
+     * {@code image} as a {@link ByteImage}: itself, or a copy of the bytes a live region image
+     * ({@link RegionGroupStore.ImageBytes}) holds now.
+     *
+     * @throws IllegalArgumentException for an image of another kind
+     */
+    public static ByteImage of(StateImage image) {
+        if (image instanceof ByteImage b) {
+            return b;
+        }
+        if (image instanceof RegionGroupStore.ImageBytes live) {
+            ByteBuf buf = Unpooled.buffer((int) live.sizeBytes());
+            try {
+                live.writeTo(buf);
+                byte[] bytes = new byte[buf.readableBytes()];
+                buf.readBytes(bytes);
+                return new ByteImage(bytes, crc32c(bytes));
+            } finally {
+                buf.release();
+            }
+        }
+        throw new IllegalArgumentException("not an image of bytes: " + image.getClass().getName());
     }
 
     /** An image over {@code owned}, whose checksum the caller already verified; the caller gives the array up. */

@@ -12,7 +12,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Keeps {@link ByteImage}s as files {@code image-<id>.img} in a group's journal directory:
+ * Keeps images ({@link ByteImage}s, or the bytes a live region image holds at the moment of the
+ * save) as files {@code image-<id>.img} in a group's journal directory:
  * {@code length[i64] crc32c[i32] bytes[length]}. A save writes a temporary file, forces it, renames
  * it into place and forces the directory, so an image is either whole or absent; a load verifies
  * length and checksum.
@@ -36,9 +37,7 @@ public final class FileImageStore implements ImageStore {
 
     @Override
     public void save(long id, StateImage image) throws IOException {
-        if (!(image instanceof ByteImage b)) {
-            throw new IllegalArgumentException("FileImageStore keeps ByteImages, not " + image.getClass().getName());
-        }
+        ByteImage b = ByteImage.of(image);
         Path tmp = dir.resolve(PREFIX + id + SUFFIX + ".tmp");
         ByteBuffer header = ByteBuffer.allocate(HEADER).putLong(b.sizeBytes()).putInt(b.crc32c()).flip();
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,

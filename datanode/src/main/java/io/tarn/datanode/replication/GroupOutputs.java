@@ -18,6 +18,10 @@ public interface GroupOutputs {
     /** Queues a durable write; the journal reports it with {@link GroupRunner#durable(long)}. */
     void persist(long groupId, DiskOp op);
 
+    /** Called on the loop thread at every timer tick, after the replica's ticks (to retry held work). */
+    default void onTimer(long groupId) {
+    }
+
     /** The replica changed role or term (for leader reports and metrics); called on the loop thread. */
     default void roleChanged(long groupId, Role role, long term, int leaderId) {
     }

@@ -86,6 +86,8 @@ public final class GroupRunner {
     private long nextReadId = 1;
     private long lastTick;
     private boolean closed;
+    /** Why the group's journal stopped acknowledging, or null (loop thread only). */
+    private String journalFailure;
     /** True while an input is fed and its effects performed (loop thread only). */
     private boolean busy;
 
@@ -145,6 +147,27 @@ public final class GroupRunner {
         run(() -> replica.onDiskComplete(opId));
     }
 
+    /**
+     * The group's journal failed (full or read-only disk): nothing more becomes durable here, so
+     * this member answers every pending and later request at once with {@code reason}, instead of
+     * letting them time out.
+     */
+    public void journalFailed(String reason) {
+        run(() -> {
+            journalFailure = reason;
+            for (Waiting w : deadlines) {
+                w.future().complete(Outcome.timedOut(journalMessage()));
+            }
+            deadlines.clear();
+            writes.clear();
+            reads.clear();
+        });
+    }
+
+    private String journalMessage() {
+        return "group " + groupId + " cannot acknowledge writes on this datanode: " + journalFailure;
+    }
+
     /** Names this member the first leader of a brand-new group (see {@link Replica#campaign()}). */
     public void campaign() {
         run(replica::campaign);
@@ -162,6 +185,10 @@ public final class GroupRunner {
     public CompletableFuture<Outcome> write(WriteCommand command) {
         CompletableFuture<Outcome> future = new CompletableFuture<>();
         run(() -> {
+            if (journalFailure != null) {
+                future.complete(Outcome.timedOut(journalMessage()));
+                return;
+            }
             WriteKey key = new WriteKey(command.clientId(), command.sequence());
             writes.computeIfAbsent(key, k -> new ArrayList<>(1)).add(future);
             deadlines.add(new Waiting(System.nanoTime() + requestTimeoutNanos, key, 0, future));
@@ -189,6 +216,7 @@ public final class GroupRunner {
             try {
                 catchUp();
                 perform();
+                outputs.onTimer(groupId);
                 expire();
             } finally {
                 busy = false;

@@ -2,8 +2,6 @@ package io.tarn.datanode.replication;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.tarn.common.protocol.MalformedMessageException;
-import io.tarn.common.protocol.Wire;
 import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.RegionStore;
 import io.tarn.replication.BlockRange;
@@ -106,8 +104,11 @@ public final class RegionGroupStore implements GroupStore {
 
     @Override
     public void restore(Checkpoint checkpoint) {
-        ImageBytes image = (ImageBytes) checkpoint.image();
-        image.copyInto(this);
+        if (checkpoint.image() instanceof ImageBytes live) {
+            live.copyInto(this);
+        } else {
+            load(ByteImage.of(checkpoint.image()).asByteBuf());
+        }
     }
 
     /** The group's generation of {@code block}. */
@@ -116,8 +117,9 @@ public final class RegionGroupStore implements GroupStore {
     }
 
     /**
-     * An image that can be read as bytes: the generations of every block (int32 each), then the
-     * region's bytes. Both the live handle and an image received from a leader are such images.
+     * A live image of a group's replica, read as bytes: the generations of every block (int32
+     * each), then the region's bytes. Sent to a follower and saved by the journal as a
+     * {@link ByteImage} copy of those bytes ({@link ByteImage#of}), which {@link #restore} loads.
      */
     public interface ImageBytes extends StateImage {
         /** Appends the image to {@code out}. */
@@ -159,57 +161,6 @@ public final class RegionGroupStore implements GroupStore {
             } finally {
                 buf.release();
             }
-        }
-    }
-
-    /**
-     * Puts {@link ImageBytes} into an {@code InstallCheckpoint} message as {@code length[i64]} and the
-     * image's bytes (generations, then the region), and reads them back as a {@link ReceivedImage}.
-     * The whole image travels in one message: regions larger than a frame need chunked streaming.
-     */
-    public static final ImageCodec CODEC = new ImageCodec() {
-        @Override
-        public void encode(StateImage image, ByteBuf out) {
-            if (!(image instanceof ImageBytes bytes)) {
-                throw new IllegalArgumentException("not a region image: " + image);
-            }
-            out.writeLong(bytes.sizeBytes());
-            int start = out.writerIndex();
-            bytes.writeTo(out);
-            if (out.writerIndex() - start != bytes.sizeBytes()) {
-                throw new IllegalStateException("image wrote " + (out.writerIndex() - start) + " bytes, announced "
-                        + bytes.sizeBytes());
-            }
-        }
-
-        @Override
-        public StateImage decode(ByteBuf in) {
-            long length = Wire.readLong(in);
-            if (length < 0 || length > in.readableBytes()) {
-                throw new MalformedMessageException("an image of " + length + " bytes does not fit the "
-                        + in.readableBytes() + " bytes left");
-            }
-            byte[] bytes = new byte[(int) length];
-            in.readBytes(bytes);
-            return new ReceivedImage(bytes);
-        }
-    };
-
-    /** An image received from another replica, laid out as {@link ImageBytes#writeTo} writes it. */
-    public record ReceivedImage(byte[] bytes) implements ImageBytes {
-        @Override
-        public long sizeBytes() {
-            return bytes.length;
-        }
-
-        @Override
-        public void writeTo(ByteBuf out) {
-            out.writeBytes(bytes);
-        }
-
-        @Override
-        public void copyInto(RegionGroupStore store) {
-            store.load(Unpooled.wrappedBuffer(bytes));
         }
     }
 

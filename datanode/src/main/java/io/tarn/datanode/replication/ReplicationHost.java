@@ -8,18 +8,21 @@ import io.tarn.replication.ReplicationConfig;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.Transport;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The block groups one datanode hosts: for each, a {@link GroupRunner} on one of the host's
  * {@link ReplicationLoops}, wired to the other members through the shared {@link PeerMessenger}
- * and to the group's journal. {@link #service()} is the handler for the {@code REPLICA} audience of
- * the datanode's RPC server.
+ * and to the group's {@link ReplicaJournal}, whose completions and failures it hands to the runner
+ * ({@link JournalListener}). An op the journal pushes back ({@link Admission#BUSY}) is held and
+ * offered again, before any later op of the group, at the next op or tick. {@link #service()} is
+ * the handler for the {@code REPLICA} audience of the datanode's RPC server.
  *
  * <p>Thread-safe: groups are created and removed from any thread; lookups are lock-free.
  */
-public final class ReplicationHost implements AutoCloseable {
+public final class ReplicationHost implements JournalListener, AutoCloseable {
 
     /**
      * The host's settings.
@@ -32,20 +35,10 @@ public final class ReplicationHost implements AutoCloseable {
     public record Settings(ReplicationConfig config, long tickNanos, long requestTimeoutNanos, int threads) {
     }
 
-    /**
-     * Makes a group's disk operations durable: appends {@code op} to group {@code groupId}'s
-     * journal without blocking, and later calls {@link ReplicationHost#durable} once it and every
-     * earlier op of that group are durable. Ops of one group complete in issue order.
-     */
-    public interface Journal {
-        void append(long groupId, DiskOp op);
-    }
-
-    private record Hosted(GroupMembers members, GroupRunner runner) {
+    private record Hosted(GroupMembers members, GroupRunner runner, ReplicaJournal journal) {
     }
 
     private final Settings settings;
-    private final Journal journal;
     private final ReplicationLoops loops;
     private final PeerMessenger messenger;
     private final ReplicaService service;
@@ -54,14 +47,12 @@ public final class ReplicationHost implements AutoCloseable {
     /**
      * @param transport the datanode's transport, for connections to other members
      * @param settings  the host's settings
-     * @param journal   where groups' disk operations go
      * @param name      thread name prefix
      */
-    public ReplicationHost(Transport transport, Settings settings, Journal journal, String name) {
+    public ReplicationHost(Transport transport, Settings settings, String name) {
         this.settings = settings;
-        this.journal = journal;
         this.loops = new ReplicationLoops(settings.threads(), settings.tickNanos(), name);
-        ReplicationCodec codec = new ReplicationCodec(RegionGroupStore.CODEC);
+        ReplicationCodec codec = new ReplicationCodec(ByteImage.CODEC);
         this.messenger = new PeerMessenger(transport, codec);
         this.service = new ReplicaService(this, codec);
     }
@@ -72,21 +63,31 @@ public final class ReplicationHost implements AutoCloseable {
     }
 
     /**
-     * Starts hosting this datanode's replica of a group.
+     * Starts hosting this datanode's replica of a group, from what its journal holds: the block
+     * state is first restored from the journal's checkpoint (when it has one), then the replica
+     * starts. The journal must report to this host ({@link JournalListener}).
      *
      * @param members  the group's members (this datanode is {@code members.self()})
      * @param store    the replica's block state
-     * @param state    what the replica's journal holds ({@link PersistentState#initialVoter()} for a
-     *                 founding member of a new group)
+     * @param journal  the replica's journal, just opened ({@code PersistentState.initialVoter()} as
+     *                 the state of a founding member of a new group)
      * @param campaign true for the member the namenode named first leader of a new group
      * @return the group's runner
      * @throws IllegalStateException when the group is hosted already
      */
-    public GroupRunner create(GroupMembers members, GroupStore store, PersistentState state, boolean campaign) {
+    public GroupRunner create(GroupMembers members, GroupStore store, ReplicaJournal journal, boolean campaign) {
         long groupId = members.groupId();
+        PersistentState state = journal.recovered();
+        if (state.checkpoint().meta().index() > 0) {
+            store.restore(state.checkpoint());
+        }
         Replica replica = new Replica(settings.config(), members.self(), members.ids(), state,
                 ThreadLocalRandom.current().nextLong());
+        GroupRunner[] self = new GroupRunner[1];
         GroupOutputs outputs = new GroupOutputs() {
+            /** Ops the journal pushed back, oldest first; they go before any later op (loop thread only). */
+            private final ArrayDeque<DiskOp> held = new ArrayDeque<>();
+
             @Override
             public void send(long group, Message message) {
                 messenger.send(members, message);
@@ -94,12 +95,34 @@ public final class ReplicationHost implements AutoCloseable {
 
             @Override
             public void persist(long group, DiskOp op) {
-                journal.append(group, op);
+                held.add(op);
+                drain();
+            }
+
+            @Override
+            public void onTimer(long group) {
+                drain();
+            }
+
+            private void drain() {
+                while (!held.isEmpty()) {
+                    Admission admission = journal.append(held.peek());
+                    if (admission == Admission.BUSY) {
+                        return;
+                    }
+                    held.poll();
+                    if (admission == Admission.FAILED) {
+                        held.clear();
+                        self[0].journalFailed(journal.failure());
+                        return;
+                    }
+                }
             }
         };
         GroupRunner runner = new GroupRunner(groupId, replica, members.names(), loops.loopFor(groupId), outputs,
                 store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos());
-        if (groups.putIfAbsent(groupId, new Hosted(members, runner)) != null) {
+        self[0] = runner;
+        if (groups.putIfAbsent(groupId, new Hosted(members, runner, journal)) != null) {
             throw new IllegalStateException("group " + groupId + " is hosted here already");
         }
         loops.add(runner);
@@ -115,7 +138,7 @@ public final class ReplicationHost implements AutoCloseable {
         return h == null ? null : h.runner();
     }
 
-    /** The journal completed every operation of {@code groupId} up to {@code opId}. */
+    @Override
     public void durable(long groupId, long opId) {
         Hosted h = groups.get(groupId);
         if (h != null) {
@@ -123,11 +146,20 @@ public final class ReplicationHost implements AutoCloseable {
         }
     }
 
-    /** Stops hosting a group; its pending requests fail. */
+    @Override
+    public void failed(long groupId, String reason) {
+        Hosted h = groups.get(groupId);
+        if (h != null) {
+            h.runner().journalFailed(reason);
+        }
+    }
+
+    /** Stops hosting a group: its pending requests fail and its journal closes. */
     public void remove(long groupId) {
         Hosted h = groups.remove(groupId);
         if (h != null) {
             loops.remove(h.runner());
+            h.journal().close();
         }
     }
 

@@ -87,7 +87,7 @@ class RegionGroupStoreTest {
         wire.readBytes(bytes);
         RegionGroupStore follower = store();
         CheckpointMeta meta = new CheckpointMeta(2, List.of(), Map.of());
-        follower.restore(new Checkpoint(meta, new RegionGroupStore.ReceivedImage(bytes)));
+        follower.restore(new Checkpoint(meta, ByteImage.copyOf(bytes)));
         assertThat(follower.read(new BlockRange(0, REGION))).isEqualTo(leader.read(new BlockRange(0, REGION)));
         assertThat(follower.generation(5)).isEqualTo(9);
         assertThat(follower.generation(0)).isEqualTo(2);

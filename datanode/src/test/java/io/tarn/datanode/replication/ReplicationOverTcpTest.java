@@ -7,7 +7,6 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.replication.GroupRunner.Outcome;
 import io.tarn.replication.BlockRange;
-import io.tarn.replication.DiskOp;
 import io.tarn.replication.PersistentState;
 import io.tarn.replication.ReplicationConfig;
 import io.tarn.replication.Status;
@@ -16,9 +15,12 @@ import io.tarn.rpc.RpcServer;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three datanode replication hosts, each with its own transport and RPC server on loopback, keep a
@@ -38,26 +41,28 @@ class ReplicationOverTcpTest {
     private static final long GROUP = 7;
     private static final ReplicationConfig CONFIG = ReplicationConfig.builder().checkpointInterval(64).build();
 
-    /** One datanode: transport, server, host, region. */
+    /** One datanode: transport, server, host, region, journal directory. */
     private static final class Node implements AutoCloseable {
         final Transport transport = Transports.create(TarnConfig.defaults());
-        final HeapRegions regions = new HeapRegions(1, REGION);
+        final HeapRegions regions;
         final GenerationTable generations = GenerationTable.inMemory(REGION, 1, BLOCK);
+        final Path journals;
         final ReplicationHost host;
+        final JournalWriter writer;
         final RpcServer server;
-        final List<DiskOp> journal = new ArrayList<>();
 
-        Node(int id) throws Exception {
+        Node(int id, Path journals, HeapRegions regions, int port) throws Exception {
+            this.journals = journals;
+            this.regions = regions;
             host = new ReplicationHost(transport, new ReplicationHost.Settings(CONFIG, TimeUnit.MILLISECONDS.toNanos(1),
-                    TimeUnit.SECONDS.toNanos(2), 1), this::append, "test-dn" + id);
-            server = transport.bind(new InetSocketAddress("127.0.0.1", 0), host.service());
+                    TimeUnit.SECONDS.toNanos(2), 1), "test-dn" + id);
+            writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
+            server = transport.bind(new InetSocketAddress("127.0.0.1", port), host.service());
         }
 
-        private void append(long groupId, DiskOp op) {
-            synchronized (journal) {
-                journal.add(op);
-            }
-            host.durable(groupId, op.id());
+        GroupRunner join(GroupMembers members, PersistentState ifNew) throws Exception {
+            ReplicaJournal journal = GroupJournal.open(GROUP, GroupJournal.directory(journals, GROUP), ifNew, writer);
+            return host.create(members, store(), journal, false);
         }
 
         RegionGroupStore store() {
@@ -65,7 +70,7 @@ class ReplicationOverTcpTest {
         }
 
         byte[] bytes() {
-            return new RegionGroupStore(regions, generations, 0, BLOCK).read(new BlockRange(0, REGION));
+            return store().read(new BlockRange(0, REGION));
         }
 
         private boolean closed;
@@ -77,6 +82,7 @@ class ReplicationOverTcpTest {
             }
             closed = true;
             host.close();
+            writer.close();
             server.close();
             transport.close();
         }
@@ -89,14 +95,26 @@ class ReplicationOverTcpTest {
         nodes.forEach(Node::close);
     }
 
+    @TempDir
+    Path dir;
+
     private Map<Integer, InetSocketAddress> start(int count) throws Exception {
         Map<Integer, InetSocketAddress> addresses = new HashMap<>();
         for (int i = 0; i < count; i++) {
-            Node n = new Node(i);
+            Node n = new Node(i, dir.resolve("dn" + i), new HeapRegions(1, REGION), 0);
             nodes.add(n);
             addresses.put(i, n.server.localAddress());
         }
         return addresses;
+    }
+
+    private List<GroupRunner> join(Map<Integer, InetSocketAddress> addresses) throws Exception {
+        List<GroupRunner> runners = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            runners.add(nodes.get(i).join(new GroupMembers(GROUP, 1, i, addresses), PersistentState.initialVoter()));
+        }
+        runners.get(0).campaign();
+        return runners;
     }
 
     private static WriteCommand write(long client, long seq, int offset, int generation, String text) {
@@ -136,13 +154,7 @@ class ReplicationOverTcpTest {
     @Test
     void aGroupOfThreeDatanodesReplicatesWritesOverTcp() throws Exception {
         Map<Integer, InetSocketAddress> addresses = start(3);
-        List<GroupRunner> runners = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            Node n = nodes.get(i);
-            runners.add(n.host.create(new GroupMembers(GROUP, 1, i, addresses), n.store(),
-                    PersistentState.initialVoter(), false));
-        }
-        runners.get(0).campaign();
+        List<GroupRunner> runners = join(addresses);
         Outcome first = writeThrough(runners, write(1, 1, 0, 1, "first"));
         assertThat(first.ok()).as("first write: %s", first).isTrue();
         List<CompletableFuture<Outcome>> pending = new ArrayList<>();
@@ -166,21 +178,14 @@ class ReplicationOverTcpTest {
         assertThat(new String(nodes.get(2).bytes(), 3 * BLOCK, 4, StandardCharsets.US_ASCII)).isEqualTo("last");
         assertThat(nodes.get(1).generations.get(0, 3)).isEqualTo(2);
         assertThat(nodes.get(0).host.messenger().sent()).isGreaterThan(100);
-        synchronized (nodes.get(1).journal) {
-            assertThat(nodes.get(1).journal).anyMatch(op -> op instanceof DiskOp.PersistEntries);
-        }
+        assertThat(nodes.get(1).writer.acknowledged()).as("ops the follower's journal made durable")
+                .isGreaterThan(100);
     }
 
     @Test
     void aNewLeaderTakesOverWhenTheLeadersDatanodeStops() throws Exception {
         Map<Integer, InetSocketAddress> addresses = start(3);
-        List<GroupRunner> runners = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            Node n = nodes.get(i);
-            runners.add(n.host.create(new GroupMembers(GROUP, 1, i, addresses), n.store(),
-                    PersistentState.initialVoter(), false));
-        }
-        runners.get(0).campaign();
+        List<GroupRunner> runners = join(addresses);
         assertThat(writeThrough(runners, write(4, 1, 0, 1, "before")).ok()).isTrue();
         int old = writer.leader();
         nodes.get(old).close();
@@ -210,13 +215,7 @@ class ReplicationOverTcpTest {
     @Test
     void aMemberThatLostItsDataRejoinsFromAStreamedCheckpoint() throws Exception {
         Map<Integer, InetSocketAddress> addresses = start(3);
-        List<GroupRunner> runners = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            Node n = nodes.get(i);
-            runners.add(n.host.create(new GroupMembers(GROUP, 1, i, addresses), n.store(),
-                    PersistentState.initialVoter(), false));
-        }
-        runners.get(0).campaign();
+        List<GroupRunner> runners = join(addresses);
         int gone = (leader(runners) + 1) % 3;
         nodes.get(gone).host.remove(GROUP);
         for (int seq = 1; seq <= 3 * CONFIG.checkpointInterval(); seq++) {
@@ -224,16 +223,56 @@ class ReplicationOverTcpTest {
         }
         Node wiped = nodes.get(gone);
         wiped.regions.write(0, 0, Unpooled.wrappedBuffer(new byte[REGION]), 0, REGION);
-        synchronized (wiped.journal) {
-            wiped.journal.clear();
-        }
-        wiped.host.create(new GroupMembers(GROUP, 1, gone, addresses), wiped.store(), PersistentState.wiped(), false);
+        deleteTree(GroupJournal.directory(wiped.journals, GROUP));
+        wiped.join(new GroupMembers(GROUP, 1, gone, addresses), PersistentState.wiped());
         awaitIdentical(nodes);
         assertThat(wiped.generations.get(0, 5)).isEqualTo(nodes.get(writer.leader()).generations.get(0, 5))
                 .isPositive();
-        synchronized (wiped.journal) {
-            assertThat(wiped.journal).as("the rejoining member installed the leader's checkpoint")
-                    .anyMatch(op -> op instanceof DiskOp.SaveCheckpoint c && c.checkpoint().meta().index() > 0);
+        wiped.host.remove(GROUP);
+        PersistentState saved = GroupJournal.open(GROUP, GroupJournal.directory(wiped.journals, GROUP),
+                PersistentState.wiped(), wiped.writer).recovered();
+        assertThat(saved.checkpoint().meta().index()).as("the rejoined member keeps the leader's checkpoint")
+                .isPositive();
+    }
+
+    @Test
+    void everyAcknowledgedWriteSurvivesARestartOfAllThreeWithTheirMemoryLost() throws Exception {
+        Map<Integer, InetSocketAddress> addresses = start(3);
+        List<GroupRunner> runners = join(addresses);
+        byte[] expected = new byte[REGION];
+        for (int seq = 1; seq <= 2 * CONFIG.checkpointInterval() + 17; seq++) {
+            int offset = (seq * 37 % 15) * BLOCK + seq % 100;
+            String text = "v" + seq;
+            assertThat(writeThrough(runners, write(8, seq, offset, 1, text)).ok()).isTrue();
+            System.arraycopy(text.getBytes(StandardCharsets.US_ASCII), 0, expected, offset, text.length());
+        }
+        List<Path> journalRoots = new ArrayList<>();
+        for (Node n : nodes) {
+            journalRoots.add(n.journals);
+            n.close();
+        }
+        nodes.clear();
+        writer = null;
+        for (int i = 0; i < 3; i++) {
+            Node n = new Node(i, journalRoots.get(i), new HeapRegions(1, REGION), addresses.get(i).getPort());
+            nodes.add(n);
+        }
+        List<GroupRunner> restarted = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            restarted.add(nodes.get(i).join(new GroupMembers(GROUP, 1, i, addresses), PersistentState.initialVoter()));
+        }
+        assertThat(writeThrough(restarted, write(8, 10_000, 15 * BLOCK, 1, "after")).ok()).isTrue();
+        awaitIdentical(nodes);
+        byte[] recovered = nodes.get(writer.leader()).bytes();
+        assertThat(Arrays.copyOf(recovered, 15 * BLOCK)).as("every acknowledged write, rebuilt from the journals")
+                .isEqualTo(Arrays.copyOf(expected, 15 * BLOCK));
+    }
+
+    private static void deleteTree(Path root) throws Exception {
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -71,12 +72,17 @@ class PollingSelectStrategyTest {
         String comm = name.length() > 15 ? name.substring(0, 15) : name;
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
-                if (Files.readString(task.resolve("comm")).trim().equals(comm)) {
-                    for (String line : Files.readAllLines(task.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                try {
+                    if (Files.readString(task.resolve("comm")).trim().equals(comm)) {
+                        for (String line : Files.readAllLines(task.resolve("status"))) {
+                            if (line.startsWith("voluntary_ctxt_switches:")) {
+                                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                            }
                         }
                     }
+                } catch (NoSuchFileException e) {
+                    // That thread ended between the listing and the read (another test's pool winding down).
+                    continue;
                 }
             }
         }
