@@ -11,7 +11,10 @@ public sealed interface ErrorDetail permits ErrorDetail.MovedTo, ErrorDetail.Red
     record MovedTo(long fileId) implements ErrorDetail {
     }
 
-    /** Send it to namenode {@code partition}, at {@code address} (host:port). */
+    /**
+     * Send it to namenode {@code partition}, at {@code address} (host:port); for NOT_LEADER, to
+     * member {@code partition} of the block group, the leader, at {@code address}.
+     */
     record Redirect(int partition, String address) implements ErrorDetail {
     }
 }

@@ -42,15 +42,10 @@ public final class DatanodeProtocol {
      * A zero-allocation view of the access part at a body's reader index; {@link #wrap} it once per
      * request (one instance per event-loop thread suffices).
      */
-    public static final class Access {
-        private ByteBuf buf;
-        private int base;
-
+    public static final class Access extends FixedView {
         /** Points this view at the body; throws when the body is shorter than the access part. */
         public Access wrap(ByteBuf body) {
-            Wire.need(body, ACCESS_LENGTH);
-            this.buf = body;
-            this.base = body.readerIndex();
+            point(body, ACCESS_LENGTH);
             return this;
         }
 

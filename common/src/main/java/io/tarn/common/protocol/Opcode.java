@@ -104,6 +104,10 @@ public final class Opcode {
     @Op(audience = DATA, readOnly = true) public static final int SC_READ = 102;
     /** Short-circuit write: the checks of WRITE_BLOCK, the data copied by the co-located client. */
     @Op(audience = DATA) public static final int SC_WRITE = 103;
+    /** A write of a replicated block, to its group's leader ({@link GroupProtocol}). */
+    @Op(audience = DATA) public static final int GROUP_WRITE = 104;
+    /** A linearizable read of a replicated block, from its group's leader ({@link GroupProtocol}). */
+    @Op(audience = DATA, readOnly = true) public static final int GROUP_READ = 105;
 
     // Datanode to datanode: one message of a block group's replication protocol, answered empty.
     @Op(audience = REPLICA) public static final int REPLICA_MESSAGE = 110;

@@ -15,6 +15,18 @@ import io.tarn.replication.StateImage;
  */
 public interface GroupStore {
 
+    /** Bytes per slot (block) of the group. */
+    int blockSize();
+
+    /** Slots (blocks) of the group. */
+    int slots();
+
+    /** The generation this replica holds for {@code slot} (0 when never written). */
+    int generation(int slot);
+
+    /** The region of this datanode's store holding the replica (for token checks). */
+    int region();
+
     /** Writes a committed entry's payload to its range (never a no-op or a duplicate). */
     void apply(LogEntry entry);
 

@@ -59,12 +59,17 @@ public final class RegionGroupStore implements GroupStore {
         this.blocks = (int) (regions.regionSize() / blockSize);
     }
 
-    /** Slots (blocks) of the group. */
-    public int blocks() {
+    @Override
+    public int blockSize() {
+        return blockSize;
+    }
+
+    @Override
+    public int slots() {
         return blocks;
     }
 
-    /** The region holding the replica. */
+    @Override
     public int region() {
         return region;
     }
@@ -111,7 +116,7 @@ public final class RegionGroupStore implements GroupStore {
         }
     }
 
-    /** The group's generation of {@code block}. */
+    @Override
     public int generation(int block) {
         return generations.get(region, block);
     }

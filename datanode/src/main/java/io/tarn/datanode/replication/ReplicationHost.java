@@ -35,10 +35,19 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     public record Settings(ReplicationConfig config, long tickNanos, long requestTimeoutNanos, int threads) {
     }
 
-    private record Hosted(GroupMembers members, GroupRunner runner, ReplicaJournal journal) {
+    /**
+     * A group hosted here.
+     *
+     * @param members its members
+     * @param runner  its replica's runner
+     * @param store   its block state on this datanode
+     * @param journal its replica's journal
+     */
+    public record Hosted(GroupMembers members, GroupRunner runner, GroupStore store, ReplicaJournal journal) {
     }
 
     private final Settings settings;
+    private final ReplicaService.TokenCheck tokens;
     private final ReplicationLoops loops;
     private final PeerMessenger messenger;
     private final ReplicaService service;
@@ -47,10 +56,12 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     /**
      * @param transport the datanode's transport, for connections to other members
      * @param settings  the host's settings
+     * @param tokens    checks clients' tokens against this datanode's registrations
      * @param name      thread name prefix
      */
-    public ReplicationHost(Transport transport, Settings settings, String name) {
+    public ReplicationHost(Transport transport, Settings settings, ReplicaService.TokenCheck tokens, String name) {
         this.settings = settings;
+        this.tokens = tokens;
         this.loops = new ReplicationLoops(settings.threads(), settings.tickNanos(), name);
         ReplicationCodec codec = new ReplicationCodec(ByteImage.CODEC);
         this.messenger = new PeerMessenger(transport, codec);
@@ -122,7 +133,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         GroupRunner runner = new GroupRunner(groupId, replica, members.names(), loops.loopFor(groupId), outputs,
                 store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos());
         self[0] = runner;
-        if (groups.putIfAbsent(groupId, new Hosted(members, runner, journal)) != null) {
+        if (groups.putIfAbsent(groupId, new Hosted(members, runner, store, journal)) != null) {
             throw new IllegalStateException("group " + groupId + " is hosted here already");
         }
         loops.add(runner);
@@ -130,6 +141,16 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
             runner.campaign();
         }
         return runner;
+    }
+
+    /** A hosted group, or null. */
+    public Hosted hosted(long groupId) {
+        return groups.get(groupId);
+    }
+
+    /** The check of clients' tokens. */
+    ReplicaService.TokenCheck tokens() {
+        return tokens;
     }
 
     /** The runner of a hosted group, or null. */

@@ -64,6 +64,26 @@ final class LocalGroup implements AutoCloseable {
         int applied;
 
         @Override
+        public int blockSize() {
+            return SIZE;
+        }
+
+        @Override
+        public int slots() {
+            return 1;
+        }
+
+        @Override
+        public int generation(int slot) {
+            return 0;
+        }
+
+        @Override
+        public int region() {
+            return 0;
+        }
+
+        @Override
         public void apply(LogEntry entry) {
             byte[] data = ((Bytes) entry.command().payload()).bytes();
             System.arraycopy(data, 0, bytes, (int) entry.range().first(), entry.range().count());

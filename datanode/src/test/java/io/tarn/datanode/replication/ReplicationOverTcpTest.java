@@ -1,9 +1,18 @@
 package io.tarn.datanode.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.netty.buffer.Unpooled;
 import io.tarn.common.config.TarnConfig;
+import java.util.concurrent.ExecutionException;
+import io.tarn.rpc.RpcClient;
+import io.tarn.common.security.BlockTokens;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.GroupProtocol;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.error.ErrorDetail;
+import io.tarn.common.error.ErrorCode;
 import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.replication.GroupRunner.Outcome;
 import io.tarn.replication.BlockRange;
@@ -40,6 +49,8 @@ class ReplicationOverTcpTest {
     private static final int REGION = 16 * BLOCK;
     private static final long GROUP = 7;
     private static final ReplicationConfig CONFIG = ReplicationConfig.builder().checkpointInterval(64).build();
+    /** The namenode's token key, as every datanode learns it at registration; datanode i has id i. */
+    private static final BlockTokens TOKENS = BlockTokens.random();
 
     /** One datanode: transport, server, host, region, journal directory. */
     private static final class Node implements AutoCloseable {
@@ -54,8 +65,11 @@ class ReplicationOverTcpTest {
         Node(int id, Path journals, HeapRegions regions, int port) throws Exception {
             this.journals = journals;
             this.regions = regions;
-            host = new ReplicationHost(transport, new ReplicationHost.Settings(CONFIG, TimeUnit.MILLISECONDS.toNanos(1),
-                    TimeUnit.SECONDS.toNanos(2), 1), "test-dn" + id);
+            ReplicationHost.Settings settings = new ReplicationHost.Settings(CONFIG, TimeUnit.MILLISECONDS.toNanos(1),
+                    TimeUnit.SECONDS.toNanos(2), 1);
+            host = new ReplicationHost(transport, settings,
+                    (region, slot, generation, token, mode) -> TOKENS.check(token, id, region, slot, generation, mode),
+                    "test-dn" + id);
             writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
             server = transport.bind(new InetSocketAddress("127.0.0.1", port), host.service());
         }
@@ -266,6 +280,82 @@ class ReplicationOverTcpTest {
         byte[] recovered = nodes.get(writer.leader()).bytes();
         assertThat(Arrays.copyOf(recovered, 15 * BLOCK)).as("every acknowledged write, rebuilt from the journals")
                 .isEqualTo(Arrays.copyOf(expected, 15 * BLOCK));
+    }
+
+    private static CompletableFuture<Boolean> groupWrite(RpcClient client, int member, long group, int slot,
+                                                         int generation, int offset, String text, long seq) {
+        byte[] data = text.getBytes(StandardCharsets.US_ASCII);
+        long token = TOKENS.issue(member, 0, slot, generation, BlockTokens.WRITE);
+        return client.call(Opcode.GROUP_WRITE, body -> {
+            GroupProtocol.writeAccess(body, group, slot, generation, token, offset, data.length, 77, seq, seq);
+            body.writeBytes(data);
+        }, answer -> Boolean.TRUE);
+    }
+
+    private static CompletableFuture<String> groupRead(RpcClient client, int member, int slot, int generation,
+                                                       int offset, int length) {
+        long token = TOKENS.issue(member, 0, slot, generation, BlockTokens.READ);
+        return client.call(Opcode.GROUP_READ,
+                body -> GroupProtocol.writeAccess(body, GROUP, slot, generation, token, offset, length, 77, 0, 0),
+                answer -> answer.toString(StandardCharsets.US_ASCII));
+    }
+
+    private static TarnException failure(CompletableFuture<?> call) {
+        Throwable t = catchThrowable(() -> call.get(10, TimeUnit.SECONDS));
+        assertThat(t).as("the call failed").isInstanceOf(ExecutionException.class);
+        assertThat(t.getCause()).isInstanceOf(TarnException.class);
+        return (TarnException) t.getCause();
+    }
+
+    @Test
+    void clientsWriteThroughTheLeaderFollowRedirectsAndReadBack() throws Exception {
+        Map<Integer, InetSocketAddress> addresses = start(3);
+        List<GroupRunner> runners = join(addresses);
+        int leader = leader(runners);
+        int follower = (leader + 1) % 3;
+        try (Transport clients = Transports.create(TarnConfig.defaults())) {
+            RpcClient atFollower = clients.connect(addresses.get(follower));
+            TarnException redirected = failure(groupWrite(atFollower, follower, GROUP, 2, 5, 0, "hello", 1));
+            assertThat(redirected.code()).isEqualTo(ErrorCode.NOT_LEADER);
+            assertThat(redirected.detail()).isEqualTo(new ErrorDetail.Redirect(leader,
+                    "127.0.0.1:" + addresses.get(leader).getPort()));
+            RpcClient atLeader = clients.connect(addresses.get(leader));
+            assertThat(groupWrite(atLeader, leader, GROUP, 2, 5, 0, "hello", 1).get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(groupWrite(atLeader, leader, GROUP, 2, 5, 5, " world", 2).get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(groupRead(atLeader, leader, 2, 5, 0, 11).get(10, TimeUnit.SECONDS)).isEqualTo("hello world");
+            awaitIdentical(nodes);
+            assertThat(nodes.get(follower).generations.get(0, 2)).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void badClientRequestsGetClearErrorsAndTheGroupGoesOn() throws Exception {
+        Map<Integer, InetSocketAddress> addresses = start(3);
+        List<GroupRunner> runners = join(addresses);
+        int leader = leader(runners);
+        try (Transport clients = Transports.create(TarnConfig.defaults())) {
+            RpcClient c = clients.connect(addresses.get(leader));
+            assertThat(groupWrite(c, leader, GROUP, 1, 4, 0, "new", 1).get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(failure(groupWrite(c, leader, GROUP, 1, 3, 0, "old", 2)))
+                    .hasMessageContaining("holds generation 4").extracting(TarnException::code)
+                    .isEqualTo(ErrorCode.STALE_GENERATION);
+            assertThat(failure(groupWrite(c, (leader + 1) % 3, GROUP, 1, 4, 0, "forged", 3)).code())
+                    .as("a token for another member").isEqualTo(ErrorCode.INVALID_TOKEN);
+            assertThat(failure(groupWrite(c, leader, GROUP + 1, 1, 4, 0, "x", 4)))
+                    .hasMessageContaining("no replica of group " + (GROUP + 1)).extracting(TarnException::code)
+                    .isEqualTo(ErrorCode.UNKNOWN_GROUP);
+            assertThat(failure(groupWrite(c, leader, GROUP, 1, 4, BLOCK - 2, "cross", 5)).code())
+                    .isEqualTo(ErrorCode.OUT_OF_RANGE);
+            assertThat(failure(groupWrite(c, leader, GROUP, 16, 4, 0, "x", 6)).code())
+                    .isEqualTo(ErrorCode.OUT_OF_RANGE);
+            assertThat(failure(groupRead(c, leader, 1, 9, 0, 3)).code()).isEqualTo(ErrorCode.BLOCK_NOT_WRITTEN);
+            CompletableFuture<Boolean> truncated = c.call(Opcode.GROUP_WRITE, body -> body.writeLong(GROUP),
+                    answer -> Boolean.TRUE);
+            assertThat(failure(truncated).code()).isEqualTo(ErrorCode.MALFORMED_REQUEST);
+            RpcClient again = clients.connect(addresses.get(leader));
+            assertThat(groupWrite(again, leader, GROUP, 1, 4, 3, "!", 7).get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(groupRead(again, leader, 1, 4, 0, 4).get(10, TimeUnit.SECONDS)).isEqualTo("new!");
+        }
     }
 
     private static void deleteTree(Path root) throws Exception {
