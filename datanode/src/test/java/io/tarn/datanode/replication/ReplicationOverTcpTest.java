@@ -52,56 +52,6 @@ class ReplicationOverTcpTest {
     /** The namenode's token key, as every datanode learns it at registration; datanode i has id i. */
     private static final BlockTokens TOKENS = BlockTokens.random();
 
-    /** One datanode: transport, server, host, region, journal directory. */
-    private static final class Node implements AutoCloseable {
-        final Transport transport = Transports.create(TarnConfig.defaults());
-        final HeapRegions regions;
-        final GenerationTable generations = GenerationTable.inMemory(REGION, 1, BLOCK);
-        final Path journals;
-        final ReplicationHost host;
-        final JournalWriter writer;
-        final RpcServer server;
-
-        Node(int id, Path journals, HeapRegions regions, int port) throws Exception {
-            this.journals = journals;
-            this.regions = regions;
-            ReplicationHost.Settings settings = new ReplicationHost.Settings(CONFIG, TimeUnit.MILLISECONDS.toNanos(1),
-                    TimeUnit.SECONDS.toNanos(2), 1);
-            host = new ReplicationHost(transport, settings,
-                    (region, slot, generation, token, mode) -> TOKENS.check(token, id, region, slot, generation, mode),
-                    "test-dn" + id);
-            writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
-            server = transport.bind(new InetSocketAddress("127.0.0.1", port), host.service());
-        }
-
-        GroupRunner join(GroupMembers members, PersistentState ifNew) throws Exception {
-            ReplicaJournal journal = GroupJournal.open(GROUP, GroupJournal.directory(journals, GROUP), ifNew, writer);
-            return host.create(members, store(), journal, false);
-        }
-
-        RegionGroupStore store() {
-            return new RegionGroupStore(regions, generations, 0, BLOCK);
-        }
-
-        byte[] bytes() {
-            return store().read(new BlockRange(0, REGION));
-        }
-
-        private boolean closed;
-
-        @Override
-        public void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            host.close();
-            writer.close();
-            server.close();
-            transport.close();
-        }
-    }
-
     private final List<Node> nodes = new ArrayList<>();
 
     @AfterEach
@@ -115,7 +65,7 @@ class ReplicationOverTcpTest {
     private Map<Integer, InetSocketAddress> start(int count) throws Exception {
         Map<Integer, InetSocketAddress> addresses = new HashMap<>();
         for (int i = 0; i < count; i++) {
-            Node n = new Node(i, dir.resolve("dn" + i), new HeapRegions(1, REGION), 0);
+            Node n = new Node(i, dir.resolve("dn" + i), false, REGION, BLOCK, CONFIG, TOKENS, 0);
             nodes.add(n);
             addresses.put(i, n.server.localAddress());
         }
@@ -268,7 +218,7 @@ class ReplicationOverTcpTest {
         nodes.clear();
         writer = null;
         for (int i = 0; i < 3; i++) {
-            Node n = new Node(i, journalRoots.get(i), new HeapRegions(1, REGION), addresses.get(i).getPort());
+            Node n = new Node(i, journalRoots.get(i), false, REGION, BLOCK, CONFIG, TOKENS, addresses.get(i).getPort());
             nodes.add(n);
         }
         List<GroupRunner> restarted = new ArrayList<>();
@@ -300,6 +250,47 @@ class ReplicationOverTcpTest {
                 answer -> answer.toString(StandardCharsets.US_ASCII));
     }
 
+    /** A call to one member, given that member's id (for its token) and a connection to it. */
+    private interface MemberCall<T> {
+        CompletableFuture<T> call(int member, RpcClient client);
+    }
+
+    /** The member that answered and its answer. */
+    private record Answer<T>(int member, T value) {
+    }
+
+    /**
+     * Calls as a client does: at the member believed to lead, following NOT_LEADER redirects and
+     * retrying RETRY answers (a loaded machine may move leadership at any time).
+     */
+    private static <T> Answer<T> atLeader(Transport clients, Map<Integer, InetSocketAddress> addresses, int guess,
+                                          MemberCall<T> call) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            RpcClient c = clients.connect(addresses.get(guess));
+            try {
+                return new Answer<>(guess, call.call(guess, c).get(10, TimeUnit.SECONDS));
+            } catch (ExecutionException e) {
+                TarnException t = (TarnException) e.getCause();
+                assertThat(t.code()).as("%s", t.getMessage()).isIn(ErrorCode.RETRY, ErrorCode.NOT_LEADER);
+                if (t.detail() instanceof ErrorDetail.Redirect r) {
+                    guess = r.partition();
+                } else {
+                    Thread.sleep(5);
+                }
+            } finally {
+                c.close();
+            }
+            assertThat(System.nanoTime()).as("no member answered").isLessThan(deadline);
+        }
+    }
+
+    private static int writeRetrying(Transport clients, Map<Integer, InetSocketAddress> addresses, int guess,
+                                     int slot, int generation, int offset, String text, long seq) throws Exception {
+        return atLeader(clients, addresses, guess,
+                (member, c) -> groupWrite(c, member, GROUP, slot, generation, offset, text, seq)).member();
+    }
+
     private static TarnException failure(CompletableFuture<?> call) {
         Throwable t = catchThrowable(() -> call.get(10, TimeUnit.SECONDS));
         assertThat(t).as("the call failed").isInstanceOf(ExecutionException.class);
@@ -315,16 +306,20 @@ class ReplicationOverTcpTest {
         int follower = (leader + 1) % 3;
         try (Transport clients = Transports.create(TarnConfig.defaults())) {
             RpcClient atFollower = clients.connect(addresses.get(follower));
-            TarnException redirected = failure(groupWrite(atFollower, follower, GROUP, 2, 5, 0, "hello", 1));
+            TarnException redirected;
+            do {
+                redirected = failure(groupWrite(atFollower, follower, GROUP, 2, 5, 0, "hello", 1));
+            } while (redirected.code() == ErrorCode.RETRY);
             assertThat(redirected.code()).isEqualTo(ErrorCode.NOT_LEADER);
-            assertThat(redirected.detail()).isEqualTo(new ErrorDetail.Redirect(leader,
-                    "127.0.0.1:" + addresses.get(leader).getPort()));
-            RpcClient atLeader = clients.connect(addresses.get(leader));
-            assertThat(groupWrite(atLeader, leader, GROUP, 2, 5, 0, "hello", 1).get(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(groupWrite(atLeader, leader, GROUP, 2, 5, 5, " world", 2).get(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(groupRead(atLeader, leader, 2, 5, 0, 11).get(10, TimeUnit.SECONDS)).isEqualTo("hello world");
+            ErrorDetail.Redirect to = (ErrorDetail.Redirect) redirected.detail();
+            assertThat(to.address()).as("the redirect names the leading member's datanode")
+                    .isEqualTo("127.0.0.1:" + addresses.get(to.partition()).getPort());
+            leader = writeRetrying(clients, addresses, to.partition(), 2, 5, 0, "hello", 1);
+            leader = writeRetrying(clients, addresses, leader, 2, 5, 5, " world", 2);
+            assertThat(atLeader(clients, addresses, leader, (member, c) -> groupRead(c, member, 2, 5, 0, 11)).value())
+                    .isEqualTo("hello world");
             awaitIdentical(nodes);
-            assertThat(nodes.get(follower).generations.get(0, 2)).isEqualTo(5);
+            assertThat(nodes.get((leader + 1) % 3).generations.get(0, 2)).isEqualTo(5);
         }
     }
 
@@ -334,8 +329,8 @@ class ReplicationOverTcpTest {
         List<GroupRunner> runners = join(addresses);
         int leader = leader(runners);
         try (Transport clients = Transports.create(TarnConfig.defaults())) {
+            leader = writeRetrying(clients, addresses, leader, 1, 4, 0, "new", 1);
             RpcClient c = clients.connect(addresses.get(leader));
-            assertThat(groupWrite(c, leader, GROUP, 1, 4, 0, "new", 1).get(10, TimeUnit.SECONDS)).isTrue();
             assertThat(failure(groupWrite(c, leader, GROUP, 1, 3, 0, "old", 2)))
                     .hasMessageContaining("holds generation 4").extracting(TarnException::code)
                     .isEqualTo(ErrorCode.STALE_GENERATION);
@@ -352,9 +347,10 @@ class ReplicationOverTcpTest {
             CompletableFuture<Boolean> truncated = c.call(Opcode.GROUP_WRITE, body -> body.writeLong(GROUP),
                     answer -> Boolean.TRUE);
             assertThat(failure(truncated).code()).isEqualTo(ErrorCode.MALFORMED_REQUEST);
-            RpcClient again = clients.connect(addresses.get(leader));
-            assertThat(groupWrite(again, leader, GROUP, 1, 4, 3, "!", 7).get(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(groupRead(again, leader, 1, 4, 0, 4).get(10, TimeUnit.SECONDS)).isEqualTo("new!");
+            leader = writeRetrying(clients, addresses, leader, 1, 4, 3, "!", 7);
+            Answer<String> read = atLeader(clients, addresses, leader,
+                    (member, client) -> groupRead(client, member, 1, 4, 0, 4));
+            assertThat(read.value()).isEqualTo("new!");
         }
     }
 
