@@ -486,8 +486,9 @@ final class LeaderRole extends RoleState {
     }
 
     /**
-     * Promotes a rejoined non-voter once it holds every committed entry and every other voter has
-     * echoed a heartbeat sent after the rejoin was first seen. The second condition matters: the
+     * Promotes a rejoined non-voter once it holds every committed entry (also those committed out
+     * of order above the commit prefix) and every other voter has echoed a heartbeat sent after
+     * the rejoin was first seen. The second condition matters: the
      * replica forgot whom it voted for before losing its disk; any voter that could have run for a
      * higher term with that forgotten vote would have a higher term than ours and could not echo
      * our heartbeat, so the promoted replica (which records a vote for us in our term) cannot vote
@@ -495,12 +496,31 @@ final class LeaderRole extends RoleState {
      */
     private void checkPromotions() {
         for (Progress p : peers.values()) {
-            if (!p.voter && !p.promote && p.synced && p.rejoinProbe >= 0
-                    && p.ackPrefix >= replica.log.commitPrefix() && othersEchoedAfter(p)) {
+            if (!p.voter && !p.promote && p.synced && p.rejoinProbe >= 0 && holdsEveryCommitted(p)
+                    && othersEchoedAfter(p)) {
                 p.promote = true;
                 replica.send(appendTo(p, List.of()));
             }
         }
+    }
+
+    /**
+     * Whether the follower holds every entry known committed, including those committed out of
+     * order above the commit prefix: a committed entry whose only other copy was on the lost disk
+     * must be on the rejoiner before it counts again, or a quorum without it could elect a leader
+     * that lacks the entry.
+     */
+    private boolean holdsEveryCommitted(Progress p) {
+        ReplicaLog log = replica.log;
+        if (p.ackPrefix < log.commitPrefix()) {
+            return false;
+        }
+        for (long index : log.committedAboveList()) {
+            if (!p.acked(index)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean othersEchoedAfter(Progress rejoiner) {

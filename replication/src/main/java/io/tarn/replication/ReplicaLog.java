@@ -38,7 +38,6 @@ final class ReplicaLog {
         this.commitPrefix = meta.index();
         this.appliedPrefix = meta.index();
         this.appliedAbove.addAll(meta.appliedAbove());
-        this.committedAbove.addAll(meta.appliedAbove());
         recomputeContiguous();
     }
 
@@ -235,7 +234,9 @@ final class ReplicaLog {
         appliedPrefix = meta.index();
         appliedAbove.clear();
         appliedAbove.addAll(meta.appliedAbove());
-        learnCommitted(meta.index(), meta.appliedAbove());
+        // Entries applied above the checkpoint are in the image, but a copy held here may be a stale
+        // one from an older term: commit knowledge above the checkpoint comes from the leader only.
+        learnCommitted(meta.index(), List.of());
         recomputeContiguous();
     }
 

@@ -84,4 +84,41 @@ class MembershipTest {
         c.tick(CONFIG.heartbeatTicks());
         assertThat(c.r(wiped).isApplied(c.r(leader).lastIndex())).isTrue();
     }
+
+    @Test
+    void rejoinerIsPromotedOnlyOnceItHoldsEntriesCommittedAboveTheCommitPrefix() {
+        TestCluster c = new TestCluster(CONFIG.toBuilder().checkpointInterval(1000).build(), 3);
+        int first = c.electLeader();
+        writeMany(c, first, 1, 3);
+        // A new leader, so that the first entries reach a rejoiner through the sync stage's merged log.
+        int leader = (first + 1) % 3;
+        c.r(first).transferLeadership(leader);
+        c.deliverAll();
+        c.tick(5);
+        assertThat(c.r(leader).isActiveLeader()).isTrue();
+        int rejoiner = (leader + 1) % 3;
+        int other = (leader + 2) % 3;
+        long hole = c.r(leader).lastIndex() + 1;
+        long above = hole + 1;
+        c.down.add(other);
+        // The hole's entry reaches nobody; the next one reaches the rejoiner and commits out of order.
+        c.lose = m -> m instanceof Message.Append a && a.entries().stream().anyMatch(e -> e.index() == hole);
+        c.write(leader, 9, 4, 0, 1, 4);
+        c.write(leader, 9, 5, 1, 1, 5);
+        assertThat(c.r(leader).isCommitted(above)).isTrue();
+        assertThat(c.r(leader).commitPrefix()).isLessThan(hole);
+        // The rejoiner loses its disk: the committed entry now lives on the leader only.
+        c.start(rejoiner, PersistentState.wiped());
+        c.down.remove(other);
+        c.lose = m -> m instanceof Message.Append a && a.entries().stream().anyMatch(e -> e.index() >= hole);
+        for (int t = 0; t < CONFIG.heartbeatTicks() * 10; t++) {
+            c.tick(1);
+            assertThat(c.r(rejoiner).isVoter() && c.r(rejoiner).entry(above) == null)
+                    .as("promoted without the entry committed above the prefix").isFalse();
+        }
+        c.lose = m -> false;
+        c.tick(CONFIG.heartbeatTicks() * 10);
+        assertThat(c.r(rejoiner).isVoter()).isTrue();
+        assertThat(c.r(rejoiner).entry(above)).isNotNull();
+    }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** The apply rule: committed, no unapplied overlapping predecessor in the window, no wide hole. */
@@ -105,5 +107,25 @@ class ReplicaLogTest {
         log.put(replaced, 2);
         assertThat(log.markDurable(first, 1)).as("an overwritten copy is not acknowledged").isFalse();
         assertThat(log.markDurable(replaced, 2)).isTrue();
+    }
+
+    @Test
+    void installedCheckpointDoesNotVouchForHeldCopiesOfTheEntriesItApplied() {
+        // The copy held at 3 may be a stale one from an older term: only the leader says what is committed there.
+        log.put(write(1, 10, List.of()), 1);
+        log.put(write(3, 30, List.of()), 1);
+        CheckpointMeta meta = new CheckpointMeta(1, List.of(3L), Map.of());
+        Checkpoint checkpoint = new Checkpoint(meta, new TestCluster.Image(Map.of()));
+        log.installCheckpoint(checkpoint);
+        assertThat(log.isApplied(3)).isTrue();
+        assertThat(log.isCommitted(3)).isFalse();
+        // The same after a restart from a disk that still has that copy.
+        TreeMap<Long, LogEntry> disk = new TreeMap<>();
+        disk.put(3L, write(3, 30, List.of()));
+        ReplicaLog restarted = new ReplicaLog(new PersistentState(1, -1, true, 1, 0, disk, checkpoint));
+        assertThat(restarted.isApplied(3)).isTrue();
+        assertThat(restarted.isCommitted(3)).isFalse();
+        restarted.learnCommitted(3, List.of());
+        assertThat(restarted.commitPrefix()).isEqualTo(3);
     }
 }

@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * A synchronous harness for unit tests: replicas exchange messages through a FIFO queue the test
@@ -35,6 +36,8 @@ final class TestCluster {
     /** Replicas cut off from the network: their clocks keep ticking, their messages are lost. */
     final Set<Integer> isolated = new HashSet<>();
     boolean autoDisk = true;
+    /** Messages the network loses, for tests that need one specific message to go missing. */
+    Predicate<Message> lose = m -> false;
 
     TestCluster(ReplicationConfig config, int size) {
         this.config = config;
@@ -119,7 +122,8 @@ final class TestCluster {
         int guard = 0;
         while (!network.isEmpty()) {
             Message m = network.poll();
-            if (!down.contains(m.to()) && !isolated.contains(m.to()) && !isolated.contains(m.from())) {
+            if (!down.contains(m.to()) && !isolated.contains(m.to()) && !isolated.contains(m.from())
+                    && !lose.test(m)) {
                 replicas.get(m.to()).handle(m);
             }
             collect();

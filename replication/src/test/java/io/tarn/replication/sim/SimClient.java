@@ -14,11 +14,12 @@ import java.util.TreeSet;
 /**
  * A closed-loop simulated client keeping up to {@code depth} operations in flight. Writes are
  * retried with the same sequence number until acknowledged (at-most-once is the replicas' job);
- * reads are retried until served. Every operation is recorded in the {@link History}.
+ * reads are retried until served. Every operation is recorded in the {@link History}. A client
+ * may crash: it then abandons what it had in flight and returns under a new id.
  */
 final class SimClient {
 
-    final long id;
+    long id;
     private final Simulation sim;
     private final int depth;
     private final Map<Long, Pending> inFlight = new HashMap<>();
@@ -48,6 +49,19 @@ final class SimClient {
         this.sim = sim;
         this.depth = depth;
         this.leaderGuess = sim.memberIds().get(0);
+    }
+
+    /**
+     * The client process dies and comes back as a new client (new id, new session): operations in
+     * flight stay pending in the history, so their writes may or may not take effect, and nobody
+     * retries them.
+     */
+    void crash(long newId, long restartDelayMicros) {
+        inFlight.clear();
+        unackedSeqs.clear();
+        nextSeq = 1;
+        id = newId;
+        sim.schedule(restartDelayMicros, this::fill);
     }
 
     void stopIssuing() {

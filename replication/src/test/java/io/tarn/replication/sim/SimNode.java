@@ -60,6 +60,9 @@ final class SimNode {
     }
 
     void crash() {
+        if (Simulation.TRACE) {
+            Simulation.trace(sim.now(), "node " + id + " CRASH");
+        }
         incarnation++;
         replica = null;
         disk.crash(sim.random());
@@ -81,6 +84,9 @@ final class SimNode {
 
     void deliver(Message message) {
         if (replica != null) {
+            if (Simulation.TRACE) {
+                Simulation.trace(sim.now(), "node " + id + " <- " + message);
+            }
             replica.handle(message);
             process();
         }
@@ -106,6 +112,9 @@ final class SimNode {
     }
 
     private void perform(Effect effect) {
+        if (Simulation.TRACE) {
+            Simulation.trace(sim.now(), "node " + id + " " + replica + " -> " + effect);
+        }
         if (effect instanceof Effect.Send s) {
             sim.network(s.message());
         } else if (effect instanceof Effect.Persist p) {

@@ -21,11 +21,12 @@ import io.tarn.replication.ReplicationConfig;
  * @param clientTimeoutMicros a client resends after this long without an answer
  * @param clientBackoffMicros a client waits this long after a redirect or refusal
  * @param tickMicros          simulated length of one replica tick
+ * @param faultGapMicros      faults come every 2 ms plus a uniform gap up to this
  */
 record SimOptions(ReplicationConfig config, int nodes, int clients, int clientDepth, long chaosMicros,
                   long quiesceMicros, boolean faults, LatencyModel network, LatencyModel clientNetwork,
                   LatencyModel disk, int blocks, int maxRangeBlocks, double writeFraction, long clientTimeoutMicros,
-                  long clientBackoffMicros, long tickMicros) {
+                  long clientBackoffMicros, long tickMicros, long faultGapMicros) {
 
     /** Settings for the randomized safety runs: short timeouts, frequent checkpoints, small window. */
     static SimOptions chaos(ReplicationConfig base) {
@@ -35,6 +36,6 @@ record SimOptions(ReplicationConfig config, int nodes, int clients, int clientDe
         LatencyModel network = LatencyModel.uniformWithTail(100, 800, 0.05, 6_000);
         return new SimOptions(config, 3, 3, 2, 400_000, 3_000_000, true, network, network,
                 LatencyModel.uniformWithTail(50, 400, 0.02, 3_000),
-                24, 3, 0.6, 12_000, 2_000, 1_000);
+                12, 3, 0.6, 12_000, 2_000, 1_000, 20_000);
     }
 }

@@ -6,8 +6,10 @@ import io.tarn.replication.Message;
 import io.tarn.replication.Replica;
 import io.tarn.replication.ReplicationConfig;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -25,6 +27,12 @@ final class Simulation {
 
     private record Event(long time, long order, Runnable action) {
     }
+
+    /** {@code -Dtarn.sim.trace=true} prints every event of a run: use it with a single replayed seed. */
+    static final boolean TRACE = Boolean.getBoolean("tarn.sim.trace");
+    private static final long FIRST_CLIENT_ID = 1000;
+    /** Client ids are FIRST_CLIENT_ID + slot + k * stride, k counting the slot's crashes. */
+    private static final long CLIENT_ID_STRIDE = 64;
 
     final SimOptions options;
     final ReplicationConfig config;
@@ -44,11 +52,10 @@ final class Simulation {
     private long nextValue = 1;
     private long steps;
     private boolean chaos;
-    private boolean wipedOnce;
+    private final Map<Long, Double> linkDrop = new HashMap<>();
+    private final Nemesis nemesis;
     private double dropP;
     private double dupP;
-    private int transfers;
-    private int crashes;
     private boolean checkEverySteps = true;
 
     Simulation(SimOptions options, long seed) {
@@ -58,6 +65,7 @@ final class Simulation {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
         this.invariants = new InvariantChecker(config.window());
+        this.nemesis = new Nemesis(this);
         for (int i = 0; i < options.nodes(); i++) {
             memberIds.add(i);
         }
@@ -65,7 +73,7 @@ final class Simulation {
             nodes.add(new SimNode(i, this));
         }
         for (int c = 0; c < options.clients(); c++) {
-            clients.add(new SimClient(1000 + c, this, options.clientDepth()));
+            clients.add(new SimClient(FIRST_CLIENT_ID + c, this, options.clientDepth()));
         }
     }
 
@@ -76,9 +84,7 @@ final class Simulation {
         startAll();
         chaos = options.faults();
         if (chaos) {
-            dropP = random.nextDouble() * 0.15;
-            dupP = random.nextDouble() * 0.05;
-            scheduleNextFault();
+            nemesis.start();
         }
         runUntil(options.chaosMicros());
         heal();
@@ -164,68 +170,67 @@ final class Simulation {
         return sb.append(busy).append(" clients busy").toString();
     }
 
-    // ---------------------------------------------------------------- faults
-
-    private void scheduleNextFault() {
-        schedule(5_000 + random.nextLong(40_000), () -> {
-            if (chaos) {
-                injectFault();
-                scheduleNextFault();
-            }
-        });
+    static void trace(long now, String what) {
+        System.out.println(now + " " + what);
     }
 
-    private void injectFault() {
-        int kind = random.nextInt(100);
-        SimNode node = nodes.get(random.nextInt(nodes.size()));
-        long down = nodes.stream().filter(n -> !n.isUp()).count();
-        if (kind < 25) {
-            if (node.isUp() && down + isolated.size() < 2) {
-                crashes++;
-                node.crash();
-                schedule(2_000 + random.nextLong(40_000), () -> restart(node));
-            }
-        } else if (kind < 32) {
-            if (!wipedOnce && down == 0 && allVoters()) {
-                wipedOnce = true;
-                node.wipe();
-                schedule(2_000 + random.nextLong(20_000), () -> restart(node));
-            }
-        } else if (kind < 57) {
-            if (isolated.size() + down < 2 || random.nextInt(4) == 0) {
-                int victim = node.id;
-                isolated.add(victim);
-                schedule(5_000 + random.nextLong(60_000), () -> isolated.remove(victim));
-            }
-        } else if (kind < 72) {
-            isolated.clear();
-        } else if (kind < 85) {
-            SimNode leader = currentLeader();
-            if (leader != null) {
-                transfers++;
-                int target = memberIds.get(random.nextInt(memberIds.size()));
-                leader.input(r -> r.transferLeadership(target));
-            }
+    // ---------------------------------------------------------------- services for the nemesis
+
+    boolean inChaos() {
+        return chaos;
+    }
+
+    Set<Integer> isolated() {
+        return isolated;
+    }
+
+    void setDropRates(double drop, double duplicate) {
+        dropP = drop;
+        dupP = duplicate;
+    }
+
+    /** Sets the extra loss rate of the directed link {@code from -> to} (0 removes it). */
+    void setLinkDrop(int from, int to, double p) {
+        long key = ((long) from << 32) | to;
+        if (p <= 0) {
+            linkDrop.remove(key);
         } else {
-            dropP = random.nextDouble() * 0.2;
-            dupP = random.nextDouble() * 0.05;
+            linkDrop.put(key, p);
         }
     }
 
-    private boolean allVoters() {
-        return nodes.stream().allMatch(n -> n.isUp() && n.replica().isVoter());
+    /** Nodes that may be down or cut off at once while the rest still forms a quorum. */
+    int maxFaulty() {
+        return (memberIds.size() - 1) / 2;
     }
 
-    private SimNode currentLeader() {
+    SimNode randomNode() {
+        return nodes.get(random.nextInt(nodes.size()));
+    }
+
+    SimNode node(int id) {
+        return nodes.get(id);
+    }
+
+    /** The active leader of the highest term that is not cut off, or null. */
+    SimNode activeLeader() {
+        SimNode best = null;
         for (SimNode n : nodes) {
-            if (n.isUp() && n.replica().isActiveLeader()) {
-                return n;
+            if (n.isUp() && n.replica().isActiveLeader() && !isolated.contains(n.id)
+                    && (best == null || n.replica().currentTerm() > best.replica().currentTerm())) {
+                best = n;
             }
         }
-        return null;
+        return best;
     }
 
-    private void restart(SimNode node) {
+    /** Crashes a random client; it returns under a new id after {@code delay}. */
+    void crashClient(long delay) {
+        SimClient client = clients.get(random.nextInt(clients.size()));
+        client.crash(client.id + CLIENT_ID_STRIDE, delay);
+    }
+
+    void restart(SimNode node) {
         if (!node.isUp()) {
             node.start();
         }
@@ -234,6 +239,7 @@ final class Simulation {
     private void heal() {
         chaos = false;
         isolated.clear();
+        linkDrop.clear();
         dropP = 0;
         dupP = 0;
         for (SimNode node : nodes) {
@@ -244,13 +250,18 @@ final class Simulation {
     // ---------------------------------------------------------------- network and clients
 
     void network(Message message) {
-        if (blocked(message.from(), message.to()) || random.nextDouble() < dropP) {
+        if (blocked(message.from(), message.to()) || random.nextDouble() < dropP || lossy(message)) {
             return;
         }
         deliverLater(message);
         if (random.nextDouble() < dupP) {
             deliverLater(message);
         }
+    }
+
+    private boolean lossy(Message message) {
+        Double p = linkDrop.get(((long) message.from() << 32) | message.to());
+        return p != null && random.nextDouble() < p;
     }
 
     private void deliverLater(Message message) {
@@ -276,7 +287,10 @@ final class Simulation {
         if (random.nextDouble() < dropP) {
             return;
         }
-        SimClient client = clients.get((int) (reply.clientId() - 1000));
+        SimClient client = clients.get((int) ((reply.clientId() - FIRST_CLIENT_ID) % CLIENT_ID_STRIDE));
+        if (client.id != reply.clientId()) {
+            return;
+        }
         schedule(options.clientNetwork().sampleMicros(random), () -> client.onReply(reply, observed));
     }
 
@@ -346,7 +360,7 @@ final class Simulation {
     RunStats stats() {
         long completed = history.ops().stream().filter(op -> op.response != History.PENDING).count();
         return new RunStats(steps, invariants.leadersElected(), invariants.committedCount(), completed,
-                crashes, transfers);
+                nemesis.crashes(), nemesis.transfers(), nemesis.strikes());
     }
 
     /**
@@ -358,7 +372,9 @@ final class Simulation {
      * @param completedOps    client operations that completed
      * @param crashes         crashes injected
      * @param transfers       leadership transfers requested
+     * @param strikes         targeted faults that hit a leader change's fragile moment
      */
-    record RunStats(long steps, int leaders, long committed, long completedOps, int crashes, int transfers) {
+    record RunStats(long steps, int leaders, long committed, long completedOps, int crashes, int transfers,
+                    int strikes) {
     }
 }

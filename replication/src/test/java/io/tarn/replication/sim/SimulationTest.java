@@ -6,26 +6,75 @@ import io.tarn.replication.Mode;
 import io.tarn.replication.ReplicationConfig;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
 
 /**
- * Runs the deterministic simulator over many seeds and fails with the replay command of the first
- * failing seed. {@code -Dtarn.sim.seeds=N} sets how many seeds (default 4000 in PARALLEL mode and a
- * third of that in IN_ORDER mode), {@code -Dtarn.sim.seed=S} replays exactly one seed.
+ * Runs the deterministic simulator over many seeds: a fixed list (the same on every run) plus
+ * fresh seeds drawn from a random base that is printed (stdout and the JUnit report), so every run
+ * explores new schedules and any failure replays. A failing seed fails the test with the seed and
+ * its replay command.
+ *
+ * <p>System properties: {@code -Dtarn.sim.seed=S} replays exactly seed S in the named test;
+ * {@code -Dtarn.sim.seedBase=B} fixes the base of the fresh seeds (seeds B, B+1, ...);
+ * {@code -Dtarn.sim.fresh=N} sets the fresh seeds of the PARALLEL test (the IN_ORDER test runs a
+ * quarter of that).
  */
 class SimulationTest {
 
-    private static final int DEFAULT_SEEDS = 4000;
+    /** Seeds 1..this are where the unsafe merge must be caught; the safe merge passes them all. */
+    static final int UNSAFE_SEARCH_SEEDS = 1_500;
+    private static final int FIXED_PARALLEL = 4_000;
+    private static final int FIXED_IN_ORDER = 1_000;
+    private static final int DEFAULT_FRESH = 3_000;
+
+    private static final ReplicationConfig PARALLEL = ReplicationConfig.defaults();
+    private static final ReplicationConfig IN_ORDER = ReplicationConfig.builder().mode(Mode.IN_ORDER).build();
+    private static final ReplicationConfig UNSAFE = ReplicationConfig.builder().unsafePaperMerge(true).build();
+
+    private static final long FRESH_BASE = freshBase();
 
     @Test
-    void parallelRaftKeepsEveryInvariantUnderFaults() {
-        runSeeds("parallelRaftKeepsEveryInvariantUnderFaults", ReplicationConfig.defaults(), seedCount());
+    void parallelRaftKeepsEveryInvariantUnderFaults(TestReporter reporter) {
+        // Seeds 1..UNSAFE_SEARCH_SEEDS run in the unsafe-merge test, with the same options.
+        runSeeds("parallelRaftKeepsEveryInvariantUnderFaults", PARALLEL,
+                range(UNSAFE_SEARCH_SEEDS + 1, FIXED_PARALLEL), freshCount(), reporter);
     }
 
     @Test
-    void inOrderModeKeepsEveryInvariantUnderFaults() {
-        runSeeds("inOrderModeKeepsEveryInvariantUnderFaults",
-                ReplicationConfig.builder().mode(Mode.IN_ORDER).build(), Math.max(1, seedCount() / 3));
+    void inOrderModeKeepsEveryInvariantUnderFaults(TestReporter reporter) {
+        runSeeds("inOrderModeKeepsEveryInvariantUnderFaults", IN_ORDER, range(1, FIXED_IN_ORDER),
+                Math.max(1, freshCount() / 4), reporter);
+    }
+
+    /**
+     * The simulator's power, end to end: the PolarFS paper's merge must be caught by the invariant
+     * checkers within the seed budget, while the safe merge passes exactly the same seeds.
+     */
+    @Test
+    void unsafePaperMergeIsCaughtWhileTheSafeMergePassesTheSameSeeds(TestReporter reporter) {
+        String test = "unsafePaperMergeIsCaughtWhileTheSafeMergePassesTheSameSeeds";
+        List<Long> seeds = single() != null ? List.of(single()) : range(1, UNSAFE_SEARCH_SEEDS);
+        SimOptions unsafe = SimOptions.chaos(UNSAFE);
+        List<Long> caught = new ArrayList<>();
+        String firstFailure = null;
+        for (long seed : seeds) {
+            try {
+                new Simulation(unsafe, seed).run();
+            } catch (InvariantViolation e) {
+                caught.add(seed);
+                firstFailure = firstFailure == null ? e.getMessage() : firstFailure;
+            }
+        }
+        String summary = caught.isEmpty() ? "unsafe merge NOT caught in " + seeds.size() + " seeds"
+                : "unsafe merge caught within " + seeds.size() + " seeds: first failing seed " + caught.get(0)
+                + " (" + caught.size() + " failing: " + caught + "); first failure: " + firstFailure;
+        report(reporter, "tarn.sim.unsafeMerge", summary);
+        assertThat(caught).as(summary).isNotEmpty();
+        assertThat(firstFailure).as("a safety invariant, not a liveness timeout, caught it")
+                .doesNotContain("did not converge");
+        runSeeds(test, PARALLEL, seeds, 0, reporter);
     }
 
     @Test
@@ -37,39 +86,89 @@ class SimulationTest {
         assertThat(first.completedOps()).isPositive();
     }
 
-    private static int seedCount() {
-        return Integer.getInteger("tarn.sim.seeds", DEFAULT_SEEDS);
+    // ---------------------------------------------------------------- seed plans
+
+    private static long freshBase() {
+        String configured = System.getProperty("tarn.sim.seedBase");
+        if (configured != null && !configured.isBlank()) {
+            return Long.parseLong(configured.trim());
+        }
+        // Far above the fixed list, so fresh seeds never repeat it.
+        return ThreadLocalRandom.current().nextLong(1L << 20, 1L << 52);
     }
 
-    private static void runSeeds(String testName, ReplicationConfig config, int seeds) {
-        SimOptions options = SimOptions.chaos(config);
+    private static int freshCount() {
+        return Integer.getInteger("tarn.sim.fresh", DEFAULT_FRESH);
+    }
+
+    private static Long single() {
         String single = System.getProperty("tarn.sim.seed");
+        return single == null || single.isBlank() ? null : Long.parseLong(single.trim());
+    }
+
+    private static List<Long> range(long from, long to) {
+        List<Long> out = new ArrayList<>();
+        for (long s = from; s <= to; s++) {
+            out.add(s);
+        }
+        return out;
+    }
+
+    private static void report(TestReporter reporter, String key, String value) {
+        reporter.publishEntry(key, value);
+        System.out.println(key + " = " + value);
+    }
+
+    static String replayCommand(String test, long seed) {
+        return "mvn -o -pl replication verify -Dtest=SimulationTest#" + test + " -Dtarn.sim.seed=" + seed;
+    }
+
+    /** Runs the fixed seeds, then {@code fresh} seeds from the run's random base (or only -Dtarn.sim.seed). */
+    private static void runSeeds(String test, ReplicationConfig config, List<Long> fixed, int fresh,
+                                 TestReporter reporter) {
         List<Long> toRun = new ArrayList<>();
-        if (single != null && !single.isBlank()) {
-            toRun.add(Long.parseLong(single.trim()));
+        if (single() != null) {
+            toRun.add(single());
         } else {
-            for (long s = 1; s <= seeds; s++) {
-                toRun.add(s);
+            toRun.addAll(fixed);
+            for (long k = 0; k < fresh; k++) {
+                toRun.add(FRESH_BASE + k);
+            }
+            if (fresh > 0) {
+                report(reporter, "tarn.sim.seedBase", FRESH_BASE + " (" + test + ": " + fixed.size()
+                        + " fixed seeds, " + fresh + " fresh seeds " + FRESH_BASE + ".." + (FRESH_BASE + fresh - 1)
+                        + "; replay them with -Dtarn.sim.seedBase=" + FRESH_BASE + ")");
             }
         }
+        SimOptions options = SimOptions.chaos(config);
         long leaders = 0;
         long completed = 0;
         long committed = 0;
+        long strikes = 0;
+        long started = System.nanoTime();
         for (long seed : toRun) {
             Simulation.RunStats stats;
             try {
                 stats = new Simulation(options, seed).run();
             } catch (RuntimeException | StackOverflowError e) {
-                throw new AssertionError("seed " + seed + " failed: " + e.getMessage() + "\nreplay with: "
-                        + "mvn -pl replication verify -Dtest=SimulationTest#" + testName
-                        + " -Dtarn.sim.seed=" + seed, e);
+                String message = "seed " + seed + " failed: " + e.getMessage() + "\nreplay with: "
+                        + replayCommand(test, seed);
+                System.out.println(message);
+                throw new AssertionError(message, e);
             }
             leaders += stats.leaders();
             completed += stats.completedOps();
             committed += stats.committed();
+            strikes += stats.strikes();
         }
+        report(reporter, "tarn.sim." + test, toRun.size() + " seeds passed in "
+                + (System.nanoTime() - started) / 1_000_000 + " ms; " + leaders + " leaders, " + committed
+                + " committed entries, " + completed + " client operations, " + strikes + " targeted faults");
         assertThat(completed).as("client operations completed over all seeds").isGreaterThan(toRun.size() * 10L);
         assertThat(leaders).as("leaders elected").isGreaterThanOrEqualTo(toRun.size());
         assertThat(committed).isPositive();
+        if (toRun.size() > 100) {
+            assertThat(strikes).as("targeted faults that hit a fragile moment").isPositive();
+        }
     }
 }
