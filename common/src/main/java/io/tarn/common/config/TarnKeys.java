@@ -219,6 +219,12 @@ public final class TarnKeys {
                     + "member. memory: acknowledged once three memories hold it, for purely ephemeral data; "
                     + "survives any single failure, not a crash of all three members together.");
 
+    public static final ConfigKey<String> REPLICATION_JOURNAL_DIR = ConfigKey.string("tarn.replication.journal.dir",
+            "", "Directory on disk (not tmpfs) under which a datanode keeps the journal of each group it hosts, "
+                    + "in <dir>/<storage id>/group-<id>/ with the group's members file; a datanode restarted on "
+                    + "the same storage hosts again the groups it finds there. Empty: ${java.io.tmpdir}/tarn-journal. "
+                    + "Also used with tarn.replication.journal = memory, for the members files only.", null);
+
     public record Group(String title, List<ConfigKey<?>> keys) {
     }
 
@@ -234,7 +240,7 @@ public final class TarnKeys {
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),
             new Group("Replication: read by tarn datanode for replicated block groups",
-                    List.of(REPLICATION_JOURNAL)),
+                    List.of(REPLICATION_JOURNAL, REPLICATION_JOURNAL_DIR)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,

@@ -17,9 +17,24 @@ package io.tarn.common.fs;
  * @param generation   allocation generation of the block
  * @param token        access token: keyed hash over the fields above and the access mode
  * @param writable     true when the token allows writing
+ * @param group        for a block of a file of replication 3, its group (the fields above then name
+ *                     the replica of the member the namenode believes leads, {@code blockIndex} being
+ *                     the group's slot, and each member carries the token for its own replica, so a
+ *                     reader can read a closed file from any of them); null for an unreplicated block
  */
 public record BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
-                       int blockSize, int generation, long token, boolean writable) {
+                       int blockSize, int generation, long token, boolean writable, BlockGroup group) {
+
+    /** An unreplicated block. */
+    public BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
+                    int blockSize, int generation, long token, boolean writable) {
+        this(datanodeId, host, port, storageClass, regionId, blockIndex, blockSize, generation, token, writable, null);
+    }
+
+    /** True for a block of a replicated group. */
+    public boolean replicated() {
+        return group != null;
+    }
 
     /** host:port for messages and connection keys. */
     public String address() {

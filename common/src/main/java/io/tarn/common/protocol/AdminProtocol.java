@@ -1,6 +1,7 @@
 package io.tarn.common.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.FileIds;
 
 import java.util.ArrayList;
@@ -14,7 +15,13 @@ import java.util.List;
  *                           regionSize[i64] regionCount[i32] firstRegion[i32] regionStride[i32] intact[bool]
  *                     resp: datanodeId[i32] blockSize[i32] tokenKey0[i64] tokenKey1[i64] resetGenerations[bool]
  * HEARTBEAT           req:  datanodeId[i32] storageIdHigh[i64] storageIdLow[i64]
- *                     resp: (empty), or UNKNOWN_DATANODE: register again
+ *                           h[i32] groupId[i64]*h          (the groups of this namenode's partition hosted)
+ *                           l[i32] LeaderReport*l          (those of them this datanode leads)
+ *                     resp: n[i32] GroupCommand*n, or UNKNOWN_DATANODE: register again
+ * LeaderReport:       groupId[i64] leaderMemberId[i32] term[i64]
+ * GroupCommand:       kind[u8] then, kind 1 (CreateGroup): BlockGroup self[i32] campaign[bool]
+ *                                    kind 2 (DeleteGroup): groupId[i64]
+ *                     (BlockGroup as in NamenodeProtocol, member tokens 0)
  * DEREGISTER_DATANODE req:  datanodeId[i32, not negative] storageIdHigh[i64] storageIdLow[i64] dataKept[bool]
  *                     resp: (empty), or UNKNOWN_DATANODE: no such datanode id with this storage id
  * CLUSTER_STATUS      req:  (empty)
@@ -39,6 +46,14 @@ import java.util.List;
  * {@code DEREGISTER_DATANODE} so the namenode stops allocating on it at once instead of after the
  * liveness timeout; {@code dataKept} says whether its regions (and data) survive the stop, so that
  * blocks on it are reported as waiting for its return or as lost.
+ *
+ * <p>Replicated block groups are placed by the namenode that manages their regions and learned by
+ * their datanodes from heartbeat answers: the namenode answers {@code CreateGroup} on every
+ * heartbeat of a member until its heartbeat lists the group ({@code self}: the member this datanode
+ * is; {@code campaign}: stand for election at once, for the first leader of a new group), and
+ * {@code DeleteGroup} for every group of its partition a heartbeat lists that it does not know (the
+ * group was destroyed, or created by an earlier run of the namenode). A datanode treats a
+ * CreateGroup of a group it hosts and a DeleteGroup of one it does not as no-ops.
  *
  * <p>A block is lost when its datanode came back, or stopped, without its data; unavailable while
  * its datanode is dead or stopped keeping its data. Each namenode finds the files with such blocks
@@ -133,18 +148,134 @@ public final class AdminProtocol {
         }
     }
 
-    /** HEARTBEAT request. */
-    public record HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow) {
+    /** Most groups one heartbeat may list as hosted (or led); a datanode hosts far fewer. */
+    public static final int MAX_HOSTED_GROUPS = 1 << 20;
+
+    /**
+     * HEARTBEAT request: who the datanode is, the groups of the receiving namenode's partition it
+     * hosts, and which of them it leads (with the term it leads in).
+     */
+    public record HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow, List<Long> hostedGroups,
+                                   List<LeaderReport> leading) {
+        public HeartbeatRequest {
+            hostedGroups = List.copyOf(hostedGroups);
+            leading = List.copyOf(leading);
+        }
+
+        /** A heartbeat of a datanode hosting no group. */
+        public HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow) {
+            this(datanodeId, storageIdHigh, storageIdLow, List.of(), List.of());
+        }
+
         public void encode(ByteBuf buf) {
             buf.writeInt(datanodeId);
             buf.writeLong(storageIdHigh);
             buf.writeLong(storageIdLow);
+            buf.writeInt(hostedGroups.size());
+            for (long id : hostedGroups) {
+                buf.writeLong(id);
+            }
+            buf.writeInt(leading.size());
+            for (LeaderReport r : leading) {
+                buf.writeLong(r.groupId());
+                buf.writeInt(r.leaderMemberId());
+                buf.writeLong(r.term());
+            }
         }
 
         public static HeartbeatRequest decode(ByteBuf buf) {
-            HeartbeatRequest r = new HeartbeatRequest(Wire.readInt(buf), Wire.readLong(buf), Wire.readLong(buf));
+            int id = Wire.readInt(buf);
+            long high = Wire.readLong(buf);
+            long low = Wire.readLong(buf);
+            int h = Wire.readInt(buf, 0, MAX_HOSTED_GROUPS, "hosted group count");
+            // Sized by what the body can hold, not by the count it claims.
+            List<Long> hosted = new ArrayList<>(Math.min(h, buf.readableBytes() / Long.BYTES));
+            for (int i = 0; i < h; i++) {
+                hosted.add(Wire.readLong(buf));
+            }
+            int l = Wire.readInt(buf, 0, MAX_HOSTED_GROUPS, "leader report count");
+            List<LeaderReport> leading = new ArrayList<>(Math.min(l, buf.readableBytes() / LeaderReport.BYTES));
+            for (int i = 0; i < l; i++) {
+                leading.add(new LeaderReport(Wire.readLong(buf), Wire.readInt(buf), Wire.readLong(buf)));
+            }
             Wire.end(buf);
-            return r;
+            return new HeartbeatRequest(id, high, low, hosted, leading);
+        }
+    }
+
+    /** A datanode leads group {@code groupId} as member {@code leaderMemberId} in {@code term}. */
+    public record LeaderReport(long groupId, int leaderMemberId, long term) {
+        static final int BYTES = 8 + 4 + 8;
+    }
+
+    /** What a namenode tells a datanode about block groups in a heartbeat answer. */
+    public sealed interface GroupCommand permits CreateGroup, DeleteGroup {
+        /** The group concerned. */
+        long groupId();
+    }
+
+    /**
+     * Host this datanode's replica of a new group, as member {@code self}; {@code campaign}: stand
+     * for election at once (the first leader of a new group). A no-op for a group hosted already.
+     */
+    public record CreateGroup(BlockGroup group, int self, boolean campaign) implements GroupCommand {
+        @Override
+        public long groupId() {
+            return group.groupId();
+        }
+    }
+
+    /** Stop hosting the group and delete its journal. A no-op for a group not hosted. */
+    public record DeleteGroup(long groupId) implements GroupCommand {
+    }
+
+    /** HEARTBEAT response: the group commands for this datanode (at most {@link #MAX_GROUP_COMMANDS}). */
+    public record HeartbeatResponse(List<GroupCommand> commands) {
+        /** Most commands one heartbeat answer carries; the rest follow in later answers. */
+        public static final int MAX_GROUP_COMMANDS = 256;
+        private static final int CREATE = 1;
+        private static final int DELETE = 2;
+
+        public HeartbeatResponse {
+            commands = List.copyOf(commands);
+        }
+
+        public void encode(ByteBuf buf) {
+            buf.writeInt(commands.size());
+            for (GroupCommand c : commands) {
+                if (c instanceof CreateGroup create) {
+                    buf.writeByte(CREATE);
+                    NamenodeProtocol.writeGroup(buf, create.group());
+                    buf.writeInt(create.self());
+                    Wire.writeBoolean(buf, create.campaign());
+                } else {
+                    buf.writeByte(DELETE);
+                    buf.writeLong(c.groupId());
+                }
+            }
+        }
+
+        public static HeartbeatResponse decode(ByteBuf buf) {
+            int n = Wire.readInt(buf, 0, MAX_GROUP_COMMANDS, "group command count");
+            List<GroupCommand> out = new ArrayList<>(Math.min(n, buf.readableBytes() / 9));
+            for (int i = 0; i < n; i++) {
+                int kind = Wire.readUnsignedByte(buf);
+                switch (kind) {
+                    case CREATE -> {
+                        BlockGroup g = NamenodeProtocol.readGroup(buf);
+                        int self = Wire.readInt(buf);
+                        if (g.member(self) == null) {
+                            throw new MalformedMessageException("CreateGroup of group " + g.groupId() + " names member "
+                                    + self + ", which is not in the group");
+                        }
+                        out.add(new CreateGroup(g, self, Wire.readBoolean(buf)));
+                    }
+                    case DELETE -> out.add(new DeleteGroup(Wire.readLong(buf)));
+                    default -> throw new MalformedMessageException("unknown group command kind " + kind);
+                }
+            }
+            Wire.end(buf);
+            return new HeartbeatResponse(out);
         }
     }
 

@@ -1,9 +1,11 @@
 package io.tarn.common.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
+import io.tarn.common.fs.GroupMember;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.Replication;
 
@@ -49,7 +51,13 @@ import java.util.List;
  * PartitionMap: partition[u8] n[u16] address[str]*n   (the answering namenode's index; all, in order)
  * Ownership:   owner[str] group[str] permission[u16]   ("" and 0xFFFF: unspecified, namenode default)
  * BlockRef:    datanodeId[i32] host[str] port[u16] storageClass[u8] regionId[i32] blockIndex[i32]
- *              blockSize[i32] generation[i32] token[i64] writable[bool]
+ *              blockSize[i32] generation[i32] token[i64] writable[bool] grouped[bool] BlockGroup?
+ *              (grouped: a block of replication 3, followed by its group; the fields before name the
+ *              replica of the member believed to lead, blockIndex being the group's slot)
+ * BlockGroup:  groupId[i64, not negative] version[i64, at least 1] leaderMemberId[i32] n[u8, 1..16]
+ *              GroupMember*n
+ * GroupMember: memberId[i32, not negative] datanodeId[i32] host[str] port[u16] regionId[i32] token[i64]
+ *              (token: for this member's replica of the block; 0 in group commands)
  * </pre>
  */
 public final class NamenodeProtocol {
@@ -178,6 +186,10 @@ public final class NamenodeProtocol {
         buf.writeInt(b.generation());
         buf.writeLong(b.token());
         Wire.writeBoolean(buf, b.writable());
+        Wire.writeBoolean(buf, b.group() != null);
+        if (b.group() != null) {
+            writeGroup(buf, b.group());
+        }
     }
 
     public static BlockRef readBlockRef(ByteBuf buf) {
@@ -191,7 +203,49 @@ public final class NamenodeProtocol {
         int gen = Wire.readInt(buf);
         long token = Wire.readLong(buf);
         boolean writable = Wire.readBoolean(buf);
-        return new BlockRef(dn, host, port, sc, region, index, blockSize, gen, token, writable);
+        BlockGroup group = Wire.readBoolean(buf) ? readGroup(buf) : null;
+        return new BlockRef(dn, host, port, sc, region, index, blockSize, gen, token, writable, group);
+    }
+
+    /** Most members a group may list on the wire (3, plus replacements under way). */
+    public static final int MAX_GROUP_MEMBERS = 16;
+
+    /** Writes a BlockGroup (see the layout above). */
+    public static void writeGroup(ByteBuf buf, BlockGroup g) {
+        buf.writeLong(g.groupId());
+        buf.writeLong(g.version());
+        buf.writeInt(g.leaderMemberId());
+        buf.writeByte(g.members().size());
+        for (GroupMember m : g.members()) {
+            buf.writeInt(m.memberId());
+            buf.writeInt(m.datanodeId());
+            Wire.writeString(buf, m.host());
+            buf.writeShort(m.port());
+            buf.writeInt(m.regionId());
+            buf.writeLong(m.token());
+        }
+    }
+
+    /** Reads a BlockGroup; malformed when the id is negative, the version below 1 or the member count outside 1..16. */
+    public static BlockGroup readGroup(ByteBuf buf) {
+        long id = Wire.readLong(buf);
+        long version = Wire.readLong(buf);
+        if (id < 0 || version < 1) {
+            throw new MalformedMessageException("group " + id + " of membership version " + version);
+        }
+        int leader = Wire.readInt(buf);
+        int n = Wire.readUnsignedByte(buf);
+        if (n < 1 || n > MAX_GROUP_MEMBERS) {
+            throw new MalformedMessageException("group " + id + " lists " + n + " members; 1.." + MAX_GROUP_MEMBERS
+                    + " expected");
+        }
+        List<GroupMember> members = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int memberId = Wire.readInt(buf, 0, Integer.MAX_VALUE, "memberId");
+            members.add(new GroupMember(memberId, Wire.readInt(buf), Wire.readString(buf), Wire.readUnsignedShort(buf),
+                    Wire.readInt(buf), Wire.readLong(buf)));
+        }
+        return new BlockGroup(id, version, leader, members);
     }
 
     private static FileType fileType(int v) {

@@ -2,6 +2,8 @@ package io.tarn.common.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.tarn.common.fs.BlockGroup;
+import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
@@ -52,7 +54,7 @@ class AdminProtocolTest {
     @Test
     void fixedSizeMessages() {
         assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
-        assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8);
+        assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4 + 8);
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
@@ -179,6 +181,42 @@ class AdminProtocolTest {
         assertThat(Bufs.decode(kind, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
         RegisterResponse r = new RegisterResponse(7, 1 << 20, 0xcafebabeL, -2, true);
         assertThat(Bufs.decode(kind, encode(r::encode), RegisterResponse::decode)).isEqualTo(r);
+    }
+
+    @Test
+    void heartbeatCarriesHostedGroupsAndLeaderReports() {
+        HeartbeatRequest h = new HeartbeatRequest(7, 1, 2, List.of(10L, 11L),
+                List.of(new AdminProtocol.LeaderReport(11, 2, 5)));
+        ByteBuf b = Unpooled.wrappedBuffer(encode(h::encode));
+        b.skipBytes(4 + 8 + 8);
+        assertThat(b.readInt()).isEqualTo(2);
+        assertThat(b.readLong()).isEqualTo(10);
+        assertThat(b.readLong()).isEqualTo(11);
+        assertThat(b.readInt()).isEqualTo(1);
+        assertThat(b.readLong()).isEqualTo(11);
+        assertThat(b.readInt()).isEqualTo(2);
+        assertThat(b.readLong()).isEqualTo(5);
+        assertThat(b.isReadable()).isFalse();
+    }
+
+    @Test
+    void createGroupMustNameAMemberOfTheGroup() {
+        BlockGroup g = new BlockGroup(9, 1, 0, List.of(new GroupMember(0, 1, "a", 1, 0, 0),
+                new GroupMember(1, 2, "b", 1, 0, 0)));
+        byte[] ok = encode(new AdminProtocol.HeartbeatResponse(List.of(new AdminProtocol.CreateGroup(g, 1, true)))
+                ::encode);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, ok, AdminProtocol.HeartbeatResponse::decode).commands())
+                .containsExactly(new AdminProtocol.CreateGroup(g, 1, true));
+        byte[] stranger = encode(new AdminProtocol.HeartbeatResponse(List.of(new AdminProtocol.CreateGroup(g, 5,
+                false)))::encode);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, stranger, AdminProtocol.HeartbeatResponse::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("names member 5, which is not in the group");
+        byte[] unknownKind = ok.clone();
+        unknownKind[4] = 3;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, unknownKind, AdminProtocol.HeartbeatResponse::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("unknown group command kind 3");
     }
 
     @Test

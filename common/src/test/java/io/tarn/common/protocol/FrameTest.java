@@ -126,6 +126,8 @@ class FrameTest {
         expected.put(23, "DEREGISTER_DATANODE");
         expected.put(100, "WRITE_BLOCK");
         expected.put(101, "READ_BLOCK");
+        expected.put(104, "GROUP_WRITE");
+        expected.put(105, "GROUP_READ");
         expected.put(200, "PING");
         expected.forEach((op, name) -> assertThat(Opcode.name(op)).isEqualTo(name));
         assertThat(Opcode.GET_FILE).isEqualTo(1);

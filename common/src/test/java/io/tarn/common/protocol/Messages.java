@@ -1,7 +1,9 @@
 package io.tarn.common.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.GroupMember;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
@@ -11,7 +13,12 @@ import io.tarn.common.protocol.AdminProtocol.FsckRequest;
 import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
+import io.tarn.common.protocol.AdminProtocol.CreateGroup;
+import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
+import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
+import io.tarn.common.protocol.AdminProtocol.LeaderReport;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
@@ -122,6 +129,8 @@ final class Messages {
             (b, v) -> v.encode(b), RegisterResponse::decode, false);
     static final Codec<HeartbeatRequest> HEARTBEAT = new Codec<>("HeartbeatRequest",
             (b, v) -> v.encode(b), HeartbeatRequest::decode, true);
+    static final Codec<HeartbeatResponse> HEARTBEAT_RESPONSE = new Codec<>("HeartbeatResponse",
+            (b, v) -> v.encode(b), HeartbeatResponse::decode, true);
     static final Codec<DeregisterRequest> DEREGISTER = new Codec<>("DeregisterRequest",
             (b, v) -> v.encode(b), DeregisterRequest::decode, true);
     static final Codec<DatanodeStatus> DATANODE_STATUS = new Codec<>("DatanodeStatus",
@@ -142,7 +151,8 @@ final class Messages {
             SET_REPLICATION, REPLACE_BLOCK,
             SET_ATTR, GET_BLOCKS, BLOCK_REFS, PARTITION_MAP,
             GET_BLOCK, SYNC, CLOSE, LIST,
-            LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, DEREGISTER,
+            LIST_RESPONSE, DELETE, RENAME, RENEW, REGISTER, REGISTER_RESPONSE, HEARTBEAT, HEARTBEAT_RESPONSE,
+            DEREGISTER,
             DATANODE_STATUS, CLUSTER_STATUS, FSCK, FSCK_RESPONSE);
 
     // ------------------------------------------------------------------ fixed samples
@@ -164,6 +174,19 @@ final class Messages {
                 1 << 20, Integer.MIN_VALUE, 0x8000_0000_0000_0001L, true);
     }
 
+    static BlockGroup group() {
+        return new BlockGroup(Long.MAX_VALUE, Long.MAX_VALUE, -1, List.of(
+                new GroupMember(0, Integer.MAX_VALUE, "datanode-ü.example", 65535, -7, Long.MIN_VALUE),
+                new GroupMember(1, 0, "", 0, 0, 0),
+                new GroupMember(Integer.MAX_VALUE, -1, "dn-3", 9070, Integer.MAX_VALUE, -1)));
+    }
+
+    static BlockRef groupRef() {
+        BlockRef b = blockRef();
+        return new BlockRef(b.datanodeId(), b.host(), b.port(), b.storageClass(), b.regionId(), b.blockIndex(),
+                b.blockSize(), b.generation(), b.token(), b.writable(), group());
+    }
+
     static DatanodeStatus datanode(int id, String host) {
         return new DatanodeStatus(id, host, 9070 + id, id % 2, Math.floorMod(id, 3), 1L << 40, 12345, 250, id % 2 == 0);
     }
@@ -175,6 +198,9 @@ final class Messages {
         s.add(FILE_STATUS.sample(dir("")));
         s.add(BLOCK_REF.sample(blockRef()));
         s.add(BLOCK_REF.sample(new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false)));
+        s.add(BLOCK_REF.sample(groupRef()));
+        s.add(BLOCK_REF.sample(new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false,
+                new BlockGroup(0, 1, 0, List.of(new GroupMember(0, 0, "", 0, 0, 0))))));
         s.add(PATH.sample(new PathRequest(UNICODE_PATH)));
         s.add(PATH.sample(new PathRequest("")));
         s.add(CREATE.sample(new CreateRequest(UNICODE_PATH, FileType.FILE,
@@ -221,6 +247,11 @@ final class Messages {
         s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, 4, 0, 1, false, true)));
         s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, Long.MIN_VALUE, Long.MAX_VALUE, true)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(Integer.MIN_VALUE, 1, -1)));
+        s.add(HEARTBEAT.sample(new HeartbeatRequest(7, 1, -1, List.of(0L, Long.MAX_VALUE, -1L),
+                List.of(new LeaderReport(Long.MAX_VALUE, 2, Long.MAX_VALUE), new LeaderReport(0, 0, 0)))));
+        s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of())));
+        s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of(new CreateGroup(group(), 1, true),
+                new DeleteGroup(Long.MIN_VALUE), new CreateGroup(group(), Integer.MAX_VALUE, false)))));
         s.add(DEREGISTER.sample(new DeregisterRequest(Integer.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true)));
         s.add(DEREGISTER.sample(new DeregisterRequest(0, 0, -1, false)));
         s.add(DATANODE_STATUS.sample(datanode(3, "dn-3.例子")));
@@ -297,6 +328,34 @@ final class Messages {
                                 (Integer) a[5], (Integer) a[6], (Integer) a[7], token, w)));
     }
 
+    static Arbitrary<BlockGroup> blockGroup() {
+        Arbitrary<GroupMember> member = Combinators.combine(Arbitraries.integers().between(0, Integer.MAX_VALUE),
+                ints(), text(), u16(), ints(), longs()).as(GroupMember::new);
+        return Combinators.combine(Arbitraries.longs().between(0, Long.MAX_VALUE),
+                Arbitraries.longs().between(1, Long.MAX_VALUE), ints(),
+                member.list().ofMinSize(1).ofMaxSize(NamenodeProtocol.MAX_GROUP_MEMBERS)).as(BlockGroup::new);
+    }
+
+    /** Block references, a third of them of a replicated group. */
+    static Arbitrary<BlockRef> anyBlockRef(Arbitrary<String> hosts) {
+        return Combinators.combine(blockRef(hosts), blockGroup().injectNull(0.67)).as((b, g) -> new BlockRef(
+                b.datanodeId(), b.host(), b.port(), b.storageClass(), b.regionId(), b.blockIndex(), b.blockSize(),
+                b.generation(), b.token(), b.writable(), g));
+    }
+
+    static Arbitrary<GroupCommand> groupCommand() {
+        Arbitrary<GroupCommand> create = blockGroup().flatMap(g -> Combinators.combine(Arbitraries.of(g.members()),
+                Arbitraries.of(true, false)).as((m, campaign) -> new CreateGroup(g, m.memberId(), campaign)));
+        Arbitrary<GroupCommand> delete = longs().map(DeleteGroup::new);
+        return Arbitraries.oneOf(create, delete);
+    }
+
+    static Arbitrary<HeartbeatRequest> heartbeat() {
+        Arbitrary<LeaderReport> report = Combinators.combine(longs(), ints(), longs()).as(LeaderReport::new);
+        return Combinators.combine(ints(), longs(), longs(), longs().list().ofMaxSize(8), report.list().ofMaxSize(4))
+                .as(HeartbeatRequest::new);
+    }
+
     static Arbitrary<DatanodeStatus> datanodeStatus() {
         return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.integers().between(0, 3), longs(), longs(),
                 longs()).as(DatanodeStatus::new).flatMap(d -> Arbitraries.of(true, false).map(sc ->
@@ -328,7 +387,7 @@ final class Messages {
         Arbitrary<Boolean> bool = Arbitraries.of(true, false);
         List<Arbitrary<Sample>> all = List.of(
                 fileStatus().map(FILE_STATUS::sample),
-                blockRef(text()).map(BLOCK_REF::sample),
+                anyBlockRef(text()).map(BLOCK_REF::sample),
                 text().map(p -> PATH.sample(new PathRequest(p))),
                 Combinators.combine(text(), Arbitraries.of(FileType.class), u8(), u8(), longs(), text(),
                                 ownership(true))
@@ -345,7 +404,7 @@ final class Messages {
                 Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE),
                                 Arbitraries.integers().between(0, Integer.MAX_VALUE))
                         .as(GetBlocksRequest::new).map(GET_BLOCKS::sample),
-                blockRef(text()).list().ofMaxSize(5).map(l -> BLOCK_REFS.sample(new BlockRefs(l))),
+                anyBlockRef(text()).list().ofMaxSize(5).map(l -> BLOCK_REFS.sample(new BlockRefs(l))),
                 text().list().ofMinSize(1).ofMaxSize(6).flatMap(l -> Arbitraries.integers().between(0, l.size() - 1)
                         .map(p -> PARTITION_MAP.sample(new PartitionMap(p, l)))),
                 Combinators.combine(longs(), Arbitraries.integers().between(0, Integer.MAX_VALUE), bool, longs(),
@@ -365,7 +424,8 @@ final class Messages {
                 registerRequest().map(REGISTER::sample),
                 Combinators.combine(ints(), ints(), longs(), longs(), bool)
                         .as(RegisterResponse::new).map(REGISTER_RESPONSE::sample),
-                Combinators.combine(ints(), longs(), longs()).as(HeartbeatRequest::new).map(HEARTBEAT::sample),
+                heartbeat().map(HEARTBEAT::sample),
+                groupCommand().list().ofMaxSize(4).map(l -> HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(l))),
                 Combinators.combine(Arbitraries.integers().between(0, Integer.MAX_VALUE), longs(), longs(), bool)
                         .as(DeregisterRequest::new).map(DEREGISTER::sample),
                 datanodeStatus().map(DATANODE_STATUS::sample),

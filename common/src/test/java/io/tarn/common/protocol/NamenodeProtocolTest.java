@@ -2,7 +2,9 @@ package io.tarn.common.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.GroupMember;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
@@ -116,7 +118,7 @@ class NamenodeProtocolTest {
     void blockRefLayout() {
         BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true);
         ByteBuf b = Unpooled.wrappedBuffer(encode(buf -> NamenodeProtocol.writeBlockRef(buf, r)));
-        assertThat(b.readableBytes()).isEqualTo(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 1);
+        assertThat(b.readableBytes()).isEqualTo(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 1 + 1);
         assertThat(b.readInt()).isEqualTo(1);
         assertThat(b.readUnsignedShort()).isEqualTo(2);
         b.skipBytes(2);
@@ -128,6 +130,62 @@ class NamenodeProtocolTest {
         assertThat(b.readInt()).isEqualTo(6);
         assertThat(b.readLong()).isEqualTo(7);
         assertThat(b.readByte()).isEqualTo((byte) 1);
+        assertThat(b.readByte()).as("no group").isEqualTo((byte) 0);
+    }
+
+    @Test
+    void groupedBlockRefLayout() {
+        BlockGroup g = new BlockGroup(42, 1, 2, List.of(new GroupMember(0, 5, "a", 1, 6, 11),
+                new GroupMember(2, 7, "bc", 2, 8, 12)));
+        BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true, g);
+        byte[] bytes = encode(buf -> NamenodeProtocol.writeBlockRef(buf, r));
+        ByteBuf b = Unpooled.wrappedBuffer(bytes);
+        b.skipBytes(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 1);
+        assertThat(b.readByte()).as("grouped").isEqualTo((byte) 1);
+        assertThat(b.readLong()).isEqualTo(42);
+        assertThat(b.readLong()).isEqualTo(1);
+        assertThat(b.readInt()).isEqualTo(2);
+        assertThat(b.readByte()).isEqualTo((byte) 2);
+        assertThat(b.readInt()).isEqualTo(0);
+        assertThat(b.readInt()).isEqualTo(5);
+        assertThat(b.readUnsignedShort()).isEqualTo(1);
+        assertThat(b.readByte()).isEqualTo((byte) 'a');
+        assertThat(b.readUnsignedShort()).isEqualTo(1);
+        assertThat(b.readInt()).isEqualTo(6);
+        assertThat(b.readLong()).isEqualTo(11);
+        assertThat(b.readableBytes()).isEqualTo(4 + 4 + 2 + 2 + 2 + 4 + 8);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, bytes, NamenodeProtocol::decodeBlockRef)).isEqualTo(r);
+    }
+
+    @Test
+    void groupsWithoutMembersOrWithNegativeIdsAreMalformed() {
+        BlockGroup g = new BlockGroup(42, 1, 0, List.of(new GroupMember(0, 5, "a", 1, 6, 11)));
+        byte[] bytes = encode(buf -> NamenodeProtocol.writeGroup(buf, g));
+        byte[] noMembers = bytes.clone();
+        noMembers[8 + 8 + 4] = 0;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, noMembers, NamenodeProtocol::readGroup))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("lists 0 members");
+        byte[] negative = bytes.clone();
+        negative[0] = (byte) 0x80;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, negative, NamenodeProtocol::readGroup))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("membership version 1");
+        byte[] version0 = bytes.clone();
+        version0[15] = 0;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, version0, NamenodeProtocol::readGroup))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("membership version 0");
+    }
+
+    @Test
+    void groupIdsCarryTheirPartitionAndStayPositive() {
+        long id = BlockGroup.id(255, -1, -1);
+        assertThat(id).isPositive();
+        assertThat(BlockGroup.partitionOf(id)).isEqualTo(255);
+        assertThat(BlockGroup.partitionOf(BlockGroup.id(3, 12345, 7))).isEqualTo(3);
+        assertThat(BlockGroup.id(3, 12345, 7)).isNotEqualTo(BlockGroup.id(3, 12346, 7))
+                .isNotEqualTo(BlockGroup.id(2, 12345, 7));
     }
 
     @Test
@@ -227,7 +285,7 @@ class NamenodeProtocolTest {
                 .hasMessage("boolean field holds " + v);
 
         byte[] ref = encode(b -> NamenodeProtocol.writeBlockRef(b, Messages.blockRef()));
-        ref[ref.length - 1] = (byte) v;
+        ref[ref.length - 2] = (byte) v;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, ref, NamenodeProtocol::readBlockRef))
                 .isExactlyInstanceOf(MalformedMessageException.class);
 
