@@ -36,7 +36,7 @@ final class CandidateRole extends RoleState {
         }
         selfVoteDurable = true;
         ReplicaLog log = replica.log;
-        for (int peer : replica.members) {
+        for (int peer : replica.members()) {
             if (peer != replica.id) {
                 replica.send(new RequestVote(replica.id, peer, replica.term(), log.syncedTerm(), log.lastIndex(),
                         log.contiguousIndex(), leaderTransfer));
@@ -55,7 +55,8 @@ final class CandidateRole extends RoleState {
     @Override
     void onMessage(Message message) {
         if (message instanceof VoteReply reply) {
-            if (reply.term() == replica.term() && reply.granted() && reply.voter() && usable(reply)) {
+            if (reply.term() == replica.term() && reply.granted() && reply.voter() && usable(reply)
+                    && replica.members().contains(reply.from())) {
                 granted.put(reply.from(), reply);
                 checkWon();
             }
@@ -76,7 +77,7 @@ final class CandidateRole extends RoleState {
     }
 
     private void checkWon() {
-        if (selfVoteDurable && granted.size() + 1 >= replica.quorum) {
+        if (selfVoteDurable && granted.size() + 1 >= replica.quorum()) {
             MergeResult merged = Merge.merge(replica.log, replica.term(), granted.values(),
                     replica.config.unsafePaperMerge());
             replica.becomeLeader(merged);

@@ -13,8 +13,11 @@ import java.util.Map;
  * @param index        every entry at or below it is in the image; the log below may be dropped
  * @param appliedAbove entries above {@code index} that are also in the image, ascending
  * @param sessions     the at-most-once table at that point, by client id
+ * @param members      the group's members as of {@code index}, ascending; empty means the
+ *                     founding members the replica was constructed with (no change yet)
  */
-public record CheckpointMeta(long index, List<Long> appliedAbove, Map<Long, SessionSnapshot> sessions) {
+public record CheckpointMeta(long index, List<Long> appliedAbove, Map<Long, SessionSnapshot> sessions,
+                             List<Integer> members) {
 
     /** The state of a group that has applied nothing. */
     public static final CheckpointMeta INITIAL = new CheckpointMeta(0, List.of(), Map.of());
@@ -26,5 +29,11 @@ public record CheckpointMeta(long index, List<Long> appliedAbove, Map<Long, Sess
         }
         appliedAbove = List.copyOf(appliedAbove);
         sessions = Map.copyOf(sessions);
+        members = List.copyOf(members);
+    }
+
+    /** A checkpoint of a group whose founding members never changed. */
+    public CheckpointMeta(long index, List<Long> appliedAbove, Map<Long, SessionSnapshot> sessions) {
+        this(index, appliedAbove, sessions, List.of());
     }
 }

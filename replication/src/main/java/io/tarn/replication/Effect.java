@@ -1,5 +1,7 @@
 package io.tarn.replication;
 
+import java.util.List;
+
 /**
  * What a replica asks its host to do. The host performs effects in the order they are returned
  * by {@link Replica#drainEffects()}; in particular it applies {@link Apply} effects to its block
@@ -64,5 +66,19 @@ public sealed interface Effect {
      * @param term the current term
      */
     record RoleChanged(Role role, long term) implements Effect {
+    }
+
+    /**
+     * A configuration entry was applied here: from {@code index} on, the group's members are
+     * {@code members}. Emitted by every replica, in log order, once per change it applies.
+     *
+     * @param members the member ids, ascending
+     * @param index   the configuration entry's index
+     */
+    record MembershipChanged(List<Integer> members, long index) implements Effect {
+        /** Freezes the list. */
+        public MembershipChanged {
+            members = List.copyOf(members);
+        }
     }
 }

@@ -21,8 +21,17 @@ import java.util.Map;
  * every synced follower at once (within the window beyond the follower's acknowledged prefix),
  * commits an entry as soon as a quorum holds it (PARALLEL) or the prefix through it (IN_ORDER),
  * replies after apply, serves reads under a lease or read index, promotes caught-up rejoiners and
- * hands leadership over on request. Leaves for FOLLOWER on a higher term, on losing contact with a
- * quorum for an election timeout, or after a leadership transfer.
+ * new members, changes the membership one member at a time and hands leadership over on request.
+ * Leaves for FOLLOWER on a higher term, on losing contact with a quorum for an election timeout,
+ * after a leadership transfer, or once a change removing it commits.
+ *
+ * <p>Membership changes are barriers in the out-of-order log: a configuration entry is appended
+ * only when every entry before it is committed and the previous change is committed, and no write
+ * is appended after it until it commits. Every entry therefore commits under exactly one
+ * configuration, and two consecutive configurations differ by one member, so any majority of one
+ * meets any majority of the other (Raft's single-server change). The sync stage commits the new
+ * leader's merged log in its own term before it may propose a change, which Raft achieves with a
+ * no-op entry.
  */
 final class LeaderRole extends RoleState {
 
@@ -33,6 +42,7 @@ final class LeaderRole extends RoleState {
     }
 
     private final long term;
+    private final long base;
     private final long syncEnd;
     private final long startedAt;
     private final Map<Integer, Progress> peers = new LinkedHashMap<>();
@@ -48,19 +58,35 @@ final class LeaderRole extends RoleState {
     private long lastHeartbeatAt;
     private int transferTarget = -1;
     private long transferDeadline;
+    private List<Integer> pendingChange;
 
     LeaderRole(Replica replica, MergeResult merge) {
         super(replica);
         this.term = replica.term();
+        this.base = merge.base();
         this.syncEnd = merge.syncEnd();
         this.startedAt = replica.now();
-        for (int peer : replica.members) {
-            if (peer != replica.id) {
-                peers.put(peer, new Progress(peer, merge.base(), replica.now()));
+        replica.writeSync(merge.base(), merge.syncEnd(), merge.entries(), this::selfSyncDurable);
+        updatePeers();
+        heartbeat();
+    }
+
+    /** Follows the members the log defines: new members get a progress, removed ones lose theirs. */
+    private void updatePeers() {
+        List<Integer> members = replica.members();
+        peers.keySet().removeIf(peer -> !members.contains(peer));
+        for (int peer : members) {
+            if (peer != replica.id && !peers.containsKey(peer)) {
+                // A founding peer probably holds the merged base; a new one will report what it holds.
+                long guess = replica.log.lastConfigurationIndex() > base ? 0 : base;
+                peers.put(peer, new Progress(peer, guess, replica.now()));
             }
         }
-        replica.writeSync(merge.base(), merge.syncEnd(), merge.entries(), this::selfSyncDurable);
-        heartbeat();
+    }
+
+    /** This leader counts in its own quorums only while it is a member. */
+    private int self() {
+        return replica.inConfiguration() ? 1 : 0;
     }
 
     @Override
@@ -86,13 +112,13 @@ final class LeaderRole extends RoleState {
         if (active || !selfSynced) {
             return;
         }
-        int holders = 1;
+        int holders = self();
         for (Progress p : peers.values()) {
             if (p.voter && p.synced) {
                 holders++;
             }
         }
-        if (holders >= replica.quorum) {
+        if (holders >= replica.quorum()) {
             active = true;
             replica.log.learnCommitted(syncEnd, List.of());
             indexPendingWrites();
@@ -143,8 +169,12 @@ final class LeaderRole extends RoleState {
         }
     }
 
+    /** Records contact from a member; null for a sender that is no longer one. */
     private Progress contact(Message reply, boolean voter) {
         Progress p = peers.get(reply.from());
+        if (p == null) {
+            return null;
+        }
         p.lastContact = replica.now();
         if (!voter && p.voter) {
             p.voter = false;
@@ -159,10 +189,18 @@ final class LeaderRole extends RoleState {
 
     private void onAppendReply(AppendReply r) {
         Progress p = contact(r, r.voter());
+        if (p == null) {
+            return;
+        }
         p.probeAcked = Math.max(p.probeAcked, r.probe());
         if (!r.synced()) {
-            if (p.synced || replica.now() - p.syncSentAt >= replica.config.retransmitTicks()) {
-                p.unsynced(r.finalPrefix());
+            // Always forget its acknowledgments: a follower that restarted on a wiped disk no longer
+            // holds what it acknowledged before, and counting those would skip entries it lacks.
+            boolean resend = p.synced || replica.now() - p.syncSentAt >= replica.config.retransmitTicks();
+            long syncSentAt = p.syncSentAt;
+            p.unsynced(r.finalPrefix());
+            p.syncSentAt = syncSentAt;
+            if (resend) {
                 sendSync(p);
             }
         } else {
@@ -180,6 +218,9 @@ final class LeaderRole extends RoleState {
 
     private void onSyncReply(SyncReply r) {
         Progress p = contact(r, r.voter());
+        if (p == null) {
+            return;
+        }
         p.finalPrefix = r.finalPrefix();
         if (r.success()) {
             p.synced = true;
@@ -195,6 +236,9 @@ final class LeaderRole extends RoleState {
 
     private void onInstallReply(InstallCheckpointReply r) {
         Progress p = contact(r, r.voter());
+        if (p == null) {
+            return;
+        }
         p.finalPrefix = r.finalPrefix();
         p.checkpointSentAt = Progress.NEVER;
         if (p.synced) {
@@ -244,13 +288,13 @@ final class LeaderRole extends RoleState {
     }
 
     private boolean replicatedOnQuorum(long index) {
-        int holders = selfDurable >= index ? 1 : 0;
+        int holders = selfDurable >= index ? self() : 0;
         for (Progress p : peers.values()) {
             if (p.voter && p.synced && p.acked(index)) {
                 holders++;
             }
         }
-        return holders >= replica.quorum;
+        return holders >= replica.quorum();
     }
 
     private void checkCommit(long index) {
@@ -299,7 +343,7 @@ final class LeaderRole extends RoleState {
             return;
         }
         ReplicaLog log = replica.log;
-        if (log.lastIndex() - log.commitPrefix() >= replica.config.window()) {
+        if (log.lastIndex() - log.commitPrefix() >= replica.config.window() || changeUnderWay()) {
             replyWrite(command, Status.BUSY);
             return;
         }
@@ -317,6 +361,11 @@ final class LeaderRole extends RoleState {
         LogEntry entry = new LogEntry(term, index, command.range(), lookBehind, command);
         indexOfWrite.put(key, index);
         awaitingApply.put(index, command);
+        writeOwn(entry);
+    }
+
+    /** Writes one of this leader's new entries locally and sends it to every follower. */
+    private void writeOwn(LogEntry entry) {
         replica.writeEntries(List.of(entry), durable -> {
             if (replica.roleState() == this) {
                 for (LogEntry e : durable) {
@@ -338,6 +387,12 @@ final class LeaderRole extends RoleState {
 
     @Override
     void onApplied(LogEntry entry) {
+        if (entry.isConfiguration()) {
+            if (!replica.inConfiguration() && replica.roleState() == this) {
+                handOver();
+            }
+            return;
+        }
         WriteCommand waiting = awaitingApply.remove(entry.index());
         indexOfWrite.remove(new WriteKey(entry.command().clientId(), entry.command().sequence()));
         if (waiting != null) {
@@ -369,6 +424,7 @@ final class LeaderRole extends RoleState {
 
     @Override
     void afterApply() {
+        maybeProposeChange();
         if (reads.isEmpty()) {
             return;
         }
@@ -409,12 +465,12 @@ final class LeaderRole extends RoleState {
     private void updateConfirmedProbe() {
         long[] acked = new long[peers.size() + 1];
         int n = 0;
-        acked[n++] = probe;
+        acked[n++] = self() == 1 ? probe : 0;
         for (Progress p : peers.values()) {
             acked[n++] = p.voter ? p.probeAcked : 0;
         }
         Arrays.sort(acked);
-        long quorumProbe = acked[acked.length - replica.quorum];
+        long quorumProbe = acked[Math.max(0, acked.length - replica.quorum())];
         confirmedProbe = Math.max(confirmedProbe, quorumProbe);
     }
 
@@ -445,13 +501,13 @@ final class LeaderRole extends RoleState {
         if (now - startedAt < window) {
             return false;
         }
-        int heard = 1;
+        int heard = self();
         for (Progress p : peers.values()) {
             if (p.voter && now - p.lastContact < window) {
                 heard++;
             }
         }
-        if (heard < replica.quorum) {
+        if (heard < replica.quorum()) {
             replica.stepDown(term, -1);
             return true;
         }
@@ -478,11 +534,83 @@ final class LeaderRole extends RoleState {
             return;
         }
         Progress p = peers.get(transferTarget);
+        if (p == null) {
+            transferTarget = -1;
+            return;
+        }
         if (p.synced && p.voter && p.ackPrefix >= replica.log.lastIndex()) {
             int target = transferTarget;
             replica.send(new TimeoutNow(replica.id, target, term));
             replica.stepDown(term, target);
         }
+    }
+
+    // ---------------------------------------------------------------- membership
+
+    @Override
+    Status onMembershipChange(List<Integer> target) {
+        if (!active || transferTarget >= 0) {
+            return Status.LEADER_NOT_READY;
+        }
+        if (changeUnderWay() || liveVoters(target) < target.size() / 2 + 1) {
+            return Status.BUSY;
+        }
+        pendingChange = List.copyOf(target);
+        maybeProposeChange();
+        return Status.OK;
+    }
+
+    /**
+     * Members of {@code target} that can acknowledge now: this leader if it stays, and voters heard
+     * from within the minimum election timeout. A change goes ahead only if they are a quorum of
+     * the new configuration, so it can commit without waiting for a dead member to return or a new
+     * one to be promoted (a dead member is removed first, then its replacement added).
+     */
+    private int liveVoters(List<Integer> target) {
+        int live = target.contains(replica.id) ? 1 : 0;
+        for (Progress p : peers.values()) {
+            if (target.contains(p.id) && p.voter
+                    && replica.now() - p.lastContact < replica.config.electionTimeoutMin()) {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    /** A change waits to be proposed, or the latest configuration entry is not committed yet. */
+    private boolean changeUnderWay() {
+        long latest = replica.log.lastConfigurationIndex();
+        return pendingChange != null || (latest > 0 && !replica.log.isCommitted(latest));
+    }
+
+    /** Appends the pending change once nothing is in flight: the entry is a barrier. */
+    private void maybeProposeChange() {
+        ReplicaLog log = replica.log;
+        if (pendingChange == null || !active || replica.roleState() != this
+                || log.commitPrefix() < log.lastIndex()) {
+            return;
+        }
+        LogEntry entry = LogEntry.configuration(term, log.lastIndex() + 1, pendingChange);
+        pendingChange = null;
+        writeOwn(entry);
+        updatePeers();
+        for (Progress p : peers.values()) {
+            sendAppends(p);
+        }
+    }
+
+    /** This leader's removal committed: the most caught-up member takes over at once. */
+    private void handOver() {
+        Progress best = null;
+        for (Progress p : peers.values()) {
+            if (p.voter && p.synced && (best == null || p.ackPrefix > best.ackPrefix)) {
+                best = p;
+            }
+        }
+        if (best != null) {
+            replica.send(new TimeoutNow(replica.id, best.id, term));
+        }
+        replica.stepDown(term, best == null ? -1 : best.id);
     }
 
     /**

@@ -13,17 +13,23 @@ import java.util.Objects;
  * during its merge stage only the term changes; range, look-behind and command are the entry's
  * identity and never change.
  *
+ * <p>A configuration entry carries no write but the group's new member list; it takes effect on
+ * every replica as soon as the replica holds it (see {@link Replica#members()}).
+ *
  * @param term       the ballot under which this copy was proposed (re-stamped by a new leader)
  * @param index      position in the log, starting at 1
- * @param range      the blocks the entry writes; {@link BlockRange#EMPTY} for a no-op
+ * @param range      the blocks the entry writes; {@link BlockRange#EMPTY} for a no-op or a
+ *                   configuration entry
  * @param lookBehind ranges of entries {@code index-1, index-2, ...}, at most {@code N} of them,
  *                   nearest first
- * @param command    the client write, or {@code null} for a no-op
+ * @param command    the client write, or {@code null} for a no-op or a configuration entry
+ * @param members    for a configuration entry, the ids of every member from this index on,
+ *                   ascending; empty for every other entry
  */
 public record LogEntry(long term, long index, BlockRange range, List<BlockRange> lookBehind,
-                       WriteCommand command) {
+                       WriteCommand command, List<Integer> members) {
 
-    /** Validates the components and freezes the look-behind list. */
+    /** Validates the components and freezes the lists. */
     public LogEntry {
         if (index < 1 || term < 0) {
             throw new IllegalArgumentException("bad entry position " + term + "/" + index);
@@ -36,6 +42,15 @@ public record LogEntry(long term, long index, BlockRange range, List<BlockRange>
         if (command == null && !range.isEmpty()) {
             throw new IllegalArgumentException("a no-op writes no blocks");
         }
+        members = List.copyOf(members);
+        if (!members.isEmpty() && command != null) {
+            throw new IllegalArgumentException("a configuration entry carries no write");
+        }
+    }
+
+    /** An entry that is not a configuration entry. */
+    public LogEntry(long term, long index, BlockRange range, List<BlockRange> lookBehind, WriteCommand command) {
+        this(term, index, range, lookBehind, command, List.of());
     }
 
     /** A no-op entry, used by a new leader to fill holes in the merged log. */
@@ -43,14 +58,27 @@ public record LogEntry(long term, long index, BlockRange range, List<BlockRange>
         return new LogEntry(term, index, BlockRange.EMPTY, List.of(), null);
     }
 
-    /** Whether the entry writes nothing. */
+    /** A configuration entry: from {@code index} on, the group's members are {@code members}. */
+    public static LogEntry configuration(long term, long index, List<Integer> members) {
+        if (members.isEmpty()) {
+            throw new IllegalArgumentException("a configuration needs at least one member");
+        }
+        return new LogEntry(term, index, BlockRange.EMPTY, List.of(), null, members.stream().sorted().toList());
+    }
+
+    /** Whether the entry carries no client write (a no-op or a configuration entry). */
     public boolean isNoop() {
         return command == null;
     }
 
+    /** Whether the entry changes the group's members. */
+    public boolean isConfiguration() {
+        return !members.isEmpty();
+    }
+
     /** The same entry proposed again under {@code newTerm}. */
     public LogEntry restamp(long newTerm) {
-        return new LogEntry(newTerm, index, range, lookBehind, command);
+        return new LogEntry(newTerm, index, range, lookBehind, command, members);
     }
 
     /**
@@ -67,7 +95,7 @@ public record LogEntry(long term, long index, BlockRange range, List<BlockRange>
 
     /** Whether this entry and {@code other} carry the same write, ignoring the ballot. */
     public boolean sameContent(LogEntry other) {
-        return index == other.index && range.equals(other.range)
-                && lookBehind.equals(other.lookBehind) && Objects.equals(command, other.command);
+        return index == other.index && range.equals(other.range) && lookBehind.equals(other.lookBehind)
+                && Objects.equals(command, other.command) && members.equals(other.members);
     }
 }

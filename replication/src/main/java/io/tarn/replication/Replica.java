@@ -22,14 +22,13 @@ import java.util.function.LongFunction;
  * <p>Guarantees, given hosts that honour the {@link DiskOp} and {@link Effect} contracts: at most one
  * leader per term; a committed entry is never lost or changed; overlapping writes apply in log
  * order on every replica; a client write retried with the same sequence applies at most once;
- * reads are linearizable.
+ * reads are linearizable; membership changes take one member at a time and every entry commits
+ * under exactly one configuration (see {@link #proposeMembership(List)}).
  */
 public final class Replica {
 
     final ReplicationConfig config;
     final int id;
-    final List<Integer> members;
-    final int quorum;
     final ReplicaLog log;
     final Sessions sessions = new Sessions();
     private final List<Effect> effects = new ArrayList<>();
@@ -52,27 +51,47 @@ public final class Replica {
      * Creates a replica from its durable state. After a restart the host must also restore its
      * block state from {@code state.checkpoint()} before delivering inputs.
      *
-     * @param config  the group's settings
-     * @param id      this replica's id, one of {@code members}
-     * @param members ids of all replicas of the group
-     * @param state   what survived on disk
-     * @param seed    seed for the election timeouts
+     * <p>The members in force come from the configuration entries in {@code state}'s log, else
+     * from its checkpoint, else from {@code foundingMembers}: the host keeps the member list the
+     * group was created with and passes it on every restart. A replica created to join a group
+     * (see {@link #joining}) has no founding members: it learns them from the leader.
+     *
+     * @param config          the group's settings
+     * @param id              this replica's id
+     * @param foundingMembers ids of the replicas the group was created with
+     * @param state           what survived on disk
+     * @param seed            seed for the election timeouts
      */
-    public Replica(ReplicationConfig config, int id, List<Integer> members, PersistentState state, long seed) {
+    public Replica(ReplicationConfig config, int id, List<Integer> foundingMembers, PersistentState state,
+                   long seed) {
         this.config = Objects.requireNonNull(config, "config");
-        this.members = List.copyOf(members);
-        if (!this.members.contains(id)) {
-            throw new IllegalArgumentException("replica " + id + " is not a member of " + members);
-        }
         this.id = id;
-        this.quorum = this.members.size() / 2 + 1;
-        this.log = new ReplicaLog(state);
+        this.log = new ReplicaLog(state, foundingMembers);
+        if (state.voter() && state.currentTerm() == 0 && !foundingMembers.contains(id)) {
+            throw new IllegalArgumentException("replica " + id + " is not a member of " + foundingMembers
+                    + "; a replica joining a group is created with Replica.joining");
+        }
         this.sessions.restore(state.checkpoint().meta().sessions());
         this.random = new SplittableRandom(seed);
         this.currentTerm = state.currentTerm();
         this.votedFor = state.votedFor();
         this.voter = state.voter();
         this.role = new FollowerRole(this);
+    }
+
+    /**
+     * Creates a brand-new replica with an empty disk that joins an existing group. It is a
+     * non-voter that knows no members: it follows whichever leader contacts it, receives the
+     * group's data through {@link Message.InstallCheckpoint} and the log, and becomes a voter once
+     * the leader promotes it. The leader starts contacting it once the host asked it to
+     * {@link #addMember(int) add} this id.
+     *
+     * @param config the group's settings
+     * @param id     the new member's id, never used before in this group
+     * @param seed   seed for the election timeouts
+     */
+    public static Replica joining(ReplicationConfig config, int id, long seed) {
+        return new Replica(config, id, List.of(), PersistentState.wiped(), seed);
     }
 
     // ---------------------------------------------------------------- inputs
@@ -86,7 +105,7 @@ public final class Replica {
 
     /** Handles a message from another replica of the group. */
     public void handle(Message message) {
-        if (message.to() != id || message.from() == id || !members.contains(message.from())) {
+        if (message.to() != id || message.from() == id) {
             return;
         }
         if (message instanceof RequestVote request) {
@@ -130,10 +149,58 @@ public final class Replica {
      * undercut. Ignored unless this replica is a voting follower that has never seen a leader.
      */
     public void campaign() {
-        if (role instanceof FollowerRole && voter && leaderId == -1 && currentTerm == 0) {
+        if (role instanceof FollowerRole && voter && inConfiguration() && leaderId == -1 && currentTerm == 0) {
             startElection(true);
         }
         afterInput();
+    }
+
+    /**
+     * Asks the leader to change the group's members to {@code newMembers}, which must differ from
+     * {@link #members()} by exactly one id (single-member change). The leader proposes the change
+     * once every entry it holds is committed and the previous change is committed; meanwhile, and
+     * until the change commits, it refuses new writes with {@link Status#BUSY}. A new member joins
+     * as a non-voter (create it with {@link #joining}) and is promoted once caught up. A leader
+     * that removes itself hands leadership to a remaining member once the change commits.
+     *
+     * <p>Every replica emits {@link Effect.MembershipChanged} when it applies the change. If
+     * leadership is lost first, the change may or may not take effect: the host watches
+     * {@link #members()} or the effect and asks again.
+     *
+     * @param newMembers the complete new member list
+     * @return {@link Status#OK} if accepted; {@link Status#NOT_LEADER} (or
+     *     {@link Status#LEADER_NOT_READY}) if this replica cannot propose it now;
+     *     {@link Status#BUSY} while another change is pending or uncommitted, or while the members
+     *     of the new configuration that are live voters (heard from within the minimum election
+     *     timeout) are not a majority of it: remove a dead member before adding its replacement,
+     *     and let a new member be promoted before the next change
+     * @throws IllegalArgumentException if {@code newMembers} is not a single-member change
+     */
+    public Status proposeMembership(List<Integer> newMembers) {
+        List<Integer> target = newMembers.stream().distinct().sorted().toList();
+        List<Integer> current = members();
+        long added = target.stream().filter(m -> !current.contains(m)).count();
+        long removed = current.stream().filter(m -> !target.contains(m)).count();
+        if (target.isEmpty() || added + removed != 1) {
+            throw new IllegalArgumentException("not a single-member change: " + current + " -> " + target);
+        }
+        Status status = role.onMembershipChange(target);
+        afterInput();
+        return status;
+    }
+
+    /** Proposes adding {@code member}; see {@link #proposeMembership(List)}. */
+    public Status addMember(int member) {
+        List<Integer> target = new ArrayList<>(members());
+        target.add(member);
+        return proposeMembership(target);
+    }
+
+    /** Proposes removing {@code member} (possibly this leader); see {@link #proposeMembership(List)}. */
+    public Status removeMember(int member) {
+        List<Integer> target = new ArrayList<>(members());
+        target.remove(Integer.valueOf(member));
+        return proposeMembership(target);
     }
 
     /** Asks the leader to hand leadership to {@code target}; ignored by other roles. */
@@ -186,6 +253,15 @@ public final class Replica {
     /** The leader this replica believes in, or -1. */
     public int leaderId() {
         return leaderId;
+    }
+
+    /**
+     * The group's members as this replica's log defines them now, ascending. A configuration entry
+     * takes effect as soon as it is held, before it commits (a merge may still drop an uncommitted
+     * one); quorums are majorities of this list, counting only members that are voters.
+     */
+    public List<Integer> members() {
+        return log.members();
     }
 
     /** Whether this replica counts in quorums. */
@@ -246,6 +322,16 @@ public final class Replica {
 
     boolean voter() {
         return voter;
+    }
+
+    /** Whether this replica is one of the members its log defines. */
+    boolean inConfiguration() {
+        return log.members().contains(id);
+    }
+
+    /** Votes or acknowledgments needed: a majority of the current members. */
+    int quorum() {
+        return log.members().size() / 2 + 1;
     }
 
     int randomElectionTimeout() {
@@ -336,7 +422,7 @@ public final class Replica {
 
     /** Starts an election in the next term (voters only). */
     void startElection(boolean leaderTransfer) {
-        if (!voter) {
+        if (!voter || !inConfiguration()) {
             return;
         }
         currentTerm++;
@@ -440,6 +526,11 @@ public final class Replica {
     }
 
     private void onApplied(LogEntry entry) {
+        if (entry.isConfiguration()) {
+            emit(new Effect.MembershipChanged(entry.members(), entry.index()));
+            role.onApplied(entry);
+            return;
+        }
         if (entry.isNoop()) {
             return;
         }
@@ -459,7 +550,8 @@ public final class Replica {
             return;
         }
         capturing = true;
-        emit(new Effect.CaptureCheckpoint(new CheckpointMeta(applied, log.appliedAboveList(), sessions.snapshot())));
+        emit(new Effect.CaptureCheckpoint(new CheckpointMeta(applied, log.appliedAboveList(), sessions.snapshot(),
+                log.membersAt(applied))));
     }
 
     /** Replaces the applied state with an installed checkpoint; the host gets the image. */

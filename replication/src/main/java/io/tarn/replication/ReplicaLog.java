@@ -22,6 +22,8 @@ final class ReplicaLog {
     private final Map<Long, Long> pendingWrite = new HashMap<>();
     private final TreeSet<Long> committedAbove = new TreeSet<>();
     private final TreeSet<Long> appliedAbove = new TreeSet<>();
+    private final TreeMap<Long, List<Integer>> configurations = new TreeMap<>();
+    private final List<Integer> foundingMembers;
     private Checkpoint checkpoint;
     private long syncedTerm;
     private long syncEnd;
@@ -30,10 +32,18 @@ final class ReplicaLog {
     private long appliedPrefix;
 
     ReplicaLog(PersistentState state) {
+        this(state, List.of());
+    }
+
+    ReplicaLog(PersistentState state, List<Integer> foundingMembers) {
+        this.foundingMembers = foundingMembers.stream().sorted().toList();
         this.checkpoint = state.checkpoint();
         this.syncedTerm = state.syncedTerm();
         this.syncEnd = state.syncEnd();
         this.entries.putAll(state.entries());
+        for (LogEntry e : state.entries().values()) {
+            indexConfiguration(e);
+        }
         CheckpointMeta meta = checkpoint.meta();
         this.commitPrefix = meta.index();
         this.appliedPrefix = meta.index();
@@ -75,6 +85,35 @@ final class ReplicaLog {
 
     long syncedTerm() {
         return syncedTerm;
+    }
+
+    /** The group's members as this log defines them now (uncommitted configuration entries included). */
+    List<Integer> members() {
+        return configurations.isEmpty() ? checkpointMembers() : configurations.lastEntry().getValue();
+    }
+
+    /** The members as of {@code index}: the configuration entry at or below it, or the checkpoint's. */
+    List<Integer> membersAt(long index) {
+        Map.Entry<Long, List<Integer>> e = configurations.floorEntry(index);
+        return e == null ? checkpointMembers() : e.getValue();
+    }
+
+    /** Index of the highest configuration entry held, or 0 when the configuration comes from below the log. */
+    long lastConfigurationIndex() {
+        return configurations.isEmpty() ? 0 : configurations.lastKey();
+    }
+
+    private List<Integer> checkpointMembers() {
+        List<Integer> recorded = checkpoint.meta().members();
+        return recorded.isEmpty() ? foundingMembers : recorded;
+    }
+
+    private void indexConfiguration(LogEntry e) {
+        if (e.isConfiguration()) {
+            configurations.put(e.index(), e.members());
+        } else {
+            configurations.remove(e.index());
+        }
     }
 
     long syncEnd() {
@@ -120,6 +159,7 @@ final class ReplicaLog {
     /** Writes (or overwrites) an entry whose durability op {@code opId} is under way. */
     void put(LogEntry entry, long opId) {
         entries.put(entry.index(), entry);
+        indexConfiguration(entry);
         pendingWrite.put(entry.index(), opId);
         advanceContiguous();
     }
@@ -145,8 +185,10 @@ final class ReplicaLog {
             pendingWrite.remove(index);
         }
         tail.clear();
+        configurations.tailMap(base, false).clear();
         for (LogEntry e : merged) {
             entries.put(e.index(), e);
+            indexConfiguration(e);
             pendingWrite.put(e.index(), opId);
         }
         syncedTerm = newSyncedTerm;
@@ -231,6 +273,7 @@ final class ReplicaLog {
         CheckpointMeta meta = installed.meta();
         entries.headMap(meta.index(), true).keySet().forEach(pendingWrite::remove);
         entries.headMap(meta.index(), true).clear();
+        configurations.headMap(meta.index(), true).clear();
         appliedPrefix = meta.index();
         appliedAbove.clear();
         appliedAbove.addAll(meta.appliedAbove());
@@ -245,6 +288,7 @@ final class ReplicaLog {
         this.checkpoint = saved;
         entries.headMap(compactTo, true).keySet().forEach(pendingWrite::remove);
         entries.headMap(compactTo, true).clear();
+        configurations.headMap(compactTo, true).clear();
         recomputeContiguous();
     }
 

@@ -3,14 +3,15 @@ package io.tarn.replication;
 /**
  * The role a replica currently plays. Legal transitions:
  * <pre>
- *   FOLLOWER  -- election timeout, or TimeoutNow from the leader (voters only) --> CANDIDATE
+ *   FOLLOWER  -- election timeout, or TimeoutNow from the leader (members that are voters) --> CANDIDATE
  *   CANDIDATE -- election timeout --> CANDIDATE (next term)
  *   CANDIDATE -- votes from a quorum --> LEADER (merge stage, then sync stage, then active)
  *   CANDIDATE -- higher term, or a leader of its own term --> FOLLOWER
- *   LEADER    -- higher term, lost quorum contact, or leadership handed over --> FOLLOWER
+ *   LEADER    -- higher term, lost quorum contact, leadership handed over, or its own removal
+ *                committed --> FOLLOWER
  * </pre>
- * A replica that lost its disk is a FOLLOWER that is not a voter: it neither votes nor stands for
- * election until the leader promotes it.
+ * A replica that lost its disk, or a new member, is a FOLLOWER that is not a voter: it neither
+ * votes nor stands for election until the leader promotes it.
  */
 public enum Role {
     /** Accepts entries from the leader of its term. */

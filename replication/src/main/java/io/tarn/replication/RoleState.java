@@ -49,6 +49,11 @@ abstract sealed class RoleState permits FollowerRole, CandidateRole, LeaderRole 
     void onTransferRequest(int target) {
     }
 
+    /** The host asks for a membership change; only an active leader can propose one. */
+    Status onMembershipChange(List<Integer> target) {
+        return Status.NOT_LEADER;
+    }
+
     /** An entry was applied (or skipped as a duplicate) on this replica. */
     void onApplied(LogEntry entry) {
     }

@@ -10,7 +10,7 @@ class MembershipTest {
 
     private static final ReplicationConfig CONFIG = ElectionTest.CONFIG;
 
-    private static void writeMany(TestCluster c, int leader, int from, int to) {
+    static void writeMany(TestCluster c, int leader, int from, int to) {
         for (int seq = from; seq <= to; seq++) {
             c.write(leader, 9, seq, seq % 16, 1, seq);
         }

@@ -25,7 +25,9 @@ final class TestCluster {
     }
 
     final ReplicationConfig config;
+    /** The founding members; {@link #nodes} also holds replicas that joined later. */
     final List<Integer> members;
+    final List<Integer> nodes;
     final Map<Integer, Replica> replicas = new HashMap<>();
     final Map<Integer, List<DiskOp>> pendingDisk = new HashMap<>();
     final Map<Integer, Map<Long, Long>> data = new HashMap<>();
@@ -45,13 +47,24 @@ final class TestCluster {
         for (int i = 0; i < size; i++) {
             members.add(i);
         }
-        for (int id : members) {
+        this.nodes = new ArrayList<>(members);
+        for (int id : nodes) {
             start(id, PersistentState.initialVoter());
         }
     }
 
     void start(int id, PersistentState state) {
-        replicas.put(id, new Replica(config, id, members, state, 7919L * (id + 1)));
+        put(id, new Replica(config, id, members, state, 7919L * (id + 1)));
+    }
+
+    /** Starts a brand-new replica with an empty disk that will join the group as {@code id}. */
+    void join(int id) {
+        nodes.add(id);
+        put(id, Replica.joining(config, id, 7919L * (id + 1)));
+    }
+
+    private void put(int id, Replica replica) {
+        replicas.put(id, replica);
         pendingDisk.put(id, new ArrayList<>());
         data.put(id, new HashMap<>());
         history.put(id, new ArrayList<>());
@@ -67,7 +80,7 @@ final class TestCluster {
         boolean more = true;
         while (more) {
             more = false;
-            for (int id : members) {
+            for (int id : nodes) {
                 if (down.contains(id)) {
                     continue;
                 }
@@ -78,7 +91,7 @@ final class TestCluster {
                 }
             }
             if (autoDisk) {
-                for (int id : members) {
+                for (int id : nodes) {
                     more |= completeDisk(id);
                 }
             }
@@ -136,7 +149,7 @@ final class TestCluster {
     /** Ticks every live replica {@code n} times, delivering messages after each tick. */
     void tick(int n) {
         for (int i = 0; i < n; i++) {
-            for (int id : members) {
+            for (int id : nodes) {
                 if (!down.contains(id)) {
                     replicas.get(id).tick();
                 }
@@ -149,7 +162,7 @@ final class TestCluster {
     int electLeader() {
         for (int i = 0; i < 2000; i++) {
             tick(1);
-            for (int id : members) {
+            for (int id : nodes) {
                 if (!down.contains(id) && replicas.get(id).isActiveLeader()) {
                     return id;
                 }

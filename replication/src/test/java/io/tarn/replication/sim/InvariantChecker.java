@@ -13,18 +13,56 @@ import java.util.TreeMap;
 /**
  * The safety invariants, checked after every simulator step: at most one leader per term; a
  * committed index never changes content (and an active leader holds every committed entry);
- * overlapping writes apply in log order on every replica (checked by {@link SimNode} at apply).
- * At quiescence: every replica applied every committed entry and holds identical data.
+ * overlapping writes apply in log order on every replica (checked by {@link SimNode} at apply);
+ * committed configurations follow each other by single-member steps and every replica that
+ * applies a change agrees on it. At quiescence: every member of the final configuration applied
+ * every committed entry, agrees on the configuration and holds identical data.
  */
 final class InvariantChecker {
 
     private final Map<Long, Integer> leaderOfTerm = new HashMap<>();
     private final TreeMap<Long, LogEntry> committed = new TreeMap<>();
     private final Set<String> activeLeadersChecked = new HashSet<>();
+    private final TreeMap<Long, List<Integer>> configurations = new TreeMap<>();
+    private final List<Integer> founding;
     private final int scanDepth;
 
-    InvariantChecker(int window) {
+    InvariantChecker(int window, List<Integer> founding) {
         this.scanDepth = 3 * window;
+        this.founding = List.copyOf(founding);
+    }
+
+    /** The members of the latest configuration some replica applied (the founding ones before). */
+    List<Integer> committedMembers() {
+        return configurations.isEmpty() ? founding : configurations.lastEntry().getValue();
+    }
+
+    int membershipChanges() {
+        return configurations.size();
+    }
+
+    /** A replica applied a configuration entry: it must agree with every other and be a single step. */
+    void onMembershipChanged(int node, List<Integer> members, long index) {
+        List<Integer> known = configurations.putIfAbsent(index, members);
+        if (known != null && !known.equals(members)) {
+            throw new InvariantViolation("node " + node + " applied configuration " + members + " at " + index
+                    + " where " + known + " was applied");
+        }
+        Map.Entry<Long, List<Integer>> before = configurations.lowerEntry(index);
+        checkSingleStep(before == null ? founding : before.getValue(), members, index);
+        Map.Entry<Long, List<Integer>> after = configurations.higherEntry(index);
+        if (after != null) {
+            checkSingleStep(members, after.getValue(), after.getKey());
+        }
+    }
+
+    private static void checkSingleStep(List<Integer> from, List<Integer> to, long index) {
+        long changed = to.stream().filter(m -> !from.contains(m)).count()
+                + from.stream().filter(m -> !to.contains(m)).count();
+        if (changed != 1) {
+            throw new InvariantViolation("configuration " + from + " -> " + to + " at " + index
+                    + " is not a single-member change");
+        }
     }
 
     int leadersElected() {
@@ -90,6 +128,10 @@ final class InvariantChecker {
         int referenceNode = -1;
         for (SimNode node : nodes) {
             Replica r = node.replica();
+            if (!r.members().equals(committedMembers())) {
+                throw new InvariantViolation("node " + node.id + " has members " + r.members() + " but "
+                        + committedMembers() + " were committed");
+            }
             for (long i = 1; i <= maxCommitted; i++) {
                 if (committed.containsKey(i) && !r.isApplied(i)) {
                     throw new InvariantViolation("node " + node.id + " never applied committed entry " + i);

@@ -22,8 +22,11 @@ import java.util.SplittableRandom;
  *       rejoins from an older term.</li>
  * </ul>
  * The last three together make the pattern that exposes the PolarFS paper's merge (see
- * {@code docs/replication.md}). Every choice comes from the simulation's random source, so a seed
- * replays exactly.
+ * {@code docs/replication.md}). With replacements enabled, it also replaces a random member (dead
+ * or alive, the leader included) by a new node with an empty disk: it asks the leader to remove
+ * the member, shuts the member down once the removal commits, starts the new node and asks the
+ * leader to add it, retrying through leader changes until the addition commits. Every choice
+ * comes from the simulation's random source, so a seed replays exactly.
  */
 final class Nemesis {
 
@@ -38,6 +41,8 @@ final class Nemesis {
     private int transfers;
     private int strikes;
     private long watchUntil = -1;
+    private int removing = -1;
+    private int adding = -1;
     private int watchMode;
 
     Nemesis(Simulation sim) {
@@ -94,8 +99,12 @@ final class Nemesis {
             sim.isolated().clear();
         } else if (kind < 84) {
             crashClientSoon();
-        } else if (kind < 92) {
+        } else if (kind < 89) {
             transfer();
+        } else if (kind < 92) {
+            if (sim.options.replacements()) {
+                replaceMember();
+            }
         } else {
             sim.setDropRates(random.nextDouble() * 0.2, random.nextDouble() * 0.05);
         }
@@ -135,9 +144,10 @@ final class Nemesis {
     }
 
     private void wipe() {
-        List<SimNode> nodes = sim.nodes();
         SimNode node = sim.randomNode();
-        if (wipedOnce || nodes.stream().anyMatch(n -> !n.isUp() || !n.replica().isVoter())) {
+        boolean degraded = sim.nodes().stream()
+                .anyMatch(n -> !n.retired() && (!n.isUp() || !n.replica().isVoter()));
+        if (wipedOnce || !membershipIdle() || degraded) {
             return;
         }
         wipedOnce = true;
@@ -220,7 +230,7 @@ final class Nemesis {
     }
 
     private void lossyLink(long micros) {
-        List<Integer> connected = sim.memberIds().stream().filter(id -> !sim.isolated().contains(id)).toList();
+        List<Integer> connected = sim.liveIds().stream().filter(id -> !sim.isolated().contains(id)).toList();
         if (connected.size() < 2) {
             return;
         }
@@ -231,6 +241,57 @@ final class Nemesis {
             sim.setLinkDrop(from, to, p);
             sim.schedule(micros, () -> sim.setLinkDrop(from, to, 0));
         }
+    }
+
+    // ---------------------------------------------------------------- member replacement
+
+    /** No replacement is under way. */
+    boolean membershipIdle() {
+        return removing < 0 && adding < 0;
+    }
+
+    private void replaceMember() {
+        if (!membershipIdle()) {
+            return;
+        }
+        List<Integer> members = sim.invariants().committedMembers();
+        int victim = members.get(random.nextInt(members.size()));
+        // The group passes through two members, which tolerate no disk loss: start only when every
+        // other member is up and a voter (the victim may be down: replacing a dead node).
+        for (int id : members) {
+            SimNode n = sim.node(id);
+            if (id != victim && (!n.isUp() || !n.replica().isVoter())) {
+                return;
+            }
+        }
+        removing = victim;
+        driveMembership();
+    }
+
+    /** Pushes the replacement one step; runs until it is done, after the chaos phase too. */
+    private void driveMembership() {
+        List<Integer> committed = sim.invariants().committedMembers();
+        if (removing >= 0 && !committed.contains(removing)) {
+            sim.node(removing).retire();
+            removing = -1;
+            adding = sim.addNode();
+        }
+        SimNode joiner = adding >= 0 ? sim.node(adding) : null;
+        if (joiner != null && committed.contains(adding) && joiner.isUp() && joiner.replica().isVoter()) {
+            adding = -1;
+            return;
+        }
+        SimNode leader = sim.activeLeader();
+        if (leader != null && leader.replica().members().equals(committed)) {
+            if (removing >= 0) {
+                int victim = removing;
+                leader.input(r -> r.removeMember(victim));
+            } else if (!committed.contains(adding)) {
+                int id = adding;
+                leader.input(r -> r.addMember(id));
+            }
+        }
+        sim.schedule(1_000 + random.nextLong(3_000), this::driveMembership);
     }
 
     private void armHoleWatcher() {

@@ -27,6 +27,13 @@ final class SimDisk {
     final List<DiskOp> queued = new ArrayList<>();
     List<DiskOp> flushing;
 
+    /** The empty disk of a replica created to join a running group: it starts as a non-voter. */
+    static SimDisk joining() {
+        SimDisk disk = new SimDisk();
+        disk.voter = false;
+        return disk;
+    }
+
     PersistentState snapshot() {
         return new PersistentState(currentTerm, votedFor, voter, syncedTerm, syncEnd, entries, checkpoint);
     }

@@ -24,14 +24,31 @@ final class SimNode {
 
     final int id;
     private final Simulation sim;
-    final SimDisk disk = new SimDisk();
+    /** Created to join a running group: it has no founding members and starts as a non-voter. */
+    private final boolean joining;
+    final SimDisk disk;
+    private boolean retired;
     private Replica replica;
     private int incarnation;
     private Map<Long, long[]> blocks = new HashMap<>();
 
-    SimNode(int id, Simulation sim) {
+    SimNode(int id, Simulation sim, boolean joining) {
         this.id = id;
         this.sim = sim;
+        this.joining = joining;
+        this.disk = joining ? SimDisk.joining() : new SimDisk();
+    }
+
+    /** Removed from the group and shut down for good. */
+    boolean retired() {
+        return retired;
+    }
+
+    void retire() {
+        if (isUp()) {
+            crash();
+        }
+        retired = true;
     }
 
     Replica replica() {
@@ -49,7 +66,8 @@ final class SimNode {
     void start() {
         PersistentState state = disk.snapshot();
         incarnation++;
-        replica = new Replica(sim.config, id, sim.memberIds(), state, sim.random().nextLong());
+        List<Integer> founding = joining ? List.of() : sim.memberIds();
+        replica = new Replica(sim.config, id, founding, state, sim.random().nextLong());
         blocks = restore(state.checkpoint());
         int inc = incarnation;
         sim.schedule(sim.random().nextLong(sim.tickMicros) + 1, () -> tick(inc));
@@ -129,6 +147,8 @@ final class SimNode {
             blocks = restore(r.checkpoint());
         } else if (effect instanceof Effect.RoleChanged rc) {
             sim.invariants().onRoleChanged(id, rc.role(), rc.term());
+        } else if (effect instanceof Effect.MembershipChanged mc) {
+            sim.invariants().onMembershipChanged(id, mc.members(), mc.index());
         }
     }
 

@@ -22,11 +22,13 @@ import io.tarn.replication.ReplicationConfig;
  * @param clientBackoffMicros a client waits this long after a redirect or refusal
  * @param tickMicros          simulated length of one replica tick
  * @param faultGapMicros      faults come every 2 ms plus a uniform gap up to this
+ * @param replacements        whether faults include replacing a member by a new, empty one
  */
 record SimOptions(ReplicationConfig config, int nodes, int clients, int clientDepth, long chaosMicros,
                   long quiesceMicros, boolean faults, LatencyModel network, LatencyModel clientNetwork,
                   LatencyModel disk, int blocks, int maxRangeBlocks, double writeFraction, long clientTimeoutMicros,
-                  long clientBackoffMicros, long tickMicros, long faultGapMicros) {
+                  long clientBackoffMicros, long tickMicros, long faultGapMicros,
+                  boolean replacements) {
 
     /** Settings for the randomized safety runs: short timeouts, frequent checkpoints, small window. */
     static SimOptions chaos(ReplicationConfig base) {
@@ -36,6 +38,13 @@ record SimOptions(ReplicationConfig config, int nodes, int clients, int clientDe
         LatencyModel network = LatencyModel.uniformWithTail(100, 800, 0.05, 6_000);
         return new SimOptions(config, 3, 3, 2, 400_000, 3_000_000, true, network, network,
                 LatencyModel.uniformWithTail(50, 400, 0.02, 3_000),
-                12, 3, 0.6, 12_000, 2_000, 1_000, 20_000);
+                12, 3, 0.6, 12_000, 2_000, 1_000, 20_000, false);
+    }
+
+    /** The same settings, with member replacements among the faults. */
+    SimOptions withReplacements() {
+        return new SimOptions(config, nodes, clients, clientDepth, chaosMicros, quiesceMicros, faults, network,
+                clientNetwork, disk, blocks, maxRangeBlocks, writeFraction, clientTimeoutMicros, clientBackoffMicros,
+                tickMicros, faultGapMicros, true);
     }
 }

@@ -64,13 +64,13 @@ final class Simulation {
         this.tickMicros = options.tickMicros();
         this.seed = seed;
         this.random = new SplittableRandom(seed);
-        this.invariants = new InvariantChecker(config.window());
-        this.nemesis = new Nemesis(this);
         for (int i = 0; i < options.nodes(); i++) {
             memberIds.add(i);
         }
+        this.invariants = new InvariantChecker(config.window(), memberIds);
+        this.nemesis = new Nemesis(this);
         for (int i = 0; i < options.nodes(); i++) {
-            nodes.add(new SimNode(i, this));
+            nodes.add(new SimNode(i, this, false));
         }
         for (int c = 0; c < options.clients(); c++) {
             clients.add(new SimClient(FIRST_CLIENT_ID + c, this, options.clientDepth()));
@@ -97,10 +97,11 @@ final class Simulation {
             throw new InvariantViolation("group did not converge within " + options.quiesceMicros()
                     + "us after healing: " + describe());
         }
-        for (SimNode node : nodes) {
+        List<SimNode> members = memberNodes();
+        for (SimNode node : members) {
             node.replica().drainEffects();
         }
-        invariants.atQuiescence(nodes);
+        invariants.atQuiescence(members);
         String lin = new LinearizabilityChecker(2_000_000).check(history.ops());
         if (lin != null) {
             throw new InvariantViolation(lin);
@@ -131,16 +132,29 @@ final class Simulation {
         return history.ops().stream().filter(op -> op.response != History.PENDING).count();
     }
 
+    /** The nodes of the latest committed configuration. */
+    private List<SimNode> memberNodes() {
+        List<SimNode> out = new ArrayList<>();
+        for (int id : invariants.committedMembers()) {
+            out.add(nodes.get(id));
+        }
+        return out;
+    }
+
     private boolean converged() {
         for (SimClient c : clients) {
             if (!c.idle()) {
                 return false;
             }
         }
+        if (!nemesis.membershipIdle()) {
+            return false;
+        }
         Replica leader = null;
-        for (SimNode n : nodes) {
+        List<SimNode> members = memberNodes();
+        for (SimNode n : members) {
             Replica r = n.replica();
-            if (r == null || !r.isVoter()) {
+            if (r == null || !r.isVoter() || !r.members().equals(invariants.committedMembers())) {
                 return false;
             }
             if (r.isActiveLeader()) {
@@ -150,7 +164,7 @@ final class Simulation {
         if (leader == null) {
             return false;
         }
-        for (SimNode n : nodes) {
+        for (SimNode n : members) {
             Replica r = n.replica();
             if (r.lastIndex() != leader.lastIndex() || r.appliedPrefix() != leader.lastIndex()
                     || r.commitPrefix() != leader.lastIndex()) {
@@ -162,8 +176,10 @@ final class Simulation {
 
     private String describe() {
         StringBuilder sb = new StringBuilder();
+        sb.append("members ").append(invariants.committedMembers()).append(": ");
         for (SimNode n : nodes) {
-            sb.append(n.replica() == null ? "node " + n.id + " down" : n.replica().toString()
+            sb.append(n.replica() == null ? "node " + n.id + (n.retired() ? " retired" : " down")
+                    : n.replica().toString() + " members=" + n.replica().members()
                     + (n.replica().isVoter() ? "" : " non-voter")).append("; ");
         }
         long busy = clients.stream().filter(c -> !c.idle()).count();
@@ -201,11 +217,31 @@ final class Simulation {
 
     /** Nodes that may be down or cut off at once while the rest still forms a quorum. */
     int maxFaulty() {
-        return (memberIds.size() - 1) / 2;
+        return (liveIds().size() - 1) / 2;
+    }
+
+    /** Ids of the nodes not retired (members, joining ones, and removed ones not yet shut down). */
+    List<Integer> liveIds() {
+        List<Integer> out = new ArrayList<>();
+        for (SimNode n : nodes) {
+            if (!n.retired()) {
+                out.add(n.id);
+            }
+        }
+        return out;
     }
 
     SimNode randomNode() {
-        return nodes.get(random.nextInt(nodes.size()));
+        List<Integer> live = liveIds();
+        return nodes.get(live.get(random.nextInt(live.size())));
+    }
+
+    /** Starts a new node with an empty disk that will join the group; returns its id. */
+    int addNode() {
+        SimNode node = new SimNode(nodes.size(), this, true);
+        nodes.add(node);
+        node.start();
+        return node.id;
     }
 
     SimNode node(int id) {
@@ -231,7 +267,7 @@ final class Simulation {
     }
 
     void restart(SimNode node) {
-        if (!node.isUp()) {
+        if (!node.isUp() && !node.retired()) {
             node.start();
         }
     }
@@ -324,7 +360,8 @@ final class Simulation {
     }
 
     int randomMember() {
-        return memberIds.get(random.nextInt(memberIds.size()));
+        List<Integer> live = liveIds();
+        return live.get(random.nextInt(live.size()));
     }
 
     long diskLatency() {
@@ -360,7 +397,7 @@ final class Simulation {
     RunStats stats() {
         long completed = history.ops().stream().filter(op -> op.response != History.PENDING).count();
         return new RunStats(steps, invariants.leadersElected(), invariants.committedCount(), completed,
-                nemesis.crashes(), nemesis.transfers(), nemesis.strikes());
+                nemesis.crashes(), nemesis.transfers(), nemesis.strikes(), invariants.membershipChanges());
     }
 
     /**
@@ -373,8 +410,9 @@ final class Simulation {
      * @param crashes         crashes injected
      * @param transfers       leadership transfers requested
      * @param strikes         targeted faults that hit a leader change's fragile moment
+     * @param memberChanges   membership changes committed
      */
     record RunStats(long steps, int leaders, long committed, long completedOps, int crashes, int transfers,
-                    int strikes) {
+                    int strikes, int memberChanges) {
     }
 }

@@ -27,6 +27,7 @@ class SimulationTest {
     static final int UNSAFE_SEARCH_SEEDS = 1_500;
     private static final int FIXED_PARALLEL = 4_000;
     private static final int FIXED_IN_ORDER = 1_000;
+    private static final int FIXED_MEMBERSHIP = 1_000;
     private static final int DEFAULT_FRESH = 3_000;
 
     private static final ReplicationConfig PARALLEL = ReplicationConfig.defaults();
@@ -38,14 +39,20 @@ class SimulationTest {
     @Test
     void parallelRaftKeepsEveryInvariantUnderFaults(TestReporter reporter) {
         // Seeds 1..UNSAFE_SEARCH_SEEDS run in the unsafe-merge test, with the same options.
-        runSeeds("parallelRaftKeepsEveryInvariantUnderFaults", PARALLEL,
+        runSeeds("parallelRaftKeepsEveryInvariantUnderFaults", SimOptions.chaos(PARALLEL),
                 range(UNSAFE_SEARCH_SEEDS + 1, FIXED_PARALLEL), freshCount(), reporter);
     }
 
     @Test
     void inOrderModeKeepsEveryInvariantUnderFaults(TestReporter reporter) {
-        runSeeds("inOrderModeKeepsEveryInvariantUnderFaults", IN_ORDER, range(1, FIXED_IN_ORDER),
+        runSeeds("inOrderModeKeepsEveryInvariantUnderFaults", SimOptions.chaos(IN_ORDER), range(1, FIXED_IN_ORDER),
                 Math.max(1, freshCount() / 4), reporter);
+    }
+
+    @Test
+    void memberReplacementsKeepEveryInvariantUnderFaults(TestReporter reporter) {
+        runSeeds("memberReplacementsKeepEveryInvariantUnderFaults", SimOptions.chaos(PARALLEL).withReplacements(),
+                range(1, FIXED_MEMBERSHIP), Math.max(1, freshCount() / 4), reporter);
     }
 
     /**
@@ -74,7 +81,7 @@ class SimulationTest {
         assertThat(caught).as(summary).isNotEmpty();
         assertThat(firstFailure).as("a safety invariant, not a liveness timeout, caught it")
                 .doesNotContain("did not converge");
-        runSeeds(test, PARALLEL, seeds, 0, reporter);
+        runSeeds(test, SimOptions.chaos(PARALLEL), seeds, 0, reporter);
     }
 
     @Test
@@ -124,7 +131,7 @@ class SimulationTest {
     }
 
     /** Runs the fixed seeds, then {@code fresh} seeds from the run's random base (or only -Dtarn.sim.seed). */
-    private static void runSeeds(String test, ReplicationConfig config, List<Long> fixed, int fresh,
+    private static void runSeeds(String test, SimOptions options, List<Long> fixed, int fresh,
                                  TestReporter reporter) {
         List<Long> toRun = new ArrayList<>();
         if (single() != null) {
@@ -140,8 +147,8 @@ class SimulationTest {
                         + "; replay them with -Dtarn.sim.seedBase=" + FRESH_BASE + ")");
             }
         }
-        SimOptions options = SimOptions.chaos(config);
         long leaders = 0;
+        long changes = 0;
         long completed = 0;
         long committed = 0;
         long strikes = 0;
@@ -160,15 +167,20 @@ class SimulationTest {
             completed += stats.completedOps();
             committed += stats.committed();
             strikes += stats.strikes();
+            changes += stats.memberChanges();
         }
         report(reporter, "tarn.sim." + test, toRun.size() + " seeds passed in "
                 + (System.nanoTime() - started) / 1_000_000 + " ms; " + leaders + " leaders, " + committed
-                + " committed entries, " + completed + " client operations, " + strikes + " targeted faults");
+                + " committed entries, " + completed + " client operations, " + strikes + " targeted faults, "
+                + changes + " membership changes");
         assertThat(completed).as("client operations completed over all seeds").isGreaterThan(toRun.size() * 10L);
         assertThat(leaders).as("leaders elected").isGreaterThanOrEqualTo(toRun.size());
         assertThat(committed).isPositive();
         if (toRun.size() > 100) {
             assertThat(strikes).as("targeted faults that hit a fragile moment").isPositive();
+            if (options.replacements()) {
+                assertThat(changes).as("membership changes committed").isGreaterThan(toRun.size() / 2);
+            }
         }
     }
 }
