@@ -42,7 +42,6 @@ final class LeaderRole extends RoleState {
     }
 
     private final long term;
-    private final long base;
     private final long syncEnd;
     private final long startedAt;
     private final Map<Integer, Progress> peers = new LinkedHashMap<>();
@@ -63,23 +62,24 @@ final class LeaderRole extends RoleState {
     LeaderRole(Replica replica, MergeResult merge) {
         super(replica);
         this.term = replica.term();
-        this.base = merge.base();
         this.syncEnd = merge.syncEnd();
         this.startedAt = replica.now();
         replica.writeSync(merge.base(), merge.syncEnd(), merge.entries(), this::selfSyncDurable);
-        updatePeers();
+        // The members probably hold the merged base; each will report what it really holds.
+        updatePeers(merge.base());
         heartbeat();
     }
 
-    /** Follows the members the log defines: new members get a progress, removed ones lose theirs. */
-    private void updatePeers() {
+    /**
+     * Follows the members the log defines: new members get a progress that assumes they hold
+     * {@code finalPrefixGuess}, removed ones lose theirs.
+     */
+    private void updatePeers(long finalPrefixGuess) {
         List<Integer> members = replica.members();
         peers.keySet().removeIf(peer -> !members.contains(peer));
         for (int peer : members) {
             if (peer != replica.id && !peers.containsKey(peer)) {
-                // A founding peer probably holds the merged base; a new one will report what it holds.
-                long guess = replica.log.lastConfigurationIndex() > base ? 0 : base;
-                peers.put(peer, new Progress(peer, guess, replica.now()));
+                peers.put(peer, new Progress(peer, finalPrefixGuess, replica.now()));
             }
         }
     }
@@ -593,7 +593,7 @@ final class LeaderRole extends RoleState {
         LogEntry entry = LogEntry.configuration(term, log.lastIndex() + 1, pendingChange);
         pendingChange = null;
         writeOwn(entry);
-        updatePeers();
+        updatePeers(0);
         for (Progress p : peers.values()) {
             sendAppends(p);
         }

@@ -103,7 +103,12 @@ public final class Replica {
         afterInput();
     }
 
-    /** Handles a message from another replica of the group. */
+    /**
+     * Handles a message from another replica. Senders outside this replica's configuration are not
+     * ignored: a joining replica knows no members until the leader that added it contacts it, and,
+     * as in Raft, a voter lagging on the configuration must still be able to vote for a member it
+     * does not know yet (a candidate counts only votes from its own members).
+     */
     public void handle(Message message) {
         if (message.to() != id || message.from() == id) {
             return;
