@@ -117,6 +117,10 @@ final class SimClient {
     }
 
     void onReply(ClientReply reply, long[] observed) {
+        if (reply.clientId() != id) {
+            // Meant for this client's previous incarnation (it crashed while the reply was in flight).
+            return;
+        }
         long key = reply instanceof ClientReply.WriteReply w ? w.sequence() : -((ClientReply.ReadReply) reply).readId();
         Pending p = inFlight.get(key);
         if (p == null) {
