@@ -37,9 +37,14 @@ final class Progress {
         return index <= ackPrefix || ackedAbove.contains(index);
     }
 
+    /**
+     * The follower acknowledged {@code index}. Counted only for an entry sent to it since it last
+     * (re)synced: an acknowledgment still in the network from before (a follower restarted on a
+     * wiped disk, then resynced, in the same term) speaks for a log the follower no longer has, and
+     * counting it would let the leader skip the entry and commit what too few replicas hold.
+     */
     void ack(long index) {
-        sentAt.remove(index);
-        if (index <= ackPrefix) {
+        if (index <= ackPrefix || sentAt.remove(index) == null) {
             return;
         }
         ackedAbove.add(index);
