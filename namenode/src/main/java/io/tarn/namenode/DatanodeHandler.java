@@ -6,10 +6,13 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
+import io.tarn.namenode.blocks.BlockGroups;
+import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.blocks.StorageId;
 import io.tarn.rpc.RpcRequest;
@@ -28,12 +31,15 @@ import io.tarn.rpc.RpcRequest;
 final class DatanodeHandler {
     private final Partitioning partitioning;
     private final DatanodeRegistry datanodes;
+    private final BlockGroups groups;
     private final BlockTokens tokens;
     private final int blockSize;
 
-    DatanodeHandler(Partitioning partitioning, DatanodeRegistry datanodes, BlockTokens tokens, int blockSize) {
+    DatanodeHandler(Partitioning partitioning, DatanodeRegistry datanodes, BlockGroups groups, BlockTokens tokens,
+                    int blockSize) {
         this.partitioning = partitioning;
         this.datanodes = datanodes;
+        this.groups = groups;
         this.tokens = tokens;
         this.blockSize = blockSize;
     }
@@ -51,7 +57,10 @@ final class DatanodeHandler {
             case Opcode.HEARTBEAT -> {
                 HeartbeatRequest r = HeartbeatRequest.decode(body);
                 datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()));
-                request.send(request.response());
+                HeartbeatResponse resp = heartbeatAnswer(r);
+                ByteBuf out = request.response();
+                resp.encode(out);
+                request.send(out);
             }
             case Opcode.DEREGISTER_DATANODE -> {
                 deregister(DeregisterRequest.decode(body));
@@ -59,6 +68,15 @@ final class DatanodeHandler {
             }
             default -> NamenodeService.refuse(request);
         }
+    }
+
+    /**
+     * The group commands for a datanode that heartbeats (after {@link DatanodeRegistry#heartbeat}
+     * accepted it): see {@link BlockGroups#heartbeat}.
+     */
+    HeartbeatResponse heartbeatAnswer(HeartbeatRequest r) {
+        DatanodeInfo dn = datanodes.get(r.datanodeId());
+        return groups.heartbeat(dn, r.hostedGroups(), r.leading());
     }
 
     /**

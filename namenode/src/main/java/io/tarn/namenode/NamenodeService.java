@@ -7,6 +7,8 @@ import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Replication;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Audience;
@@ -16,7 +18,9 @@ import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.blocks.BlockAllocator;
+import io.tarn.namenode.blocks.BlockGroups;
 import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.blocks.StorageId;
 import io.tarn.namenode.lease.LeaseManager;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.BlockHealth;
@@ -91,7 +95,9 @@ public final class NamenodeService implements RpcHandler {
         this.partitioning = partitioning;
         this.leases = new LeaseManager(clock, leaseTimeoutMs);
         this.datanodes = new DatanodeRegistry(blockSize, clock, datanodeTimeoutMs);
-        this.allocator = new BlockAllocator(datanodes);
+        // The token key is random at every start: its bits make the epoch of this run's group ids.
+        this.allocator = new BlockAllocator(datanodes, new BlockGroups(datanodes, partitioning.partition(),
+                (int) (tokens.key0() ^ (tokens.key0() >>> 32))));
         FileTable table = new FileTable(partitioning.partition());
         this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning, defaultReplication);
         this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens);
@@ -101,7 +107,8 @@ public final class NamenodeService implements RpcHandler {
         this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health);
         this.clients = new ClientHandler(partitioning, namespace, fileService, leases, links);
         this.peers = new PeerHandler(partitioning, namespace, fileService, datanodes);
-        this.datanodeHandler = new DatanodeHandler(partitioning, datanodes, tokens, blockSize);
+        this.datanodeHandler = new DatanodeHandler(partitioning, datanodes, allocator.groups(), tokens,
+                blockSize);
     }
 
     public Partitioning partitioning() {
@@ -215,6 +222,15 @@ public final class NamenodeService implements RpcHandler {
      */
     public void deregister(DeregisterRequest r) throws TarnException {
         datanodeHandler.deregister(r);
+    }
+
+    /**
+     * HEARTBEAT: records it (UNKNOWN_DATANODE when the datanode must register again) and answers the
+     * datanode's block group commands.
+     */
+    public HeartbeatResponse heartbeat(HeartbeatRequest r) throws TarnException {
+        datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()));
+        return datanodeHandler.heartbeatAnswer(r);
     }
 
     /** CLUSTER_STATUS. */

@@ -13,6 +13,7 @@ import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.FsckRequest;
 import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.NamenodeProtocol;
@@ -121,7 +122,7 @@ class AudienceDispatchTest {
 
     /** Opcodes no audience has: gaps between namenode opcodes, datanode opcodes, and beyond. */
     private static final int[] UNSERVED = {0, 25, 29, 42, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
-            Opcode.SC_READ, Opcode.SC_WRITE, 199, 201, 0xFFFF};
+            Opcode.SC_READ, Opcode.SC_WRITE, Opcode.GROUP_WRITE, Opcode.GROUP_READ, 199, 201, 0xFFFF};
 
     private LoopbackNamenode loopback;
     private Transport transport;
@@ -172,6 +173,7 @@ class AudienceDispatchTest {
         EXPECTED.forEach((a, ops) -> ops.forEach(op -> byOpcode.put(op, a)));
         for (int op = 0; op <= 0xFFFF; op++) { // every uint16 the frame can carry
             Audience a = Opcode.audience(op);
+            // Datanodes serve DATA (clients) and REPLICA (other datanodes); namenodes serve neither.
             boolean datanodes = a == Audience.DATA || a == Audience.REPLICA;
             assertThat(datanodes ? null : a).as("%s", Opcode.name(op)).isEqualTo(byOpcode.get(op));
         }
@@ -208,8 +210,8 @@ class AudienceDispatchTest {
             assertThat(reg[0].blockSize()).isEqualTo(BLOCK);
             assertThat(namenode.datanodeCount()).isEqualTo(1);
         });
-        steps.put(HEARTBEAT, () -> callEmpty(HEARTBEAT, b -> new HeartbeatRequest(reg[0].datanodeId(), 1, 2)
-                .encode(b)));
+        steps.put(HEARTBEAT, () -> assertThat(call(HEARTBEAT, b -> new HeartbeatRequest(reg[0].datanodeId(), 1, 2)
+                .encode(b), HeartbeatResponse::decode).commands()).as("no group to host").isEmpty());
         // Clients
         steps.put(MKDIRS, () -> assertThat(status(MKDIRS, b -> new MkdirsRequest("/d", OWN).encode(b)).ownership())
                 .isEqualTo(OWN));

@@ -122,14 +122,14 @@ class ReplicationTest {
     }
 
     @Test
-    void aBlockOfReplicationThreeIsRefusedUntilTheDatanodesServeGroups() throws Exception {
+    void aBlockOfReplicationThreeGoesToAGroupOfThreeDatanodes() throws Exception {
         datanodes(3);
         long f = fx.createReplicated("/f", WRITER, 3).fileId();
-        String message = failsWith(ErrorCode.REPLICATION_UNAVAILABLE, () -> fx.write(f, 0, WRITER));
-        assertThat(message).contains("replicated block groups are not served by this build yet");
-        assertThat(catchThrowable(() -> fx.nn.files().allocateBlocks(f, 0, 4, WRITER, "", -1)))
-                .isInstanceOf(ReplicationException.class);
-        assertThat(fx.nn.files().getBlocks(f, 0, 10)).as("never one copy reported as three").isEmpty();
+        BlockRef ref = fx.write(f, 0, WRITER);
+        assertThat(ref.group()).isNotNull();
+        assertThat(ref.group().members()).extracting(m -> m.datanodeId()).containsExactlyInAnyOrder(1, 2, 3);
+        assertThat(fx.nn.files().getBlocks(f, 0, 10)).singleElement()
+                .satisfies(r -> assertThat(r.group().groupId()).isEqualTo(ref.group().groupId()));
         assertThat(ns.getFile("/f").replication()).isEqualTo(3);
     }
 

@@ -15,13 +15,27 @@ package io.tarn.namenode.blocks;
  * @param generation  allocation generation of this place
  * @param home        null for a block of this namenode's regions; for a block that came with a file
  *                    renamed from another namenode, that namenode's part (it alone frees the block)
+ * @param group       for a block of a file of replication 3, its group (the block is slot
+ *                    {@code regionBlock} of it; {@code datanode}, {@code incarnation} and
+ *                    {@code regionId} are those of its first member); null for an unreplicated block
  */
 public record Block(DatanodeInfo datanode, int incarnation, int regionId, int regionBlock, int generation,
-                    Foreign home) {
+                    Foreign home, GroupInfo group) {
 
     /** A block of this namenode's own regions. */
     public Block(DatanodeInfo datanode, int incarnation, int regionId, int regionBlock, int generation) {
-        this(datanode, incarnation, regionId, regionBlock, generation, null);
+        this(datanode, incarnation, regionId, regionBlock, generation, null, null);
+    }
+
+    /** An unreplicated block, of another namenode's regions when {@code home} is set. */
+    public Block(DatanodeInfo datanode, int incarnation, int regionId, int regionBlock, int generation,
+                 Foreign home) {
+        this(datanode, incarnation, regionId, regionBlock, generation, home, null);
+    }
+
+    /** True for a block of a replicated group. */
+    public boolean replicated() {
+        return group != null;
     }
 
     /** True for a block another namenode allocated (see {@link Foreign}). */

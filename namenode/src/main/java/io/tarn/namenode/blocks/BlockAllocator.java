@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BiConsumer;
 
@@ -32,32 +33,44 @@ public final class BlockAllocator {
     private static final Logger LOG = LoggerFactory.getLogger(BlockAllocator.class);
 
     private final DatanodeRegistry registry;
+    private final BlockGroups groups;
     private final AtomicIntegerArray roundRobin = new AtomicIntegerArray(DatanodeRegistry.MAX_STORAGE_CLASSES);
     /** Gives foreign blocks back to their home namenode: (home partition, blocks). */
     private volatile BiConsumer<Integer, List<Block>> returnHome = (home, blocks) ->
             LOG.warn("{} block(s) of namenode {} freed, but nothing can give them back to it", blocks.size(), home);
 
+    /** An allocator whose block groups get ids of partition 0 with a random epoch. */
     public BlockAllocator(DatanodeRegistry registry) {
+        this(registry, new BlockGroups(registry, 0, ThreadLocalRandom.current().nextInt()));
+    }
+
+    public BlockAllocator(DatanodeRegistry registry, BlockGroups groups) {
         this.registry = registry;
+        this.groups = groups;
+    }
+
+    /** The replicated block groups this allocator places blocks of replication 3 in. */
+    public BlockGroups groups() {
+        return groups;
     }
 
     /**
      * Places a new block of a file of {@code replication}: the one place where a file's replication
      * decides placement. Replication 1: one block on one datanode ({@link #allocate(int, String)}).
      * Replication 3 needs three allocatable datanodes (NOT_ENOUGH_DATANODES otherwise), and then a
-     * block group on three of them, which this build cannot serve yet: REPLICATION_UNAVAILABLE,
-     * rather than one copy reported as three. The datanodes' ParallelRaft groups replace that
-     * refusal here.
+     * slot of a block group on three of them ({@link BlockGroups}; NO_SPACE when no group has a free
+     * slot and none can be created). Groups ignore storage classes and client hosts for now.
      */
     public Block allocate(int preferredClass, int replication, String clientHost) throws TarnException {
         if (replication == Replication.ONE) {
             return allocate(preferredClass, clientHost);
         }
         checkPlacement(replication, "a new block");
-        throw new ReplicationException(ErrorCode.REPLICATION_UNAVAILABLE, "cannot allocate a block of replication "
-                + replication + ": replicated block groups are not served by this build yet (the datanodes cannot "
-                + "replicate); write files of replication 1 (tarn fs -setrep 1 on the file while it is empty, or "
-                + "on its directory)");
+        if (replication == Replication.THREE) {
+            return groups.allocate();
+        }
+        throw new ReplicationException(ErrorCode.INVALID_REPLICATION, "cannot allocate a block of replication "
+                + replication + ": Tarn keeps 1 copy of a block or a group of 3");
     }
 
     /**
@@ -175,7 +188,9 @@ public final class BlockAllocator {
      * block goes back to its home namenode.
      */
     public void free(Block block) {
-        if (block.foreign()) {
+        if (block.replicated()) {
+            groups.free(block);
+        } else if (block.foreign()) {
             returnHome.accept(block.home().partition(), List.of(block));
         } else {
             block.datanode().release(block);
@@ -186,7 +201,9 @@ public final class BlockAllocator {
     public void free(Block[] blocks) {
         Map<Integer, List<Block>> foreignByHome = null;
         for (Block b : blocks) {
-            if (b.foreign()) {
+            if (b.replicated()) {
+                groups.free(b);
+            } else if (b.foreign()) {
                 if (foreignByHome == null) {
                     foreignByHome = new HashMap<>();
                 }

@@ -1,5 +1,6 @@
 package io.tarn.namenode.blocks;
 
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -67,6 +68,10 @@ public final class DatanodeInfo {
     private int[] generations;
     private int[] freeStack;
     private BitSet allocated;
+    /** Free blocks per region (local index), to find whole free regions for block groups. */
+    private int[] regionFree;
+    /** Regions (local index) given to block groups: never on the free list while reserved. */
+    private final BitSet reserved = new BitSet();
 
     DatanodeInfo(int id, StorageId storageId, String host, int port, long now) {
         this.id = id;
@@ -240,6 +245,7 @@ public final class DatanodeInfo {
         int total = Math.multiplyExact(rSet.count(), blocksPerRegion);
         if (!keepGenerations) {
             generations = new int[total];
+            reserved.clear(); // another layout: the regions its groups had are not the same places
         }
         startIncarnation(total);
         return !keepGenerations;
@@ -254,17 +260,103 @@ public final class DatanodeInfo {
         startIncarnation(generations.length);
     }
 
-    /** Caller holds the monitor. Blocks of the previous incarnations become lost. */
+    /**
+     * Caller holds the monitor. Blocks of the previous incarnations become lost. Regions reserved
+     * for block groups stay reserved (their groups outlive the incarnation) and off the free list.
+     */
     private void startIncarnation(int total) {
         freeStack = new int[total];
+        regionFree = new int[regions.count()];
+        int n = 0;
         // Pushed in reverse so blocks are handed out from region 0, block 0 upwards.
-        for (int i = 0; i < total; i++) {
-            freeStack[i] = total - 1 - i;
+        for (int i = total - 1; i >= 0; i--) {
+            int local = i / blocksPerRegion;
+            if (!reserved.get(local)) {
+                freeStack[n++] = i;
+                regionFree[local]++;
+            }
         }
-        freeCount = total;
+        freeCount = n;
         capacity = total;
         allocated = new BitSet(total);
         incarnation++;
+    }
+
+    /**
+     * A whole free region given to a block group: its id, its blocks' generations (the group's slots
+     * start above them), and the datanode's incarnation.
+     */
+    public record RegionReservation(int regionId, int[] generations, int incarnation) {
+    }
+
+    /** True when a whole region is free here, so a block group could take it. */
+    public synchronized boolean hasFreeRegion() {
+        return firstFreeRegion() >= 0;
+    }
+
+    /** Caller holds the monitor: the local index of a wholly free, unreserved region, or -1. */
+    private int firstFreeRegion() {
+        if (regionFree == null) {
+            return -1;
+        }
+        // From the top: blocks are handed out from region 0 upwards, so free regions gather there.
+        for (int local = regionFree.length - 1; local >= 0; local--) {
+            if (regionFree[local] == blocksPerRegion && !reserved.get(local)) {
+                return local;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Takes a wholly free region off the free list for a block group, or returns null when none is.
+     * O(free blocks) under this monitor; groups are created far more rarely than blocks.
+     */
+    synchronized RegionReservation reserveRegion() {
+        int local = firstFreeRegion();
+        if (local < 0) {
+            return null;
+        }
+        int first = local * blocksPerRegion;
+        int kept = 0;
+        for (int i = 0; i < freeCount; i++) {
+            int no = freeStack[i];
+            if (no / blocksPerRegion != local) {
+                freeStack[kept++] = no;
+            }
+        }
+        freeCount = kept;
+        regionFree[local] = 0;
+        reserved.set(local);
+        return new RegionReservation(regions.id(local), Arrays.copyOfRange(generations, first,
+                first + blocksPerRegion), incarnation);
+    }
+
+    /**
+     * Gives a group's region back to the free list, its generations raised to at least the group's
+     * last ones (the datanode's generation table saw those), so that no old reference opens a new block.
+     */
+    synchronized void releaseRegion(int regionId, int[] slotGenerations) {
+        int local = regions.local(regionId);
+        if (local < 0 || !reserved.get(local)) {
+            return;
+        }
+        reserved.clear(local);
+        int first = local * blocksPerRegion;
+        for (int b = blocksPerRegion - 1; b >= 0; b--) {
+            int no = first + b;
+            if (b < slotGenerations.length) {
+                generations[no] = Math.max(generations[no], slotGenerations[b]);
+            }
+            allocated.clear(no);
+            freeStack[freeCount++] = no;
+        }
+        regionFree[local] = blocksPerRegion;
+    }
+
+    /** Blocks in each of this datanode's regions, as this namenode carves them. */
+    public synchronized int blocksPerRegion() {
+        return blocksPerRegion;
     }
 
     /** Takes a free block and bumps its generation, or returns null when none is free. */
@@ -276,6 +368,7 @@ public final class DatanodeInfo {
         int no = freeStack[n - 1];
         freeCount = n - 1;
         allocated.set(no);
+        regionFree[no / blocksPerRegion]--;
         int generation = ++generations[no];
         return new Block(this, incarnation, regions.id(no / blocksPerRegion), no % blocksPerRegion, generation);
     }
@@ -303,6 +396,7 @@ public final class DatanodeInfo {
         allocated.clear(no);
         freeStack[freeCount] = no;
         freeCount = freeCount + 1;
+        regionFree[local]++;
         return true;
     }
 
@@ -329,6 +423,7 @@ public final class DatanodeInfo {
         allocated.clear(no);
         freeStack[freeCount] = no;
         freeCount = freeCount + 1;
+        regionFree[local]++;
         return true;
     }
 }

@@ -84,7 +84,14 @@ public final class BlockHealth {
                     continue;
                 }
                 DatanodeInfo dn = b.datanode();
-                if (!dn.holds(b)) {
+                if (b.replicated()) {
+                    // A group serves while a majority of its members is up with the data.
+                    if (b.group().lost()) {
+                        lost++;
+                    } else if (b.group().liveMembers() <= b.group().members().size() / 2) {
+                        unavailable++;
+                    }
+                } else if (!dn.holds(b)) {
                     lost++;
                 } else if (dn.liveness() != DatanodeInfo.Liveness.ALIVE) {
                     unavailable++;

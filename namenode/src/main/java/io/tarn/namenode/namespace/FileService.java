@@ -3,9 +3,11 @@ package io.tarn.namenode.namespace;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail.MovedTo;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.namenode.PeerProtocol;
 import io.tarn.namenode.PeerProtocol.MovedBlock;
@@ -15,6 +17,7 @@ import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.blocks.GroupInfo;
 import io.tarn.namenode.lease.LeaseManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -140,6 +143,12 @@ public final class FileService {
                         + f.path() + "': it has " + blocks.length + " block(s)");
             }
             old = blocks[index];
+            if (old.replicated()) {
+                throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot replace block " + index + " of '"
+                        + f.path() + "': it is a block of replication 3 in " + old.group() + ", whose members "
+                        + "are not replaced by REPLACE_BLOCK; write to another member, which forwards to the "
+                        + "group's leader");
+            }
             DatanodeInfo dn = old.datanode();
             if (refDatanodeId(old) != datanodeId || old.foreign()) {
                 return new Replacement(ref(f, index, old, true), null); // replaced already, or not ours to move
@@ -380,6 +389,11 @@ public final class FileService {
         for (int i = 0; i < blocks.length; i++) {
             Block b = blocks[i];
             DatanodeInfo dn = b.datanode();
+            if (b.replicated()) {
+                throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot move '" + f.path() + "' to another "
+                        + "namenode: files of replication 3 stay with the namenode that placed their block groups; "
+                        + "rename it to a name this namenode owns, or copy it");
+            }
             if (!dn.holds(b)) {
                 throw new TarnException(ErrorCode.DATA_LOST, "cannot move '" + f.path() + "' to another namenode: "
                         + "block " + i + " is lost (" + dn.describe() + " restarted without its data)");
@@ -493,6 +507,9 @@ public final class FileService {
     }
 
     private BlockRef ref(FileInode f, int index, Block b, boolean write) throws TarnException {
+        if (b.replicated()) {
+            return groupRef(f, index, b, write);
+        }
         DatanodeInfo dn = b.datanode();
         if (!dn.holds(b)) {
             throw new TarnException(ErrorCode.DATA_LOST, "block " + index + " of '" + f.path() + "' is lost: "
@@ -519,5 +536,46 @@ public final class FileService {
         }
         return new BlockRef(datanodeId, dn.host(), dn.port(), dn.storageClass(), b.regionId(), b.regionBlock(),
                 f.blockSize(), b.generation(), token, write);
+    }
+
+    /**
+     * The reference of a block of a group: the group with every member's token for its replica,
+     * the reference's own fields naming the member believed to lead, or when its datanode is down
+     * the first member that is up. DATA_LOST when every member lost its data, DATANODE_DEAD when no
+     * member with the data is alive.
+     */
+    private BlockRef groupRef(FileInode f, int index, Block b, boolean write) throws TarnException {
+        GroupInfo g = b.group();
+        int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
+        GroupInfo.Member main = g.member(g.leaderMemberId());
+        if (main == null || !main.live()) {
+            main = null;
+            for (GroupInfo.Member m : g.members()) {
+                if (m.live()) {
+                    main = m;
+                    break;
+                }
+            }
+        }
+        if (main == null) {
+            if (g.lost()) {
+                throw new TarnException(ErrorCode.DATA_LOST, "block " + index + " of '" + f.path() + "' is lost: "
+                        + "every member of its " + g + " restarted or was shut down without keeping its data");
+            }
+            throw new TarnException(ErrorCode.DATANODE_DEAD, "block " + index + " of '" + f.path() + "' is in " + g
+                    + ", and no member with its data is alive");
+        }
+        int slot = b.regionBlock();
+        int generation = b.generation();
+        List<GroupMember> members = new ArrayList<>(g.members().size());
+        for (GroupInfo.Member m : g.members()) {
+            DatanodeInfo dn = m.datanode();
+            members.add(new GroupMember(m.memberId(), dn.id(), dn.host(), dn.port(), m.regionId(),
+                    tokens.issue(dn.id(), m.regionId(), slot, generation, mode)));
+        }
+        DatanodeInfo dn = main.datanode();
+        long token = tokens.issue(dn.id(), main.regionId(), slot, generation, mode);
+        return new BlockRef(dn.id(), dn.host(), dn.port(), dn.storageClass(), main.regionId(), slot, f.blockSize(),
+                generation, token, write, new BlockGroup(g.id(), g.version(), main.memberId(), members));
     }
 }

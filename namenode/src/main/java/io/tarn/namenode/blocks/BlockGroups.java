@@ -1,0 +1,241 @@
+package io.tarn.namenode.blocks;
+
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.BlockGroup;
+import io.tarn.common.protocol.AdminProtocol.CreateGroup;
+import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
+import io.tarn.common.protocol.AdminProtocol.GroupCommand;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
+import io.tarn.common.protocol.AdminProtocol.LeaderReport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The replicated block groups of this namenode's partition: placement, slots, and the commands
+ * that make their datanodes host them.
+ *
+ * <p>A group is one whole free region on each of {@link #SIZE} live datanodes (on distinct hosts
+ * when enough hosts have one, else on distinct datanodes), all of this partition's share, so the
+ * namenode that places a group alone manages it. Its regions leave the datanodes' free lists for
+ * as long as it lives: groups are created when a block of replication 3 finds no group with a free
+ * slot, and destroyed when their last block is freed, their regions going back to the free lists.
+ *
+ * <p>Datanodes learn groups from heartbeat answers ({@link #heartbeat}): a member is sent
+ * {@code CreateGroup} at every heartbeat until its heartbeat lists the group, and a datanode listing
+ * a group of this partition that is not (or no longer) here is sent {@code DeleteGroup}. A client
+ * gets its block at once; its first write may find the group not hosted yet and retries.
+ *
+ * <p>Lookups and slot allocation take no lock but the group's own O(1) monitor; creating a group
+ * is serialized on this object (rare). Heartbeat work is bounded by the groups the datanode lists
+ * and the ones still to confirm there, and at most {@link HeartbeatResponse#MAX_GROUP_COMMANDS}
+ * commands go out per heartbeat.
+ */
+public final class BlockGroups {
+    /** Members of a new group. */
+    public static final int SIZE = 3;
+
+    private static final Logger LOG = LoggerFactory.getLogger(BlockGroups.class);
+
+    private final DatanodeRegistry registry;
+    private final int partition;
+    private final int epoch;
+    private final AtomicInteger counter = new AtomicInteger();
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private final Map<Long, GroupInfo> groups = new ConcurrentHashMap<>();
+    /** Per datanode id: its groups whose CreateGroup it has not confirmed yet. */
+    private final Map<Integer, Set<GroupInfo>> unconfirmed = new ConcurrentHashMap<>();
+
+    /**
+     * @param partition this namenode's partition (in the high bits of its group ids)
+     * @param epoch     random at each start, so ids of an earlier run never come back
+     */
+    public BlockGroups(DatanodeRegistry registry, int partition, int epoch) {
+        this.registry = registry;
+        this.partition = partition;
+        this.epoch = epoch;
+    }
+
+    /** A slot of a group with a free one whose members can all take blocks, creating a group when none has. */
+    Block allocate() throws TarnException {
+        Block b = fromExisting();
+        if (b != null) {
+            return b;
+        }
+        synchronized (this) {
+            b = fromExisting(); // another thread may have created one meanwhile
+            if (b != null) {
+                return b;
+            }
+            return create().take();
+        }
+    }
+
+    private Block fromExisting() {
+        for (GroupInfo g : groups.values()) {
+            if (g.allocatable()) {
+                Block b = g.take();
+                if (b != null) {
+                    return b;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Caller holds this monitor. */
+    private GroupInfo create() throws TarnException {
+        List<DatanodeInfo> candidates = new ArrayList<>();
+        for (DatanodeInfo dn : registry.values()) {
+            if (dn.allocatable() && dn.hasFreeRegion()) {
+                candidates.add(dn);
+            }
+        }
+        candidates.sort((a, b) -> Integer.compare(a.id(), b.id()));
+        if (!candidates.isEmpty()) {
+            Collections.rotate(candidates, -Math.floorMod(roundRobin.getAndIncrement(), candidates.size()));
+        }
+        List<DatanodeInfo> chosen = new ArrayList<>(SIZE);
+        List<DatanodeInfo.RegionReservation> reservations = new ArrayList<>(SIZE);
+        Set<String> hosts = new HashSet<>();
+        // Distinct hosts first, then distinct datanodes when there are not enough hosts.
+        for (int pass = 0; pass < 2 && chosen.size() < SIZE; pass++) {
+            for (DatanodeInfo dn : candidates) {
+                if (chosen.size() == SIZE) {
+                    break;
+                }
+                if (chosen.contains(dn) || (pass == 0 && hosts.contains(dn.host()))) {
+                    continue;
+                }
+                DatanodeInfo.RegionReservation r = dn.reserveRegion();
+                if (r != null) {
+                    chosen.add(dn);
+                    reservations.add(r);
+                    hosts.add(dn.host());
+                }
+            }
+        }
+        if (chosen.size() < SIZE) {
+            for (int i = 0; i < chosen.size(); i++) {
+                chosen.get(i).releaseRegion(reservations.get(i).regionId(), reservations.get(i).generations());
+            }
+            throw new TarnException(ErrorCode.NO_SPACE, "cannot place a block group of replication " + SIZE
+                    + ": it needs a wholly free region on " + SIZE + " live datanodes, and " + candidates.size()
+                    + " datanode(s) of " + registry.size() + " have one; delete files, add datanodes, or write "
+                    + "files of replication 1");
+        }
+        int slots = Integer.MAX_VALUE;
+        for (DatanodeInfo.RegionReservation r : reservations) {
+            slots = Math.min(slots, r.generations().length);
+        }
+        int[] generations = new int[slots];
+        List<GroupInfo.Member> members = new ArrayList<>(SIZE);
+        for (int i = 0; i < SIZE; i++) {
+            DatanodeInfo.RegionReservation r = reservations.get(i);
+            for (int s = 0; s < slots; s++) {
+                generations[s] = Math.max(generations[s], r.generations()[s]);
+            }
+            members.add(new GroupInfo.Member(i, chosen.get(i), r.regionId(), r.incarnation()));
+        }
+        GroupInfo g = new GroupInfo(BlockGroup.id(partition, epoch, counter.incrementAndGet()), members, generations);
+        groups.put(g.id(), g);
+        for (GroupInfo.Member m : members) {
+            unconfirmed.computeIfAbsent(m.datanode().id(), id -> ConcurrentHashMap.newKeySet()).add(g);
+        }
+        LOG.info("Created block {} ({} slots, regions {})", g, slots,
+                members.stream().map(m -> String.valueOf(m.regionId())).toList());
+        return g;
+    }
+
+    /** Frees a block's slot; the group's last block destroys the group and frees its regions. */
+    void free(Block b) {
+        GroupInfo g = b.group();
+        if (!g.release(b.regionBlock(), b.generation())) {
+            return;
+        }
+        groups.remove(g.id());
+        int[] generations = g.generations();
+        for (GroupInfo.Member m : g.members()) {
+            Set<GroupInfo> pending = unconfirmed.get(m.datanode().id());
+            if (pending != null) {
+                pending.remove(g);
+            }
+            m.datanode().releaseRegion(m.regionId(), generations);
+        }
+        LOG.info("Destroyed block {}: its last block was freed; regions back to the free lists", g);
+    }
+
+    /**
+     * A heartbeat of {@code dn} listing {@code hosted} groups and the ones it leads: records the
+     * leader reports and confirmations, and answers the commands the datanode needs.
+     */
+    public HeartbeatResponse heartbeat(DatanodeInfo dn, List<Long> hosted, List<LeaderReport> leading) {
+        List<GroupCommand> commands = new ArrayList<>();
+        Set<Long> listed = hosted.isEmpty() ? Set.of() : new HashSet<>(hosted);
+        for (long id : hosted) {
+            if (commands.size() == HeartbeatResponse.MAX_GROUP_COMMANDS) {
+                break;
+            }
+            GroupInfo g = groups.get(id);
+            if (BlockGroup.partitionOf(id) == partition && (g == null || g.memberOn(dn) == null)) {
+                commands.add(new DeleteGroup(id));
+            }
+        }
+        for (LeaderReport r : leading) {
+            GroupInfo g = groups.get(r.groupId());
+            GroupInfo.Member m = g == null ? null : g.member(r.leaderMemberId());
+            if (m != null && m.datanode() == dn) {
+                g.reportLeader(r.leaderMemberId(), r.term());
+            }
+        }
+        Set<GroupInfo> pending = unconfirmed.get(dn.id());
+        if (pending != null) {
+            for (GroupInfo g : pending) {
+                int i = g.members().indexOf(g.memberOn(dn));
+                if (listed.contains(g.id())) {
+                    g.confirm(i);
+                    pending.remove(g);
+                } else if (commands.size() < HeartbeatResponse.MAX_GROUP_COMMANDS && groups.containsKey(g.id())) {
+                    int memberId = g.members().get(i).memberId();
+                    commands.add(new CreateGroup(g.describe(), memberId, i == 0));
+                }
+            }
+        }
+        return new HeartbeatResponse(commands);
+    }
+
+    /** The group with this id, or null. */
+    public GroupInfo get(long id) {
+        return groups.get(id);
+    }
+
+    /** How many groups this partition has. */
+    public int count() {
+        return groups.size();
+    }
+
+    /** How many of this partition's groups have a member on {@code dn}. */
+    public int groupsOn(DatanodeInfo dn) {
+        int n = 0;
+        for (GroupInfo g : groups.values()) {
+            if (g.memberOn(dn) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Every group, in no particular order. */
+    public List<GroupInfo> all() {
+        return List.copyOf(groups.values());
+    }
+}
