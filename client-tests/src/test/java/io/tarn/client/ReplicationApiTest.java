@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** A file's replication through the Java client, on a real cluster of three datanodes and on one of one. */
 class ReplicationApiTest {
@@ -24,13 +23,11 @@ class ReplicationApiTest {
             assertThat(client.setReplication("/hot", 3).replication()).isEqualTo(3);
             assertThat(client.getReplication("/hot/tmp/x")).isEqualTo(3);
 
-            TarnOutputStream three = client.create("/hot/tmp/f");
-            assertThat(client.getStatus("/hot/tmp/f").replication()).isEqualTo(3);
-            three.write(new byte[10]);
-            ReplicationException refused = catchThrowableOfType(ReplicationException.class, three::close);
-            assertThat(refused.code()).isEqualTo(ErrorCode.REPLICATION_UNAVAILABLE);
-            assertThat(refused).hasMessageContaining("/hot/tmp/f")
-                    .hasMessageContaining("replicated block groups are not served by this build yet");
+            // Blocks of such a file go to block groups (BlockGroupHostingTest); this build's client
+            // does not write through groups yet, so the file stays empty here.
+            try (TarnOutputStream three = client.create("/hot/tmp/f")) {
+                assertThat(client.getStatus("/hot/tmp/f").replication()).isEqualTo(3);
+            }
             assertThat(client.getBlocks(client.getStatus("/hot/tmp/f").fileId(), 0, 4)).isEmpty();
 
             // An empty file may change; one with data may not.

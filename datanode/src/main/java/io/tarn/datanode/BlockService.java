@@ -3,6 +3,7 @@ package io.tarn.datanode;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.ShortCircuitProtocol;
@@ -16,7 +17,8 @@ import java.util.UUID;
 
 /**
  * Serves WRITE_BLOCK, READ_BLOCK, SC_READ, SC_WRITE and PING on a datanode's RPC server, over any
- * {@link RegionStore}.
+ * {@link RegionStore}, and hands the {@code REPLICA} audience to the replication service when one is
+ * set ({@link #serveReplicas}).
  *
  * <p>The datanode serves every namenode of the cluster: region {@code r} is managed by namenode
  * {@code r mod N} ({@link RegionShare}), which registered it and issues the tokens for its blocks.
@@ -81,6 +83,8 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
     private final LocalFiles localFiles;
     /** Why short-circuit access is not offered (when {@link #localFiles} is null). */
     private final String noShortCircuit;
+    /** The handler of the {@code REPLICA} audience (other datanodes' replication messages), or null. */
+    private volatile RpcHandler replicas;
 
     /**
      * The files of a datanode's storage that co-located clients may map for short-circuit access.
@@ -149,6 +153,14 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         registrations = updated;
     }
 
+    /**
+     * Serves the {@code REPLICA} audience (messages of block groups' replication between datanodes)
+     * with {@code handler}; until then such requests are answered UNKNOWN_OPCODE.
+     */
+    public void serveReplicas(RpcHandler handler) {
+        this.replicas = handler;
+    }
+
     /** The registration of one namenode, or null before its first. */
     public Registration registration(int partition) {
         return registrations[partition];
@@ -174,8 +186,23 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
                 request.send(request.response());
                 break;
             default:
+                RpcHandler r = replicas;
+                if (r != null && Opcode.audience(request.opcode()) == Audience.REPLICA) {
+                    replica(r, request);
+                    break;
+                }
                 fail(request, ErrorCode.UNKNOWN_OPCODE, "a datanode does not serve " + Opcode.name(request.opcode()));
                 break;
+        }
+    }
+
+    private void replica(RpcHandler r, RpcRequest request) {
+        try {
+            r.handle(request);
+        } catch (RuntimeException e) {
+            throw e; // malformed messages are the transport's to answer
+        } catch (Exception e) {
+            fail(request, ErrorCode.INTERNAL, "the replication service failed: " + e);
         }
     }
 

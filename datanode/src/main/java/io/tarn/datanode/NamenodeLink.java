@@ -5,6 +5,7 @@ import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Opcode;
@@ -28,6 +29,10 @@ import java.util.function.Supplier;
  * interval, and registers again whenever the namenode may have forgotten it. A datanode has one
  * link per namenode of the cluster ({@link NamenodeLinks}); each lives and fails on its own, so a
  * namenode that is down costs only its own regions.
+ *
+ * <p>Heartbeats list the block groups of the link's partition hosted here and the ones this
+ * datanode leads ({@link GroupCommands}); the answer's group commands are applied on the link's
+ * thread.
  *
  * <p>One single-threaded scheduler (shared by a datanode's links, owned by their
  * {@link NamenodeLinks}) runs all of the link's work; RPC completions are handed back to it, so the
@@ -71,6 +76,8 @@ public final class NamenodeLink implements AutoCloseable {
     private final Listener listener;
     private final long intervalMs;
     private final ScheduledExecutorService thread;
+    private final int partition;
+    private final GroupCommands groups;
     private final Object registeredSignal = new Object();
     private volatile ScheduledFuture<?> ticking;
 
@@ -98,11 +105,22 @@ public final class NamenodeLink implements AutoCloseable {
      */
     public NamenodeLink(RpcClient client, Supplier<RegisterRequest> registerRequest, Listener listener,
                         Duration interval, ScheduledExecutorService thread) {
+        this(client, registerRequest, listener, interval, thread, 0, GroupCommands.NONE);
+    }
+
+    /**
+     * A link whose heartbeats report the block groups of {@code partition} hosted here and hand the
+     * namenode's group commands to {@code groups} (on the link's thread).
+     */
+    public NamenodeLink(RpcClient client, Supplier<RegisterRequest> registerRequest, Listener listener,
+                        Duration interval, ScheduledExecutorService thread, int partition, GroupCommands groups) {
         this.client = client;
         this.registerRequest = registerRequest;
         this.listener = listener;
         this.intervalMs = Math.max(1, interval.toMillis());
         this.thread = thread;
+        this.partition = partition;
+        this.groups = groups;
     }
 
     /** Starts registering in the background at once; returns immediately. */
@@ -149,8 +167,9 @@ public final class NamenodeLink implements AutoCloseable {
                 client.call(Opcode.REGISTER_DATANODE, request::encode, RegisterResponse::decode)
                         .whenCompleteAsync(this::registerDone, thread);
             } else {
-                HeartbeatRequest request = new HeartbeatRequest(datanodeId, storageIdHigh, storageIdLow);
-                client.call(Opcode.HEARTBEAT, request::encode, body -> Boolean.TRUE)
+                HeartbeatRequest request = new HeartbeatRequest(datanodeId, storageIdHigh, storageIdLow,
+                        groups.hosted(partition), groups.leading(partition));
+                client.call(Opcode.HEARTBEAT, request::encode, HeartbeatResponse::decode)
                         .whenCompleteAsync(this::heartbeatDone, thread);
             }
         } catch (RuntimeException e) {
@@ -188,12 +207,20 @@ public final class NamenodeLink implements AutoCloseable {
                 client.remote(), response.datanodeId(), response.blockSize(), response.resetGenerations());
     }
 
-    private void heartbeatDone(Boolean ok, Throwable error) {
+    private void heartbeatDone(HeartbeatResponse response, Throwable error) {
         inFlight = false;
         if (closed) {
             return;
         }
         applyHeartbeat(error);
+        if (error == null && !response.commands().isEmpty() && !leaving) {
+            try {
+                groups.apply(partition, response.commands());
+            } catch (RuntimeException e) {
+                // The namenode sends what is still needed again with the next answer.
+                LOG.warn("Could not apply the block group commands of namenode {}: {}", client.remote(), e.toString());
+            }
+        }
         sayGoodbyeIfLeaving();
     }
 

@@ -48,6 +48,14 @@ public final class NamenodeLinks implements AutoCloseable {
      */
     public NamenodeLinks(Transport transport, List<HostPort> namenodes, Registrar registrar, Duration interval,
                          String threadName) {
+        this(transport, namenodes, registrar, GroupCommands.NONE, interval, threadName);
+    }
+
+    /**
+     * @param groups the datanode's block groups, reported in heartbeats and told the namenodes' commands
+     */
+    public NamenodeLinks(Transport transport, List<HostPort> namenodes, Registrar registrar, GroupCommands groups,
+                         Duration interval, String threadName) {
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
@@ -56,7 +64,7 @@ public final class NamenodeLinks implements AutoCloseable {
         List<NamenodeLink> made = new ArrayList<>(namenodes.size());
         try {
             for (int p = 0; p < namenodes.size(); p++) {
-                made.add(link(transport.connect(namenodes.get(p).toSocketAddress()), p, registrar, interval));
+                made.add(link(transport.connect(namenodes.get(p).toSocketAddress()), p, registrar, groups, interval));
             }
         } catch (RuntimeException e) {
             made.forEach(NamenodeLink::close);
@@ -66,9 +74,10 @@ public final class NamenodeLinks implements AutoCloseable {
         this.links = List.copyOf(made);
     }
 
-    private NamenodeLink link(RpcClient client, int partition, Registrar registrar, Duration interval) {
+    private NamenodeLink link(RpcClient client, int partition, Registrar registrar, GroupCommands groups,
+                              Duration interval) {
         return new NamenodeLink(client, () -> registrar.request(partition),
-                response -> registrar.registered(partition, response), interval, thread);
+                response -> registrar.registered(partition, response), interval, thread, partition, groups);
     }
 
     /** Starts registering with every namenode in the background; returns immediately. */

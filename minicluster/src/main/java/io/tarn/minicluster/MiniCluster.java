@@ -130,6 +130,7 @@ public final class MiniCluster implements AutoCloseable {
                 .set(TarnKeys.DATANODE_BIND, "127.0.0.1:0")
                 .set(TarnKeys.DATANODE_HOSTNAME, "127.0.0.1")
                 .set(TarnKeys.DRAM_PATH, dataDir.resolve("dn" + index).toString())
+                .set(TarnKeys.REPLICATION_JOURNAL_DIR, journalDir())
                 .build();
         DramDatanode dn = DramDatanode.start(c);
         datanodes.add(dn);
@@ -137,6 +138,12 @@ public final class MiniCluster implements AutoCloseable {
         datanodeConfigs.add(c.toBuilder().set(TarnKeys.DATANODE_BIND, "127.0.0.1:" + dn.address().getPort()).build());
         awaitRegistered(dn, index);
         return index;
+    }
+
+    /** The configured group journal directory, else one in the cluster's data directory (deleted with it). */
+    private String journalDir() {
+        String configured = clientConfig.get(TarnKeys.REPLICATION_JOURNAL_DIR);
+        return configured.isBlank() ? dataDir.resolve("journal").toString() : configured;
     }
 
     private static void awaitRegistered(DramDatanode dn, int index) throws IOException {

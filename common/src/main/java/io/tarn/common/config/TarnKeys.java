@@ -223,7 +223,7 @@ public final class TarnKeys {
             "", "Directory on disk (not tmpfs) under which a datanode keeps the journal of each group it hosts, "
                     + "in <dir>/<storage id>/group-<id>/ with the group's members file; a datanode restarted on "
                     + "the same storage hosts again the groups it finds there. Empty: ${java.io.tmpdir}/tarn-journal. "
-                    + "Also used with tarn.replication.journal = memory, for the members files only.", null);
+                    + "Unused with tarn.replication.journal = memory, which keeps nothing on disk.", null);
 
     public record Group(String title, List<ConfigKey<?>> keys) {
     }

@@ -12,6 +12,8 @@ import io.tarn.datanode.DatanodeMetrics;
 import io.tarn.datanode.NamenodeLinks;
 import io.tarn.datanode.RegionShare;
 import io.tarn.datanode.Registration;
+import io.tarn.datanode.replication.GroupCatalog;
+import io.tarn.datanode.replication.HostedGroups;
 import io.tarn.rpc.RpcServer;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
@@ -22,14 +24,18 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 /**
  * A DRAM datanode: serves block reads and writes from off-heap memory regions and reports them to
@@ -51,6 +57,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * stop with {@code tarn.datanode.dram.keep}) takes over the old regions and registers them as
  * intact with every namenode, so they keep their blocks. Several datanodes may share one path and
  * one JVM.
+ *
+ * <p>It hosts the replicated block groups the namenodes place on its regions ({@link HostedGroups}):
+ * their replicas' journals and members files live under {@code tarn.replication.journal.dir}
+ * ({@link #journalRoot}); a datanode restarted on the same storage hosts its groups again.
  *
  * <p>A clean stop ({@link #close}) deregisters from every namenode first (all at once), so they
  * stop allocating blocks here at once and answer reads of the blocks here with a clear error;
@@ -76,6 +86,7 @@ public final class DramDatanode implements AutoCloseable {
     private final AtomicBoolean stopped = new AtomicBoolean();
     private RpcServer server;
     private NamenodeLinks links;
+    private HostedGroups groups;
     private String advertisedHost;
 
     private DramDatanode(TarnConfig config, List<HostPort> namenodes, DramStorage storage, Transport transport,
@@ -136,11 +147,16 @@ public final class DramDatanode implements AutoCloseable {
         HostPort bind = HostPort.parse(config.get(TarnKeys.DATANODE_BIND));
         InetSocketAddress bindAddress = bind.isWildcard() ? new InetSocketAddress(bind.port())
                 : new InetSocketAddress(bind.host(), bind.port());
+        groups = new HostedGroups(transport, storage.regions(), service::registration,
+                new GroupCatalog(journalRoot(config, storage.storageId())), config.get(TarnKeys.REPLICATION_JOURNAL),
+                HostedGroups.settings(Duration.ofMillis(config.get(TarnKeys.RPC_TIMEOUT))),
+                "tarn-dram-datanode-replication");
+        service.serveReplicas(groups);
         server = transport.bind(bindAddress, service);
         advertisedHost = advertisedHost(config, bind);
         DramRegistrar registrar = new DramRegistrar(storage, service, namenodes, advertisedHost, address().getPort(),
-                config.get(TarnKeys.STORAGE_CLASS));
-        links = new NamenodeLinks(transport, namenodes, registrar,
+                config.get(TarnKeys.STORAGE_CLASS), groups::recover);
+        links = new NamenodeLinks(transport, namenodes, registrar, groups,
                 Duration.ofMillis(config.get(TarnKeys.HEARTBEAT_INTERVAL)),
                 "tarn-dram-datanode-" + address().getPort() + "-namenodes");
         links.start();
@@ -174,6 +190,17 @@ public final class DramDatanode implements AutoCloseable {
                         + " twice; list every namenode once, in partition order");
             }
         }
+    }
+
+    /**
+     * Where this datanode keeps its groups' members files and journals: {@code tarn.replication.journal.dir}
+     * (else {@code ${java.io.tmpdir}/tarn-journal}) / the storage id, so datanodes sharing a machine
+     * (or a directory) never mix their groups, and a datanode restarted on the same storage finds them.
+     */
+    static Path journalRoot(TarnConfig config, UUID storageId) {
+        String dir = config.get(TarnKeys.REPLICATION_JOURNAL_DIR);
+        Path base = dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "tarn-journal") : Path.of(dir.trim());
+        return base.resolve(storageId.toString());
     }
 
     /** The configured host name, else the bind host, else this machine's name for a wildcard bind. */
@@ -333,6 +360,12 @@ public final class DramDatanode implements AutoCloseable {
             }
             links.close();
         }
+        if (groups != null) {
+            groups.close();
+            if (deleteFiles) {
+                deleteJournals();
+            }
+        }
         if (server != null) {
             server.close();
         }
@@ -348,6 +381,26 @@ public final class DramDatanode implements AutoCloseable {
         if (clean) {
             LOG.info("DRAM datanode {} stopped ({})", storage.storageId(), metrics);
         }
+    }
+
+    /** The regions are gone for good: so are the replicas of their groups (a new storage id never finds them). */
+    private void deleteJournals() {
+        Path root = journalRoot(config, storage.storageId());
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (NoSuchFileException e) {
+            // no group was ever hosted
+        } catch (IOException e) {
+            LOG.warn("DRAM datanode {}: could not delete its group journals under {}: {}", storage.storageId(), root,
+                    e.toString());
+        }
+    }
+
+    /** The replicated block groups this datanode hosts. */
+    public HostedGroups groups() {
+        return groups;
     }
 
     @Override

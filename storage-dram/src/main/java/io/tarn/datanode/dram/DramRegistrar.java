@@ -14,6 +14,7 @@ import io.tarn.datanode.Registration;
 import java.io.IOException;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.IntConsumer;
 
 /**
  * What a DRAM datanode tells each namenode when it registers (who it is, where it serves, which
@@ -32,14 +33,18 @@ final class DramRegistrar implements NamenodeLinks.Registrar {
     private final int storageClass;
     /** Per partition, set once its first registration succeeded: later ones report its regions intact. */
     private final boolean[] everRegistered;
+    /** Told each partition that registered this datanode (hosts again its groups found on disk). */
+    private final IntConsumer afterRegistration;
 
     /**
      * @param host         advertised host of the data port
      * @param port         the data port
      * @param storageClass {@code tarn.datanode.storage.class}
+     * @param afterRegistration called with each partition whose registration was applied
      */
     DramRegistrar(DramStorage storage, BlockService service, List<HostPort> namenodes, String host, int port,
-                  int storageClass) {
+                  int storageClass, IntConsumer afterRegistration) {
+        this.afterRegistration = afterRegistration;
         this.storage = storage;
         this.service = service;
         this.namenodes = namenodes;
@@ -78,6 +83,7 @@ final class DramRegistrar implements NamenodeLinks.Registrar {
         service.register(partition, new Registration(response.datanodeId(), blockSize,
                 new BlockTokens(response.tokenKey0(), response.tokenKey1()), generations));
         everRegistered[partition] = true;
+        afterRegistration.accept(partition);
     }
 
     private RegionShare share(int partition) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Opcode;
@@ -128,7 +129,9 @@ final class FakeNamenode implements RpcHandler, AutoCloseable {
                     request.fail(ErrorCode.UNKNOWN_DATANODE, "datanode " + h.datanodeId() + " is not registered");
                 } else {
                     heartbeats.incrementAndGet();
-                    request.send(request.response());
+                    ByteBuf response = request.response();
+                    new HeartbeatResponse(List.of()).encode(response); // no block groups here
+                    request.send(response);
                 }
                 break;
             }

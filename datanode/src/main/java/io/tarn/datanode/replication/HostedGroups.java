@@ -1,0 +1,294 @@
+package io.tarn.datanode.replication;
+
+import io.tarn.common.config.JournalMode;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.fs.BlockGroup;
+import io.tarn.common.fs.GroupMember;
+import io.tarn.common.protocol.AdminProtocol.CreateGroup;
+import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
+import io.tarn.common.protocol.AdminProtocol.GroupCommand;
+import io.tarn.common.protocol.AdminProtocol.LeaderReport;
+import io.tarn.datanode.GroupCommands;
+import io.tarn.datanode.RegionStore;
+import io.tarn.datanode.Registration;
+import io.tarn.replication.BlockRange;
+import io.tarn.replication.PersistentState;
+import io.tarn.replication.ReplicationConfig;
+import io.tarn.rpc.RpcHandler;
+import io.tarn.rpc.RpcRequest;
+import io.tarn.rpc.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * The block groups a datanode hosts, as the namenodes command: creates each group's replica
+ * (members file, journal, {@link RegionGroupStore} over its region, a {@link GroupRunner} in the
+ * {@link ReplicationHost}) on {@code CreateGroup}, removes it and its files on {@code DeleteGroup},
+ * hosts again after a restart the groups whose members files it finds ({@link #recover}), and
+ * reports in heartbeats the groups hosted and the ones it leads ({@link GroupCommands}).
+ *
+ * <p>Leadership is learned by a probe: at each heartbeat, every group without a probe in flight is
+ * asked a linearizable read of nothing, which only a leader holding its lease answers at once; the
+ * next heartbeat reports the groups whose last probe succeeded, with the term of the last hard
+ * state their replica recorded ({@link HostedJournal}).
+ *
+ * <p>The replication host (its loops tick every millisecond) starts with the first group, so a
+ * datanode without groups costs nothing. Commands and recovery run on the namenode links' thread;
+ * the REPLICA audience is served ({@link #handle}) on the transport's I/O threads.
+ */
+public final class HostedGroups implements GroupCommands, RpcHandler, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HostedGroups.class);
+    /** The client id of leadership probes (reads are not sessions: any id serves). */
+    private static final long PROBE_CLIENT = 0;
+
+    private record Hosted(GroupMembers members, HostedJournal journal, GroupRunner runner, Probe probe) {
+    }
+
+    /** The last leadership probe of a group; written by the loop that answers it. */
+    private static final class Probe {
+        volatile boolean inFlight;
+        volatile boolean leads;
+    }
+
+    private final Transport transport;
+    private final RegionStore regions;
+    private final IntFunction<Registration> registrations;
+    private final GroupCatalog catalog;
+    private final JournalMode mode;
+    private final ReplicationHost.Settings settings;
+    private final String name;
+    private final Map<Long, Hosted> groups = new ConcurrentHashMap<>();
+    private volatile ReplicationHost host;
+    private JournalWriter writer;
+    private volatile boolean closed;
+
+    /**
+     * @param transport     the datanode's transport (connections to the other members)
+     * @param regions       the datanode's regions
+     * @param registrations each partition's current registration (null before its first)
+     * @param catalog       where the members files and journals live
+     * @param mode          disk: journals in the catalog's directories; memory: nothing on disk
+     * @param settings      the replication host's settings
+     * @param name          thread name prefix
+     */
+    public HostedGroups(Transport transport, RegionStore regions, IntFunction<Registration> registrations,
+                        GroupCatalog catalog, JournalMode mode, ReplicationHost.Settings settings, String name) {
+        this.transport = transport;
+        this.regions = regions;
+        this.registrations = registrations;
+        this.catalog = catalog;
+        this.mode = mode;
+        this.settings = settings;
+        this.name = name;
+    }
+
+    /**
+     * A datanode's replication settings: the core's defaults, ticks of 1 ms, one replication loop,
+     * and requests that wait at most {@code requestTimeout} ({@code tarn.rpc.timeout}).
+     */
+    public static ReplicationHost.Settings settings(Duration requestTimeout) {
+        return new ReplicationHost.Settings(ReplicationConfig.defaults(), TimeUnit.MILLISECONDS.toNanos(1),
+                requestTimeout.toNanos(), 1);
+    }
+
+    private synchronized ReplicationHost host() {
+        if (host == null) {
+            ReplicationHost h = new ReplicationHost(transport, settings, name);
+            if (mode == JournalMode.DISK) {
+                writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, h);
+            }
+            host = h;
+        }
+        return host;
+    }
+
+    /** The ids of the groups hosted here. */
+    public List<Long> hosted() {
+        return List.copyOf(groups.keySet());
+    }
+
+    /** The runner of a hosted group, or null. */
+    public GroupRunner runner(long groupId) {
+        Hosted h = groups.get(groupId);
+        return h == null ? null : h.runner();
+    }
+
+    /** True when the last leadership probe of a hosted group found this member leading it. */
+    public boolean leads(long groupId) {
+        Hosted h = groups.get(groupId);
+        return h != null && h.probe().leads;
+    }
+
+    @Override
+    public List<Long> hosted(int partition) {
+        List<Long> out = new ArrayList<>();
+        for (long id : groups.keySet()) {
+            if (BlockGroup.partitionOf(id) == partition) {
+                out.add(id);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public List<LeaderReport> leading(int partition) {
+        List<LeaderReport> out = new ArrayList<>();
+        for (Hosted h : groups.values()) {
+            long id = h.members().groupId();
+            if (BlockGroup.partitionOf(id) != partition) {
+                continue;
+            }
+            Probe p = h.probe();
+            if (p.leads) {
+                out.add(new LeaderReport(id, h.members().self(), h.journal().term()));
+            }
+            if (!p.inFlight) {
+                p.inFlight = true;
+                h.runner().read(PROBE_CLIENT, BlockRange.EMPTY).whenComplete((outcome, error) -> {
+                    p.leads = error == null && outcome.ok();
+                    p.inFlight = false;
+                });
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void apply(int partition, List<GroupCommand> commands) {
+        for (GroupCommand c : commands) {
+            if (BlockGroup.partitionOf(c.groupId()) != partition) {
+                LOG.warn("Namenode {} sent a command for group {}, which another namenode placed; ignored", partition,
+                        c.groupId());
+            } else if (c instanceof CreateGroup create) {
+                create(create.group(), create.self(), create.campaign());
+            } else if (c instanceof DeleteGroup) {
+                delete(c.groupId());
+            }
+        }
+    }
+
+    /**
+     * Hosts the groups of {@code partition} found in the catalog and not hosted yet (after a
+     * restart), once that partition's namenode registered this datanode. Runs on the links' thread.
+     */
+    public void recover(int partition) {
+        if (mode != JournalMode.DISK) {
+            return;
+        }
+        for (GroupCatalog.Entry e : catalog.list()) {
+            long id = e.group().groupId();
+            if (BlockGroup.partitionOf(id) == partition && !groups.containsKey(id)) {
+                LOG.info("Hosting block group {} again from its journal in {}", id, catalog.directory(id));
+                start(e.group(), e.self(), false, PersistentState.wiped());
+            }
+        }
+    }
+
+    private void create(BlockGroup group, int self, boolean campaign) {
+        long id = group.groupId();
+        if (closed || groups.containsKey(id)) {
+            return;
+        }
+        if (mode == JournalMode.DISK) {
+            try {
+                catalog.save(group, self);
+            } catch (IOException e) {
+                LOG.error("Cannot host block group {}: its members file in {} cannot be written ({}); the namenode "
+                        + "asks again at the next heartbeat", id, catalog.directory(id), e.toString());
+                return;
+            }
+        }
+        if (start(group, self, campaign, PersistentState.initialVoter())) {
+            LOG.info("Hosting block group {} as member {} of {}{}", id, self, group.members().size(),
+                    campaign ? ", standing for election" : "");
+        }
+    }
+
+    /**
+     * Starts the replica of a group from its journal ({@code ifNew} when the journal has nothing).
+     * A group whose region's namenode has not registered this datanode yet is left for later.
+     */
+    private boolean start(BlockGroup group, int self, boolean campaign, PersistentState ifNew) {
+        long id = group.groupId();
+        Registration reg = registrations.apply(BlockGroup.partitionOf(id));
+        GroupMember me = group.member(self);
+        if (reg == null || me.regionId() < 0 || me.regionId() >= regions.regionCount()) {
+            LOG.warn("Cannot host block group {} yet: {}", id, reg == null ? "its namenode has not registered this "
+                    + "datanode" : "region " + me.regionId() + " does not exist here");
+            return false;
+        }
+        Map<Integer, InetSocketAddress> addresses = new HashMap<>();
+        for (GroupMember m : group.members()) {
+            addresses.put(m.memberId(), new InetSocketAddress(m.host(), m.port()));
+        }
+        GroupMembers members = new GroupMembers(id, group.version(), self, addresses);
+        ReplicationHost h = host();
+        ReplicaJournal journal;
+        try {
+            journal = mode == JournalMode.DISK ? GroupJournal.open(id, catalog.directory(id), ifNew, writer)
+                    : new MemoryJournal(id, ifNew, h);
+        } catch (IOException e) {
+            LOG.error("Cannot host block group {}: its journal in {} cannot be opened: {}", id,
+                    catalog.directory(id), e.getMessage());
+            return false;
+        }
+        HostedJournal hosted = new HostedJournal(journal);
+        RegionGroupStore store = new RegionGroupStore(regions, reg.generations(), me.regionId(), reg.blockSize());
+        GroupRunner runner = h.create(members, store, hosted, campaign);
+        groups.put(id, new Hosted(members, hosted, runner, new Probe()));
+        return true;
+    }
+
+    /** Stops the replica, deletes its files, and only then stops reporting the group (so it is gone when unlisted). */
+    private void delete(long id) {
+        Hosted h = groups.get(id);
+        ReplicationHost current = host;
+        if (h != null && current != null) {
+            current.remove(id);
+        }
+        try {
+            catalog.delete(id);
+        } catch (IOException e) {
+            LOG.warn("Block group {} is no longer hosted, but its files in {} could not be deleted: {}", id,
+                    catalog.directory(id), e.toString());
+        }
+        if (groups.remove(id) != null) {
+            LOG.info("No longer hosting block group {}: its namenode destroyed it", id);
+        }
+    }
+
+    /** The REPLICA audience: the host's replication service, or UNKNOWN_GROUP before the first group. */
+    @Override
+    public void handle(RpcRequest request) throws Exception {
+        ReplicationHost h = host;
+        if (h == null) {
+            request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode hosts no block group");
+            return;
+        }
+        h.service().handle(request);
+    }
+
+    /** Stops every group (their journals stay for a restart) and the host. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        groups.clear();
+        if (host != null) {
+            host.close();
+        }
+        if (writer != null) {
+            writer.close();
+        }
+    }
+}
