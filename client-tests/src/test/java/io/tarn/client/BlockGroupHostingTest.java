@@ -64,6 +64,10 @@ class BlockGroupHostingTest {
                 members.add(datanodeOf(cluster, m));
             }
             awaitHosted(members, g);
+            var status = client.clusterStatus();
+            assertThat(status.blockGroups()).isEqualTo(1);
+            assertThat(status.datanodes()).filteredOn(d -> d.groups() == 1).extracting(d -> d.port())
+                    .containsExactlyInAnyOrderElementsOf(g.members().stream().map(GroupMember::port).toList());
             for (int i = 0; i < cluster.datanodeCount(); i++) {
                 if (!members.contains(cluster.datanode(i))) {
                     assertThat(cluster.datanode(i).groups().hosted()).as("not a member").isEmpty();
@@ -104,6 +108,7 @@ class BlockGroupHostingTest {
             out.close(); // nothing written: the block is freed, and with it the group
             Eventually.within(WAIT, "no member hosts group " + g.groupId() + " any more",
                     () -> members.stream().noneMatch(dn -> dn.groups().hosted().contains(g.groupId())));
+            assertThat(client.clusterStatus().blockGroups()).isZero();
             for (DramDatanode dn : members) {
                 assertThat(journals.resolve(dn.storageId().toString()).resolve("group-" + g.groupId()))
                         .as("journal deleted").doesNotExist();

@@ -7,6 +7,7 @@ import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.FsckRequest;
 import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.namenode.blocks.BlockGroups;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.namespace.BlockHealth;
@@ -15,6 +16,7 @@ import io.tarn.rpc.RpcRequest;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -34,10 +36,12 @@ final class AdminHandler {
     private final DatanodeRegistry datanodes;
     private final LongAdder operations;
     private final BlockHealth health;
+    private final BlockGroups groups;
 
     /** {@code operations}: the service's count of requests served, read for the status. */
     AdminHandler(Clock clock, int blockSize, Namespace namespace, DatanodeRegistry datanodes, LongAdder operations,
-            BlockHealth health) {
+            BlockHealth health, BlockGroups groups) {
+        this.groups = groups;
         this.clock = clock;
         this.startedAt = clock.millis();
         this.blockSize = blockSize;
@@ -73,12 +77,14 @@ final class AdminHandler {
     /** CLUSTER_STATUS. */
     ClusterStatus clusterStatus() {
         List<DatanodeStatus> list = new ArrayList<>();
+        Map<Integer, Integer> groupsOn = groups.countByDatanode();
         for (DatanodeInfo dn : datanodes.all()) {
             list.add(new DatanodeStatus(dn.id(), dn.host(), dn.port(), dn.storageClass(), wireState(dn),
-                    dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn), dn.shortCircuit()));
+                    dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn), dn.shortCircuit(),
+                    groupsOn.getOrDefault(dn.id(), 0)));
         }
         return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
-                operations.sum(), blockSize, list, health.last().damagedFiles());
+                operations.sum(), blockSize, list, health.last().damagedFiles(), groups.count());
     }
 
     private static int wireState(DatanodeInfo dn) {

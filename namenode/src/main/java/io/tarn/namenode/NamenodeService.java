@@ -104,7 +104,8 @@ public final class NamenodeService implements RpcHandler {
         this.health = new BlockHealth(table, datanodes);
         this.links = new PeerLinks(partitioning, namespace, fileService, allocator, clock);
         this.startup = new StartupGate(partitioning);
-        this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health);
+        this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health,
+                allocator.groups());
         this.clients = new ClientHandler(partitioning, namespace, fileService, leases, links);
         this.peers = new PeerHandler(partitioning, namespace, fileService, datanodes);
         this.datanodeHandler = new DatanodeHandler(partitioning, datanodes, allocator.groups(), tokens,

@@ -34,6 +34,7 @@ final class StatusPrinter {
         StatusPrinter p = new StatusPrinter(out);
         p.namenodes(before, now, intervalSeconds);
         p.datanodes(now);
+        p.groups(now);
         p.damage(now);
         out.flush();
     }
@@ -49,6 +50,32 @@ final class StatusPrinter {
             line("WARNING: %d file%s %s blocks that cannot be read (lost, or on datanodes that are down); "
                     + "'tarn fsck' lists them", damaged, damaged == 1 ? "" : "s", damaged == 1 ? "has" : "have");
         }
+    }
+
+    /**
+     * The replicated block groups of every namenode that answered and how many have a member on each
+     * datanode (by the viewing namenode's ids); nothing while there are none.
+     */
+    private void groups(ClusterSnapshot now) {
+        List<NamenodeView> up = now.namenodes().stream().filter(NamenodeView::up).toList();
+        long total = up.stream().mapToLong(v -> v.status().blockGroups()).sum();
+        NamenodeView viewer = now.viewer().orElse(null);
+        if (total == 0 || viewer == null) {
+            return;
+        }
+        List<String> members = new ArrayList<>();
+        for (DatanodeStatus d : viewer.status().datanodes()) {
+            int n = 0;
+            for (NamenodeView v : up) {
+                DatanodeStatus seen = v == viewer ? d : find(v.status(), d);
+                n += seen == null ? 0 : seen.groups();
+            }
+            if (n > 0) {
+                members.add(d.id() + ": " + n);
+            }
+        }
+        line("block groups: %d (blocks of replication 3); groups per datanode: %s", total,
+                String.join(", ", members));
     }
 
     /** One line, without the padding a last empty column leaves. */

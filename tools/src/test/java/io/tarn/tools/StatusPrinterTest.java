@@ -72,6 +72,23 @@ class StatusPrinterTest {
     }
 
     @Test
+    void blockGroupsAreCountedPerDatanodeOverTheNamenodesThatAnswered() {
+        DatanodeStatus one = new DatanodeStatus(1, "host1", 9070, 0, DatanodeStatus.ALIVE, MB_BLOCKS, MB_BLOCKS, 400,
+                false, 2);
+        DatanodeStatus two = new DatanodeStatus(2, "host2", 9070, 0, DatanodeStatus.ALIVE, MB_BLOCKS, MB_BLOCKS, 400,
+                false, 0);
+        DatanodeStatus oneElsewhere = new DatanodeStatus(5, "host1", 9070, 0, DatanodeStatus.ALIVE, MB_BLOCKS,
+                MB_BLOCKS, 400, false, 1);
+        ClusterStatus first = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(one, two), 0, 2);
+        ClusterStatus second = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(oneElsewhere), 0, 1);
+        String out = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", first),
+                NamenodeView.up(1, "localhost:9061", second))), 0);
+        assertThat(out).contains("block groups: 3 (blocks of replication 3); groups per datanode: 1: 3\n");
+        assertThat(print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060",
+                namenode(4_000, 3, 20, two)))), 0)).doesNotContain("block groups");
+    }
+
+    @Test
     void oneNamenodeAveragedSinceStartHasNoTotalNorShares() {
         ClusterSnapshot now = new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060",
                 namenode(4_000, 3, 20, datanode(1, DatanodeStatus.ALIVE, 1024, 1024, true),

@@ -26,13 +26,14 @@ import java.util.List;
  *                     resp: (empty), or UNKNOWN_DATANODE: no such datanode id with this storage id
  * CLUSTER_STATUS      req:  (empty)
  *                     resp: uptimeMs[i64] files[i64] directories[i64] operations[i64] blockSize[i32]
- *                           n[i32] DatanodeStatus*n damagedFiles[i64]
+ *                           n[i32] DatanodeStatus*n damagedFiles[i64] blockGroups[i64]
  * FSCK                req:  max[i32, 0..MAX_FSCK_FILES]
  *                     resp: scannedAtMs[i64] damagedFiles[i64] lostBlocks[i64] unavailableBlocks[i64]
  *                           n[i32] DamagedFile*n    (the first n of the damaged files, n at most max)
  * DamagedFile:        path[str] fileId[i64] blocks[i32] lost[i32] unavailable[i32]
- * DatanodeStatus:     id[i32] host[str] port[u16] storageClass[u8] alive[bool] capacityBlocks[i64]
- *                     freeBlocks[i64] silenceMs[i64]
+ * DatanodeStatus:     id[i32] host[str] port[u16] storageClass[u8] state[u8] capacityBlocks[i64]
+ *                     freeBlocks[i64] silenceMs[i64] shortCircuit[bool] groups[i32]
+ *                     (groups: this namenode's block groups with a member there; blockGroups: all of its groups)
  * </pre>
  * A datanode serves every namenode and registers with each a share of its regions: the ones with
  * ids {@code firstRegion + i * regionStride} for {@code i} in {@code 0..regionCount-1} (with N
@@ -305,7 +306,13 @@ public final class AdminProtocol {
      * {@code shortCircuit} is what the datanode said at its last registration.
      */
     public record DatanodeStatus(int id, String host, int port, int storageClass, int state, long capacityBlocks,
-                                 long freeBlocks, long silenceMs, boolean shortCircuit) {
+                                 long freeBlocks, long silenceMs, boolean shortCircuit, int groups) {
+        /** A datanode in no block group. */
+        public DatanodeStatus(int id, String host, int port, int storageClass, int state, long capacityBlocks,
+                              long freeBlocks, long silenceMs, boolean shortCircuit) {
+            this(id, host, port, storageClass, state, capacityBlocks, freeBlocks, silenceMs, shortCircuit, 0);
+        }
+
         /** A datanode that offers no short-circuit access. */
         public DatanodeStatus(int id, String host, int port, int storageClass, int state, long capacityBlocks,
                               long freeBlocks, long silenceMs) {
@@ -354,6 +361,7 @@ public final class AdminProtocol {
             buf.writeLong(freeBlocks);
             buf.writeLong(silenceMs);
             Wire.writeBoolean(buf, shortCircuit);
+            buf.writeInt(groups);
         }
 
         static DatanodeStatus decode(ByteBuf buf) {
@@ -366,13 +374,22 @@ public final class AdminProtocol {
                 throw new MalformedMessageException("unknown datanode state " + state);
             }
             return new DatanodeStatus(id, host, port, storageClass, state, Wire.readLong(buf), Wire.readLong(buf),
-                    Wire.readLong(buf), Wire.readBoolean(buf));
+                    Wire.readLong(buf), Wire.readBoolean(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE, "groups"));
         }
     }
 
-    /** CLUSTER_STATUS response; {@code damagedFiles}: files with a lost or unavailable block at the last scan. */
+    /**
+     * CLUSTER_STATUS response; {@code damagedFiles}: files with a lost or unavailable block at the last
+     * scan; {@code blockGroups}: the replicated block groups this namenode placed.
+     */
     public record ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
-                                List<DatanodeStatus> datanodes, long damagedFiles) {
+                                List<DatanodeStatus> datanodes, long damagedFiles, long blockGroups) {
+        /** A status of a namenode without block groups. */
+        public ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
+                             List<DatanodeStatus> datanodes, long damagedFiles) {
+            this(uptimeMs, files, directories, operations, blockSize, datanodes, damagedFiles, 0);
+        }
+
         /** A status with no damaged file. */
         public ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
                              List<DatanodeStatus> datanodes) {
@@ -390,6 +407,7 @@ public final class AdminProtocol {
                 d.encode(buf);
             }
             buf.writeLong(damagedFiles);
+            buf.writeLong(blockGroups);
         }
 
         public static ClusterStatus decode(ByteBuf buf) {
@@ -404,8 +422,9 @@ public final class AdminProtocol {
                 list.add(DatanodeStatus.decode(buf));
             }
             long damaged = Wire.readLong(buf);
+            long groups = Wire.readLong(buf);
             Wire.end(buf);
-            return new ClusterStatus(up, files, dirs, ops, bs, list, damaged);
+            return new ClusterStatus(up, files, dirs, ops, bs, list, damaged, groups);
         }
     }
 

@@ -56,9 +56,9 @@ class AdminProtocolTest {
         assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
         assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
-        assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4 + 8);
+        assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4 + 8 + 8);
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
-                .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8 + 1);
+                .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8 + 1 + 4);
     }
 
     @ParameterizedTest

@@ -256,6 +256,8 @@ final class Messages {
         s.add(DEREGISTER.sample(new DeregisterRequest(0, 0, -1, false)));
         s.add(DATANODE_STATUS.sample(datanode(3, "dn-3.例子")));
         s.add(CLUSTER_STATUS.sample(new ClusterStatus(1, 2, 3, 4, 1 << 20, List.of())));
+        s.add(CLUSTER_STATUS.sample(new ClusterStatus(1, 2, 3, 4, 1 << 20, List.of(new DatanodeStatus(1, "a", 1, 0,
+                DatanodeStatus.ALIVE, 8, 4, 0, true, Integer.MAX_VALUE)), 0, Long.MAX_VALUE)));
         s.add(CLUSTER_STATUS.sample(new ClusterStatus(Long.MAX_VALUE, 0, -1, Long.MIN_VALUE, 4096,
                 List.of(datanode(0, "a"), datanode(1, "dätä"), datanode(2, "")), 7)));
         s.add(FSCK.sample(new FsckRequest(0)));
@@ -358,9 +360,10 @@ final class Messages {
 
     static Arbitrary<DatanodeStatus> datanodeStatus() {
         return Combinators.combine(ints(), text(), u16(), u8(), Arbitraries.integers().between(0, 3), longs(), longs(),
-                longs()).as(DatanodeStatus::new).flatMap(d -> Arbitraries.of(true, false).map(sc ->
+                longs()).as(DatanodeStatus::new).flatMap(d -> Combinators.combine(Arbitraries.of(true, false),
+                Arbitraries.integers().between(0, Integer.MAX_VALUE)).as((sc, groups) ->
                 new DatanodeStatus(d.id(), d.host(), d.port(), d.storageClass(), d.state(), d.capacityBlocks(),
-                        d.freeBlocks(), d.silenceMs(), sc)));
+                        d.freeBlocks(), d.silenceMs(), sc, groups)));
     }
 
     /** Which regions a registration names: count, first and stride, every id below 2^24. */
@@ -430,7 +433,11 @@ final class Messages {
                         .as(DeregisterRequest::new).map(DEREGISTER::sample),
                 datanodeStatus().map(DATANODE_STATUS::sample),
                 Combinators.combine(longs(), longs(), longs(), longs(), ints(), datanodeStatus().list().ofMaxSize(4),
-                                longs()).as(ClusterStatus::new).map(CLUSTER_STATUS::sample),
+                                longs()).as(ClusterStatus::new)
+                        .flatMap(c -> Arbitraries.longs().map(groups -> new ClusterStatus(c.uptimeMs(), c.files(),
+                                c.directories(), c.operations(), c.blockSize(), c.datanodes(), c.damagedFiles(),
+                                groups)))
+                        .map(CLUSTER_STATUS::sample),
                 Arbitraries.integers().between(0, AdminProtocol.MAX_FSCK_FILES)
                         .map(n -> FSCK.sample(new FsckRequest(n))),
                 Combinators.combine(longs(), longs(), longs(), longs(), Combinators.combine(text(), longs(),

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -223,15 +224,15 @@ public final class BlockGroups {
         return groups.size();
     }
 
-    /** How many of this partition's groups have a member on {@code dn}. */
-    public int groupsOn(DatanodeInfo dn) {
-        int n = 0;
+    /** How many of this partition's groups have a member on each datanode, by datanode id (one pass). */
+    public Map<Integer, Integer> countByDatanode() {
+        Map<Integer, Integer> out = new HashMap<>();
         for (GroupInfo g : groups.values()) {
-            if (g.memberOn(dn) != null) {
-                n++;
+            for (GroupInfo.Member m : g.members()) {
+                out.merge(m.datanode().id(), 1, Integer::sum);
             }
         }
-        return n;
+        return out;
     }
 
     /** Every group, in no particular order. */
