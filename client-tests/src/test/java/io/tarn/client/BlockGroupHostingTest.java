@@ -39,6 +39,12 @@ class BlockGroupHostingTest {
         throw new AssertionError("no datanode serves port " + m.port());
     }
 
+    /** A cluster of {@code datanodes} DRAM datanodes that heartbeat every 50 ms. */
+    private static MiniCluster cluster(int datanodes) throws Exception {
+        return MiniCluster.builder().datanodes(datanodes).set(TarnKeys.BLOCK_SIZE, BLOCK)
+                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).start();
+    }
+
     private static BlockRef allocate(TarnClient client, long fileId) throws Exception {
         List<BlockRef> refs = client.router().writeBlocks(new FileRef(fileId), 0, 1, -1).get(10, TimeUnit.SECONDS);
         assertThat(refs).hasSize(1);
@@ -47,8 +53,7 @@ class BlockGroupHostingTest {
 
     @Test
     void aGroupIsHostedByItsThreeDatanodesLedByOneAndDestroyedWithItsBlock() throws Exception {
-        try (MiniCluster cluster = MiniCluster.builder().datanodes(4).set(TarnKeys.BLOCK_SIZE, BLOCK)
-                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).start();
+        try (MiniCluster cluster = cluster(4);
              TarnClient client = TarnClient.connect(cluster.config())) {
             TarnOutputStream out = client.create("/r/f", CreateOptions.DEFAULT.withReplication(3));
             long fileId = client.getStatus("/r/f").fileId();
@@ -131,8 +136,7 @@ class BlockGroupHostingTest {
 
     @Test
     void aMemberRestartedOnItsStorageHostsItsGroupAgainFromTheJournal() throws Exception {
-        try (MiniCluster cluster = MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
-                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).start();
+        try (MiniCluster cluster = cluster(3);
              TarnClient client = TarnClient.connect(cluster.config())) {
             TarnOutputStream out = client.create("/r/f", CreateOptions.DEFAULT.withReplication(3));
             BlockGroup g = allocate(client, client.getStatus("/r/f").fileId()).group();
