@@ -13,6 +13,7 @@ import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
 import java.util.List;
+import java.util.function.IntPredicate;
 import java.util.UUID;
 
 /**
@@ -85,6 +86,8 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
     private final String noShortCircuit;
     /** The handler of the {@code REPLICA} audience (other datanodes' replication messages), or null. */
     private volatile RpcHandler replicas;
+    /** Which regions hold a replica of a block group: written only through the group (GROUP_WRITE). */
+    private volatile IntPredicate replicated = region -> false;
 
     /**
      * The files of a datanode's storage that co-located clients may map for short-circuit access.
@@ -161,6 +164,15 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         this.replicas = handler;
     }
 
+    /**
+     * Names the regions that hold a replica of a block group: WRITE_BLOCK and SC_WRITE into them are
+     * refused (INVALID_ARGUMENT), since a replica written directly would differ from the others;
+     * writes go through the group's leader (GROUP_WRITE). Reads are served as for any region.
+     */
+    public void guardReplicas(IntPredicate replicatedRegion) {
+        this.replicated = replicatedRegion;
+    }
+
     /** The registration of one namenode, or null before its first. */
     public Registration registration(int partition) {
         return registrations[partition];
@@ -184,6 +196,15 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             case Opcode.PING:
                 metrics.pinged();
                 request.send(request.response());
+                break;
+            case Opcode.GROUP_WRITE:
+            case Opcode.GROUP_READ:
+                RpcHandler groups = replicas;
+                if (groups == null) {
+                    fail(request, ErrorCode.UNKNOWN_GROUP, "this datanode hosts no block group yet");
+                } else {
+                    replica(groups, request);
+                }
                 break;
             default:
                 RpcHandler r = replicas;
@@ -209,7 +230,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
     private void write(RpcRequest request) {
         DatanodeProtocol.Access a = access.get();
         Registration reg = admit(request, a);
-        if (reg == null) {
+        if (reg == null || refusedAsReplica(request, a)) {
             return;
         }
         ByteBuf body = request.body();
@@ -246,6 +267,16 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         request.send(request.response());
     }
 
+    /** Refuses a direct write into a block group's replica; true when it did. */
+    private boolean refusedAsReplica(RpcRequest request, DatanodeProtocol.Access a) {
+        if (!replicated.test(a.regionId())) {
+            return false;
+        }
+        fail(request, ErrorCode.INVALID_ARGUMENT, describe(request, a) + ": the region holds a replica of a block "
+                + "group; write it through the group's leader (GROUP_WRITE)");
+        return true;
+    }
+
     @Override
     public int headLength(int opcode) {
         return opcode == Opcode.WRITE_BLOCK ? DatanodeProtocol.ACCESS_LENGTH : -1;
@@ -266,7 +297,8 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         int region = a.regionId();
         int block = a.blockIndex();
         int generation = a.generation();
-        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)
+        if (replicated.test(region)
+                || !reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)
                 || !reg.generations().advance(region, block, generation)) {
             return null;
         }
@@ -341,7 +373,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         }
         DatanodeProtocol.Access a = access.get();
         Registration reg = admit(request, a);
-        if (reg == null) {
+        if (reg == null || write && refusedAsReplica(request, a)) {
             return;
         }
         if (request.body().readableBytes() != DatanodeProtocol.ACCESS_LENGTH) {

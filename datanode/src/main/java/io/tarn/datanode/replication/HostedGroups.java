@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 
 /**
@@ -52,7 +53,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     /** The client id of leadership probes (reads are not sessions: any id serves). */
     private static final long PROBE_CLIENT = 0;
 
-    private record Hosted(GroupMembers members, HostedJournal journal, GroupRunner runner, Probe probe) {
+    private record Hosted(GroupMembers members, HostedJournal journal, GroupRunner runner, Probe probe, int region) {
     }
 
     /** The last leadership probe of a group; written by the loop that answers it. */
@@ -69,6 +70,8 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     private final ReplicationHost.Settings settings;
     private final String name;
     private final Map<Long, Hosted> groups = new ConcurrentHashMap<>();
+    /** 1 for each region that holds a hosted group's replica. */
+    private final AtomicIntegerArray replicaRegions;
     private volatile ReplicationHost host;
     private JournalWriter writer;
     private volatile boolean closed;
@@ -91,6 +94,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         this.mode = mode;
         this.settings = settings;
         this.name = name;
+        this.replicaRegions = new AtomicIntegerArray(regions.regionCount());
     }
 
     /**
@@ -104,13 +108,27 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
 
     private synchronized ReplicationHost host() {
         if (host == null) {
-            ReplicationHost h = new ReplicationHost(transport, settings, name);
+            ReplicationHost h = new ReplicationHost(transport, settings, this::allows, name);
             if (mode == JournalMode.DISK) {
                 writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, h);
             }
             host = h;
         }
         return host;
+    }
+
+    /** Checks a client's token with this datanode's registration at the namenode that created the group. */
+    private boolean allows(long groupId, int region, int slot, int generation, long token, int mode) {
+        Registration reg = registrations.apply(BlockGroup.partitionOf(groupId));
+        return reg != null && reg.tokens().check(token, reg.datanodeId(), region, slot, generation, mode);
+    }
+
+    /**
+     * True when {@code region} holds the replica of a group hosted here (written only through the
+     * group). One array load: the block service asks it for every direct write.
+     */
+    public boolean replicaRegion(int region) {
+        return region >= 0 && region < replicaRegions.length() && replicaRegions.get(region) != 0;
     }
 
     /** The ids of the groups hosted here. */
@@ -245,8 +263,9 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         }
         HostedJournal hosted = new HostedJournal(journal);
         RegionGroupStore store = new RegionGroupStore(regions, reg.generations(), me.regionId(), reg.blockSize());
+        replicaRegions.set(me.regionId(), 1);
         GroupRunner runner = h.create(members, store, hosted, campaign);
-        groups.put(id, new Hosted(members, hosted, runner, new Probe()));
+        groups.put(id, new Hosted(members, hosted, runner, new Probe(), me.regionId()));
         return true;
     }
 
@@ -264,6 +283,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                     catalog.directory(id), e.toString());
         }
         if (groups.remove(id) != null) {
+            replicaRegions.set(h.region(), 0);
             LOG.info("No longer hosting block group {}: its namenode destroyed it", id);
         }
     }

@@ -37,12 +37,13 @@ import java.net.InetSocketAddress;
 public final class ReplicaService implements RpcHandler {
 
     /**
-     * Checks a client's token against this datanode's registration with the namenode that manages
-     * {@code region} (which issued it).
+     * Checks a client's token for this datanode's replica of a block of group {@code groupId}
+     * (in {@code region}) against its registration with the namenode that created the group (which
+     * issued it).
      */
     @FunctionalInterface
     public interface TokenCheck {
-        boolean allows(int region, int slot, int generation, long token, int mode);
+        boolean allows(long groupId, int region, int slot, int generation, long token, int mode);
     }
 
     private final ReplicationHost host;
@@ -173,7 +174,7 @@ public final class ReplicaService implements RpcHandler {
                     + " blocks of " + store.blockSize() + " bytes");
             return null;
         }
-        if (!host.tokens().allows(store.region(), slot, a.generation(), a.token(), mode)) {
+        if (!host.tokens().allows(a.groupId(), store.region(), slot, a.generation(), a.token(), mode)) {
             request.fail(ErrorCode.INVALID_TOKEN, describe(a) + ": the token does not grant "
                     + (mode == BlockTokens.WRITE ? "writing" : "reading"));
             return null;

@@ -33,13 +33,14 @@ import java.util.Map;
  *   7 InstallCheckpoint      P CheckpointMeta image (written by the {@link ImageCodec})
  *   8 InstallCheckpointReply P voter[bool] finalPrefix[i64]
  *   9 TimeoutNow       P
- * LogEntry:     term[i64] index[i64] kind[u8] (0: no-op, then BlockRange; 1: write, then WriteCommand)
- *               n[u8] BlockRange*n (look-behind, nearest first)
+ * LogEntry:     term[i64] index[i64] kind[u8] (0: no-op, then BlockRange; 1: write, then WriteCommand;
+ *               2: configuration, then Members) n[u8] BlockRange*n (look-behind, nearest first)
+ * Members:      m[u8] memberId[i32]*m   (ascending)
  * WriteCommand: clientId[i64] sequence[i64] firstUnacked[i64] BlockRange length[i32] crc32c[i32] data[length]
  *               (the payload's layout is the host's: a block write is the block's generation, then
  *               the range's bytes)
  * BlockRange:   first[i64] count[i32]   (bytes relative to the group's region; first + count must not overflow)
- * CheckpointMeta: index[i64] n[i32] appliedAbove[i64]*n s[i32] Session*s
+ * CheckpointMeta: index[i64] n[i32] appliedAbove[i64]*n s[i32] Session*s Members (none: the founders)
  * Session:      clientId[i64] floor[i64] k[i32] appliedSeq[i64]*k
  * </pre>
  * Replica ids, terms, indices, prefixes and probes are non-negative; bool is one byte, 0 or 1.
@@ -69,6 +70,7 @@ public final class ReplicationCodec {
 
     private static final int NOOP = 0;
     private static final int WRITE = 1;
+    private static final int CONFIGURATION = 2;
     private static final int RANGE_BYTES = 12;
     /** Smallest encoded entry: a no-op with no look-behind. */
     private static final int MIN_ENTRY_BYTES = 8 + 8 + 1 + RANGE_BYTES + 1;
@@ -322,7 +324,10 @@ public final class ReplicationCodec {
     public static void writeEntry(ByteBuf buf, LogEntry e) {
         buf.writeLong(e.term());
         buf.writeLong(e.index());
-        if (e.command() == null) {
+        if (e.isConfiguration()) {
+            buf.writeByte(CONFIGURATION);
+            writeMembers(buf, e.members());
+        } else if (e.command() == null) {
             buf.writeByte(NOOP);
             writeRange(buf, e.range());
         } else {
@@ -347,8 +352,16 @@ public final class ReplicationCodec {
             int kind = Wire.readUnsignedByte(buf);
             BlockRange range;
             WriteCommand command;
+            List<Integer> members = List.of();
             if (kind == NOOP) {
                 range = readRange(buf);
+                command = null;
+            } else if (kind == CONFIGURATION) {
+                members = readMembers(buf);
+                if (members.isEmpty()) {
+                    throw new MalformedMessageException("a configuration entry names no member");
+                }
+                range = BlockRange.EMPTY;
                 command = null;
             } else if (kind == WRITE) {
                 command = readCommand(buf);
@@ -362,7 +375,7 @@ public final class ReplicationCodec {
             for (int i = 0; i < n; i++) {
                 lookBehind.add(readRange(buf));
             }
-            return new LogEntry(term, index, range, lookBehind, command);
+            return new LogEntry(term, index, range, lookBehind, command, members);
         } catch (IllegalArgumentException e) {
             throw invalid(e);
         }
@@ -396,6 +409,34 @@ public final class ReplicationCodec {
             buf.writeLong(s.getValue().floor());
             writeLongs(buf, s.getValue().appliedSeqs());
         }
+        writeMembers(buf, meta.members());
+    }
+
+    private static void writeMembers(ByteBuf buf, List<Integer> members) {
+        if (members.size() > 255) {
+            throw new IllegalArgumentException(members.size() + " members exceed 255");
+        }
+        buf.writeByte(members.size());
+        for (int i = 0; i < members.size(); i++) {
+            buf.writeInt(members.get(i));
+        }
+    }
+
+    private static List<Integer> readMembers(ByteBuf buf) {
+        int m = Wire.readUnsignedByte(buf);
+        Wire.need(buf, m * Integer.BYTES);
+        List<Integer> members = new ArrayList<>(m);
+        int previous = -1;
+        for (int i = 0; i < m; i++) {
+            int id = buf.readInt();
+            if (id <= previous) {
+                throw new MalformedMessageException("member ids must be non-negative and ascending: " + id
+                        + " after " + previous);
+            }
+            members.add(id);
+            previous = id;
+        }
+        return members;
     }
 
     /** Reads a checkpoint description; a client listed twice is malformed. */
@@ -413,7 +454,7 @@ public final class ReplicationCodec {
                     throw new MalformedMessageException("client " + clientId + " appears twice in a checkpoint");
                 }
             }
-            return new CheckpointMeta(index, appliedAbove, sessions);
+            return new CheckpointMeta(index, appliedAbove, sessions, readMembers(buf));
         } catch (IllegalArgumentException e) {
             throw invalid(e);
         }

@@ -41,7 +41,8 @@ final class Node implements AutoCloseable {
         ReplicationHost.Settings settings = new ReplicationHost.Settings(config, TimeUnit.MILLISECONDS.toNanos(1),
                 TimeUnit.SECONDS.toNanos(2), 1);
         host = new ReplicationHost(transport, settings,
-                (region, slot, generation, token, mode) -> tokens.check(token, id, region, slot, generation, mode),
+                (group, region, slot, generation, token, mode) -> tokens.check(token, id, region, slot, generation,
+                        mode),
                 "test-dn" + id);
         writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
         server = transport.bind(new InetSocketAddress("127.0.0.1", port), host.service());

@@ -56,7 +56,10 @@ final class ReplicaValues {
                         first % 3 == 0 ? BlockRange.EMPTY : new BlockRange(first, 0), lb, null));
         Arbitrary<LogEntry> writes = Combinators.combine(terms, indices, lookBehind, commands())
                 .as((t, i, lb, c) -> new LogEntry(t, i, c.range(), lb, c));
-        return Arbitraries.frequencyOf(Tuple.of(1, noops), Tuple.of(3, writes));
+        Arbitrary<LogEntry> configurations = Combinators.combine(terms, indices,
+                Arbitraries.integers().between(0, 1000).set().ofMinSize(1).ofMaxSize(5))
+                .as((t, i, m) -> LogEntry.configuration(t, i, List.copyOf(m)));
+        return Arbitraries.frequencyOf(Tuple.of(1, noops), Tuple.of(3, writes), Tuple.of(1, configurations));
     }
 
     static Arbitrary<List<LogEntry>> entryLists() {
@@ -70,7 +73,9 @@ final class ReplicaValues {
     static Arbitrary<CheckpointMeta> metas() {
         Arbitrary<SessionSnapshot> sessions = Combinators.combine(nonNegative(), indexLists()).as(SessionSnapshot::new);
         Arbitrary<Map<Long, SessionSnapshot>> tables = Arbitraries.maps(Arbitraries.longs(), sessions).ofMaxSize(3);
-        return Combinators.combine(nonNegative(), indexLists(), tables).as(CheckpointMeta::new);
+        Arbitrary<List<Integer>> members = Arbitraries.integers().between(0, 1000).set().ofMaxSize(5)
+                .map(m -> m.stream().sorted().toList());
+        return Combinators.combine(nonNegative(), indexLists(), tables, members).as(CheckpointMeta::new);
     }
 
     static Arbitrary<ByteImage> images() {

@@ -248,9 +248,12 @@ class ReplicationCodecTest {
                 .hasMessage("invalid replication value: a no-op writes no blocks");
         CheckpointMeta twice = new CheckpointMeta(1, List.of(), Map.of(5L, new SessionSnapshot(1, List.of())));
         byte[] meta = bytes(buf -> ReplicationCodec.writeMeta(buf, twice));
-        byte[] doubled = Arrays.copyOf(meta, meta.length + 20);
+        // index, no appliedAbove, one 20-byte session, no members: the session written twice.
+        byte[] doubled = new byte[meta.length + 20];
+        System.arraycopy(meta, 0, doubled, 0, 36);
+        System.arraycopy(meta, 16, doubled, 36, 20);
+        System.arraycopy(meta, 36, doubled, 56, meta.length - 36);
         doubled[8 + 4 + 3] = 2; // session count 2
-        System.arraycopy(meta, 16, doubled, meta.length, 20);
         assertThatThrownBy(() -> ReplicationCodec.readMeta(Unpooled.wrappedBuffer(doubled)))
                 .hasMessage("client 5 appears twice in a checkpoint");
     }

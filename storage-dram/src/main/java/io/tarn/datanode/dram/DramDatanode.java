@@ -152,6 +152,7 @@ public final class DramDatanode implements AutoCloseable {
                 HostedGroups.settings(Duration.ofMillis(config.get(TarnKeys.RPC_TIMEOUT))),
                 "tarn-dram-datanode-replication");
         service.serveReplicas(groups);
+        service.guardReplicas(groups::replicaRegion);
         server = transport.bind(bindAddress, service);
         advertisedHost = advertisedHost(config, bind);
         DramRegistrar registrar = new DramRegistrar(storage, service, namenodes, advertisedHost, address().getPort(),
