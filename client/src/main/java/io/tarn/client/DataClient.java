@@ -46,14 +46,27 @@ final class DataClient implements AutoCloseable {
     private final ConcurrentHashMap<Integer, Connection> byDatanode = new ConcurrentHashMap<>();
     private final LongAdder shortCircuitBytes = new LongAdder();
     private final LongAdder landedBytes = new LongAdder();
+    private final GroupCalls groups;
 
-    DataClient(Transport transport, ShortCircuitMode mode) {
+    /**
+     * @param clientId      the client's id (names its writes to replicated blocks across retries)
+     * @param timeoutMillis how long calls to a replicated block's group are tried ({@code tarn.rpc.timeout})
+     */
+    DataClient(Transport transport, ShortCircuitMode mode, long clientId, long timeoutMillis) {
         this.transport = transport;
         this.shortCircuit = mode == ShortCircuitMode.AUTO;
+        this.groups = new GroupCalls(m -> connection(m.datanodeId(), m.host(), m.port()).rpc, clientId,
+                timeoutMillis);
     }
 
-    /** Writes {@code data} (ownership passes to this call) at {@code offset} inside the block. */
+    /**
+     * Writes {@code data} (ownership passes to this call) at {@code offset} inside the block; a
+     * replicated block's write goes to its group's leader ({@link GroupCalls}).
+     */
     CompletableFuture<Void> write(BlockRef ref, int offset, ByteBuf data) {
+        if (ref.replicated()) {
+            return groups.write(ref, offset, data);
+        }
         Connection c;
         try {
             c = connection(ref);
@@ -70,6 +83,9 @@ final class DataClient implements AutoCloseable {
      */
     CompletableFuture<Void> write(BlockRef ref, int offset, ByteBuf data,
             CompletableFuture<LocalStorage.WriteRange> granted) {
+        if (ref.replicated()) {
+            return groups.write(ref, offset, data);
+        }
         Connection c;
         try {
             c = connection(ref);
@@ -107,9 +123,13 @@ final class DataClient implements AutoCloseable {
      * Asks the datanode for a short-circuit write of a block range ahead of its data, so that the
      * writer can copy its bytes straight into the region (every check of a write is made and the
      * generation advanced, as for WRITE_BLOCK). Completes with the range, or with null when the
-     * write goes over TCP: short-circuit off, another host, or unavailable.
+     * write goes over TCP: short-circuit off, another host, unavailable, or a replicated block
+     * (its writes must go through the group's leader).
      */
     CompletableFuture<LocalStorage.WriteRange> grantWrite(BlockRef ref, int offset, int length) {
+        if (ref.replicated()) {
+            return CompletableFuture.completedFuture(null);
+        }
         return grantWrite(connection(ref), ref, offset, length);
     }
 
@@ -157,6 +177,10 @@ final class DataClient implements AutoCloseable {
      * {@code target} names when the transport places it (the result is then that memory).
      */
     CompletableFuture<ByteBuf> read(BlockRef ref, int offset, int length, RpcClient.ResponseTarget target) {
+        if (ref.replicated()) {
+            // From the group's leader, linearizably: a follower may not have applied the last writes yet.
+            return groups.read(ref, offset, length);
+        }
         Connection c = connection(ref);
         if (!shortCircuit || c.remote) {
             return tcpRead(c, ref, offset, length, target);
@@ -274,19 +298,22 @@ final class DataClient implements AutoCloseable {
     }
 
     private Connection connection(BlockRef ref) {
-        Connection c = byDatanode.get(ref.datanodeId());
-        if (c != null && c.port == ref.port() && c.host.equals(ref.host())) {
+        return connection(ref.datanodeId(), ref.host(), ref.port());
+    }
+
+    private Connection connection(int datanodeId, String host, int port) {
+        Connection c = byDatanode.get(datanodeId);
+        if (c != null && c.port == port && c.host.equals(host)) {
             return c;
         }
-        return byDatanode.compute(ref.datanodeId(), (id, old) -> {
-            if (old != null && old.port == ref.port() && old.host.equals(ref.host())) {
+        return byDatanode.compute(datanodeId, (id, old) -> {
+            if (old != null && old.port == port && old.host.equals(host)) {
                 return old;
             }
             if (old != null) {
                 old.rpc.close(); // the datanode moved (restarted on another address)
             }
-            return new Connection(ref.host(), ref.port(),
-                    transport.connect(InetSocketAddress.createUnresolved(ref.host(), ref.port())));
+            return new Connection(host, port, transport.connect(InetSocketAddress.createUnresolved(host, port)));
         });
     }
 

@@ -81,12 +81,13 @@ public final class TarnClient implements AutoCloseable {
         this.transport = transport;
         this.ownsTransport = ownsTransport;
         this.namenodes = new Namenodes(transport, config.namenodes().get(0));
-        this.data = new DataClient(transport, config.get(TarnKeys.CLIENT_SHORTCIRCUIT));
         long id;
         do {
             id = new SecureRandom().nextLong();
         } while (id == 0);
         this.clientId = id;
+        this.data = new DataClient(transport, config.get(TarnKeys.CLIENT_SHORTCIRCUIT), clientId,
+                config.get(TarnKeys.RPC_TIMEOUT));
         this.clientHost = resolveHost(config);
         this.answers = new AnswerWaiter(TimeUnit.MICROSECONDS.toNanos(config.get(TarnKeys.CLIENT_WAIT_SPIN)));
         this.router = new NamespaceRouter(namenodes, new Backoff(config.get(TarnKeys.RPC_TIMEOUT)), clientId,
