@@ -6,6 +6,7 @@ import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.DatanodeProtocol;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.ShortCircuitProtocol.Grant;
@@ -234,6 +235,13 @@ final class DataClient implements AutoCloseable {
                     });
                     return result;
                 }).thenCompose(f -> f);
+    }
+
+    /** Reads the first {@code length} bytes of one member's replica of a replicated block, over TCP. */
+    CompletableFuture<ByteBuf> readReplica(BlockRef ref, GroupMember member, int length) {
+        Connection c = connection(member.datanodeId(), member.host(), member.port());
+        return c.rpc.callInto(Opcode.READ_BLOCK, b -> DatanodeProtocol.writeAccess(b, member.regionId(),
+                ref.blockIndex(), ref.generation(), member.token(), 0, length), RECEIVE, RETAIN);
     }
 
     /**

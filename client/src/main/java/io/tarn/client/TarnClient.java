@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.netty.buffer.ByteBuf;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ReplicationException;
@@ -263,6 +264,31 @@ public final class TarnClient implements AutoCloseable {
     /** Where block {@code index} of a file lives (for benchmarks and locality). */
     public BlockRef getBlock(long fileId, int index) throws IOException {
         return answers.awaitAnswer(() -> getBlockAsync(fileId, index));
+    }
+
+    /**
+     * The bytes one member of a replicated block's group holds, read from that member directly
+     * (not through the leader): for tools that compare replicas, such as {@code tarn chaos} at
+     * quiescence. Fails with the member's error (for example BLOCK_NOT_WRITTEN from a member that
+     * lost the block).
+     *
+     * @param ref      a read reference of a replicated block ({@link BlockRef#group()} not null)
+     * @param memberId the member to read
+     * @param length   bytes from the start of the block
+     */
+    public byte[] readReplica(BlockRef ref, int memberId, int length) throws IOException {
+        if (!ref.replicated() || ref.group().member(memberId) == null) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "block " + ref.blockIndex() + " has no member "
+                    + memberId + " of a replicated group");
+        }
+        ByteBuf data = answers.awaitAnswer(() -> this.data.readReplica(ref, ref.group().member(memberId), length));
+        try {
+            byte[] out = new byte[data.readableBytes()];
+            data.getBytes(data.readerIndex(), out);
+            return out;
+        } finally {
+            data.release();
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs one replica of one block group on one event-loop thread: the host side of the pure
@@ -273,7 +274,14 @@ public final class GroupRunner {
         } else {
             // From another thread, or from an output called while effects are performed (a journal
             // that completes at once): after the current input, never inside it.
-            loop.execute(task);
+            try {
+                loop.execute(task);
+            } catch (RejectedExecutionException e) {
+                // The loops stopped (the datanode is shutting down): nothing more happens to this group.
+                if (failOnReject != null) {
+                    failOnReject.complete(Outcome.timedOut("group " + groupId + " is shutting down on this datanode"));
+                }
+            }
         }
     }
 

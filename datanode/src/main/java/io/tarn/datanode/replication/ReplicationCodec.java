@@ -72,8 +72,8 @@ public final class ReplicationCodec {
     private static final int WRITE = 1;
     private static final int CONFIGURATION = 2;
     private static final int RANGE_BYTES = 12;
-    /** Smallest encoded entry: a no-op with no look-behind. */
-    private static final int MIN_ENTRY_BYTES = 8 + 8 + 1 + RANGE_BYTES + 1;
+    /** Smallest encoded entry: a configuration of one member with no look-behind. */
+    private static final int MIN_ENTRY_BYTES = 8 + 8 + 1 + 1 + Integer.BYTES + 1;
     private static final int MIN_SESSION_BYTES = 8 + 8 + 4;
 
     private final ImageCodec images;

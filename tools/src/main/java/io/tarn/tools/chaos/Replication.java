@@ -1,12 +1,13 @@
 package io.tarn.tools.chaos;
 
+import io.tarn.common.config.TarnKeys;
+
 import java.util.Map;
 
 /**
  * What a chaos run needs to know about replication: the keys that give new files {@code factor}
- * copies, and the check that compares the copies. Tarn has no replication yet (ParallelRaft in the
- * datanodes is being built, issue #20), so only factor 1 runs; this class is the one place the
- * replication work switches on.
+ * copies, and the check that compares the copies. Tarn keeps a block once (1) or in a group of three
+ * datanodes (3).
  */
 final class Replication {
     private Replication() {
@@ -15,7 +16,7 @@ final class Replication {
     /** Configuration keys for every daemon and client for {@code factor} copies per block. */
     static Map<String, String> keys(int factor) {
         check(factor);
-        return Map.of();
+        return factor == 1 ? Map.of() : Map.of(TarnKeys.REPLICATION_DEFAULT.name(), String.valueOf(factor));
     }
 
     /** The replica comparison of the verdict. */
@@ -23,7 +24,9 @@ final class Replication {
         if (factor == 1) {
             return ReplicaCheck.singleCopy();
         }
-        throw new IllegalArgumentException("--replication " + factor + " is not available yet: Tarn keeps one copy "
-                + "of every block until replication into the datanodes lands (issue #20); run with --replication 1");
+        if (factor == 3) {
+            return new GroupReplicaCheck();
+        }
+        throw new IllegalArgumentException("--replication " + factor + ": Tarn keeps 1 or 3 copies of a block");
     }
 }
