@@ -16,7 +16,13 @@ final class Replication {
     /** Configuration keys for every daemon and client for {@code factor} copies per block. */
     static Map<String, String> keys(int factor) {
         check(factor);
-        return factor == 1 ? Map.of() : Map.of(TarnKeys.REPLICATION_DEFAULT.name(), String.valueOf(factor));
+        if (factor == 1) {
+            return Map.of();
+        }
+        // 8 MiB regions: a follower far behind a checkpoint receives the whole region image in one
+        // message, which must fit tarn.rpc.max.frame (16 MiB) until images stream in chunks.
+        return Map.of(TarnKeys.REPLICATION_DEFAULT.name(), String.valueOf(factor),
+                TarnKeys.DRAM_REGION_SIZE.name(), "8m");
     }
 
     /** The replica comparison of the verdict. */

@@ -39,8 +39,8 @@ class ChaosCommandTest {
 
     @Test
     void usageErrorsExitTwoBeforeAnythingStarts() {
-        assertThat(run("chaos", "--replication", "3")).isEqualTo(TarnCli.EXIT_USAGE);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--replication 3 is not available yet");
+        assertThat(run("chaos", "--replication", "2")).isEqualTo(TarnCli.EXIT_USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--replication 2: Tarn keeps 1 or 3 copies");
         assertThat(run("chaos", "--faults", "reboot")).isEqualTo(TarnCli.EXIT_USAGE);
         assertThat(run("chaos", "--datanodes", "0")).isEqualTo(TarnCli.EXIT_USAGE);
         assertThat(run("chaos", "--datanodes", "2", "--max-faulty", "3")).isEqualTo(TarnCli.EXIT_USAGE);
