@@ -46,6 +46,27 @@ class ChaosCommandIT {
         }
     }
 
+    /**
+     * The same faults with replication 3: every file lives in block groups of three datanodes kept
+     * by ParallelRaft; no acknowledged write may be lost, the history must be linearizable, and at
+     * quiescence every replica of every block must hold the same bytes.
+     */
+    @Test
+    void replicatedRunWithEveryLosslessFaultPassesWithIdenticalReplicas(@TempDir Path dir) throws IOException {
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Path run = Files.createDirectories(dir.resolve("run"));
+        LocalCluster.Outcome outcome = LocalCluster.run(LocalCluster.home(), conf, run, "chaos", "--duration", "15s",
+                "--seed", "9", "--datanodes", "5", "--clients", "4", "--faults", "kill,pause,isolate,restart",
+                "--replication", "3");
+        String out = outcome.output();
+        assertThat(out).as(out).contains("verdict: PASS");
+        assertThat(outcome.exit()).as(out).isZero();
+        assertThat(out).contains("replication 3", "linearizability: linearizable (", ", lost: 0");
+        assertThat(out).containsPattern("replicas: every replica of [1-9]\\d* replicated blocks holds the same bytes");
+        assertThat(out).containsPattern("faults injected: \\{.*isolate=\\d.*kill=\\d.*pause=\\d.*restart=\\d");
+        assertThat(ip("netns", "list")).doesNotContain("tarnchaos-");
+    }
+
     static String ip(String... args) throws IOException {
         String[] command = new String[args.length + 1];
         command[0] = "ip";
