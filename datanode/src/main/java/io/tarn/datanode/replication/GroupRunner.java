@@ -13,6 +13,9 @@ import io.tarn.replication.Role;
 import io.tarn.replication.Status;
 import io.tarn.replication.WriteCommand;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,6 +46,7 @@ import java.util.concurrent.RejectedExecutionException;
  * on {@code loop}.
  */
 public final class GroupRunner {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupRunner.class);
 
     /**
      * The answer to a client request.
@@ -87,6 +91,8 @@ public final class GroupRunner {
     private long nextReadId = 1;
     private long lastTick;
     private boolean closed;
+    /** Messages that could not be sent (loop thread only). */
+    private long droppedSends;
     /** Why the group's journal stopped acknowledging, or null (loop thread only). */
     private String journalFailure;
     /** True while an input is fed and its effects performed (loop thread only). */
@@ -303,7 +309,7 @@ public final class GroupRunner {
         for (int i = 0; i < effects.size(); i++) {
             Effect effect = effects.get(i);
             if (effect instanceof Effect.Send send) {
-                outputs.send(groupId, send.message());
+                send(send);
             } else if (effect instanceof Effect.Persist persist) {
                 outputs.persist(groupId, persist.op());
             } else if (effect instanceof Effect.Apply apply) {
@@ -317,6 +323,23 @@ public final class GroupRunner {
                 store.restore(restore.checkpoint());
             } else if (effect instanceof Effect.RoleChanged changed) {
                 outputs.roleChanged(groupId, changed.role(), changed.term(), replica.leaderId());
+            }
+        }
+    }
+
+    /**
+     * Sends a message, dropping it if it cannot be made (no memory for a large checkpoint image,
+     * an encoding failure): the protocol resends what matters, and the effects after it must still
+     * be performed, or this replica's block state would no longer be what its core believes.
+     */
+    private void send(Effect.Send send) {
+        try {
+            outputs.send(groupId, send.message());
+        } catch (RuntimeException | OutOfMemoryError e) {
+            droppedSends++;
+            if (droppedSends == 1 || Long.bitCount(droppedSends) == 1) {
+                LOG.warn("group {}: could not send {} to member {} ({} dropped so far): {}", groupId,
+                        send.message().getClass().getSimpleName(), send.message().to(), droppedSends, e.toString());
             }
         }
     }

@@ -14,9 +14,12 @@ import java.util.Collection;
  * Compares, at quiescence, the replicas of every block of the given files: each member of the
  * block's group is read directly ({@link TarnClient#readReplica}) over the block's written length,
  * and all must hold the same bytes. A member that cannot be read (it lost the block, or is down)
- * counts as a difference, named in the detail.
+ * counts as a difference, named in the detail. A block that differs is compared again for up to
+ * five seconds first: a follower applies the last writes with the next heartbeat.
  */
 final class GroupReplicaCheck implements ReplicaCheck {
+    private static final int SETTLE_ATTEMPTS = 50;
+    private static final long SETTLE_PAUSE_MS = 100;
 
     @Override
     public Result compare(Collection<String> paths, TarnConfig clientConfig) throws IOException {
@@ -33,22 +36,15 @@ final class GroupReplicaCheck implements ReplicaCheck {
                         continue;
                     }
                     blocks++;
-                    byte[] first = null;
-                    for (GroupMember m : ref.group().members()) {
-                        byte[] copy;
-                        try {
-                            copy = client.readReplica(ref, m.memberId(), length);
-                        } catch (IOException e) {
-                            note(differences, path + " block " + b + ": member " + m.memberId() + " at "
-                                    + m.address() + " unreadable: " + e.getMessage());
-                            continue;
-                        }
-                        if (first == null) {
-                            first = copy;
-                        } else if (!Arrays.equals(first, copy)) {
-                            note(differences, path + " block " + b + ": member " + m.memberId() + " at "
-                                    + m.address() + " differs");
-                        }
+                    String found = compareBlock(client, ref, length);
+                    // A follower applies the last entries when the next heartbeat tells it they are
+                    // committed: give a difference a few seconds to settle before reporting it.
+                    for (int attempt = 0; found != null && attempt < SETTLE_ATTEMPTS; attempt++) {
+                        sleep();
+                        found = compareBlock(client, ref, length);
+                    }
+                    if (found != null) {
+                        note(differences, path + " block " + b + ": " + found);
                     }
                 }
             }
@@ -57,6 +53,36 @@ final class GroupReplicaCheck implements ReplicaCheck {
             return new Result(Status.DIFFERENT, differences.toString());
         }
         return new Result(Status.IDENTICAL, "every replica of " + blocks + " replicated blocks holds the same bytes");
+    }
+
+    /** Null when every member holds the same bytes, else what differs. */
+    private static String compareBlock(TarnClient client, BlockRef ref, int length) {
+        byte[] first = null;
+        StringBuilder found = new StringBuilder();
+        for (GroupMember m : ref.group().members()) {
+            byte[] copy;
+            try {
+                copy = client.readReplica(ref, m.memberId(), length);
+            } catch (IOException e) {
+                note(found, "member " + m.memberId() + " at " + m.address() + " unreadable: " + e.getMessage());
+                continue;
+            }
+            if (first == null) {
+                first = copy;
+            } else if (!Arrays.equals(first, copy)) {
+                note(found, "member " + m.memberId() + " at " + m.address() + " differs");
+            }
+        }
+        return found.length() == 0 ? null : found.toString();
+    }
+
+    private static void sleep() throws IOException {
+        try {
+            Thread.sleep(SETTLE_PAUSE_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while comparing replicas", e);
+        }
     }
 
     private static void note(StringBuilder out, String line) {

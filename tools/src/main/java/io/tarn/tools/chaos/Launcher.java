@@ -34,7 +34,9 @@ public record Launcher(String java, String classPath) {
 
     /** The command running {@code tarn <role> -Dkey=value...}: a small heap, quick start-up, Netty's flags. */
     List<String> command(String role, Map<String, String> keys) {
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        // Direct memory beyond the small heap: a leader may encode a checkpoint image of a whole region.
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx192m", "-XX:MaxDirectMemorySize=512m",
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
                 "-Dio.netty.tryReflectionSetAccessible=true", "-cp", classPath, MAIN, role));
         keys.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
