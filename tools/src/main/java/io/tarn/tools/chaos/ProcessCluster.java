@@ -81,6 +81,10 @@ final class ProcessCluster implements AutoCloseable {
             dn.put("tarn.datanode.dram.mode", "mmap");
             dn.put("tarn.datanode.dram.keep", "true");
             dn.put("tarn.datanode.dram.shortcircuit", "false");
+            // Group journals beside the memory files, so that close() and the sweep of a killed run's
+            // leftovers remove them too. The faults here are process faults (the machine stays up), so
+            // tmpfs keeps what a journal forced as a disk would.
+            dn.put("tarn.replication.journal.dir", memory.resolve("journal-dn" + i).toString());
             dn.putAll(extraKeys);
             datanodes.add(new Daemon("dn" + i, host, DATANODE_PORT + i, launcher.command("datanode", dn),
                     logs.resolve("dn" + i + ".log"), storage));
