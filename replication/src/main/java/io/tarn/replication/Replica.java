@@ -490,11 +490,19 @@ public final class Replica {
         persistHardState(() -> send(voteReply(request, true)));
     }
 
+    /**
+     * The candidate's synced term decides (safety rests on it: see the merge). On equal synced terms
+     * the voter's entries above the candidate's contiguous index reach it in the vote reply, so
+     * either a longer log or a longer contiguous prefix qualifies. The second keeps electable a
+     * candidate whose prefix came from a checkpoint: voters that compacted past another replica's
+     * holes cannot feed that replica's merge, so if the one with holes also held the longest log,
+     * neither could ever win.
+     */
     private boolean candidateLogIsCurrent(RequestVote request) {
         if (request.syncedTerm() != log.syncedTerm()) {
             return request.syncedTerm() > log.syncedTerm();
         }
-        return request.lastIndex() >= log.lastIndex();
+        return request.lastIndex() >= log.lastIndex() || request.contiguousIndex() >= log.contiguousIndex();
     }
 
     private VoteReply voteReply(RequestVote request, boolean granted) {

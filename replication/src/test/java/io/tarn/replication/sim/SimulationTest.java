@@ -36,11 +36,20 @@ class SimulationTest {
 
     private static final long FRESH_BASE = freshBase();
 
+    /**
+     * Fresh seeds that once failed, kept as fixed ones: 3688635434717993 deadlocked elections (a
+     * replica with holes and the longest log refused the one whose prefix came from a checkpoint,
+     * which alone could merge; fixed in the vote rule).
+     */
+    private static final List<Long> FOUND_BY_FRESH_SEEDS = List.of(3688635434717993L);
+
     @Test
     void parallelRaftKeepsEveryInvariantUnderFaults(TestReporter reporter) {
         // Seeds 1..UNSAFE_SEARCH_SEEDS run in the unsafe-merge test, with the same options.
-        runSeeds("parallelRaftKeepsEveryInvariantUnderFaults", SimOptions.chaos(PARALLEL),
-                range(UNSAFE_SEARCH_SEEDS + 1, FIXED_PARALLEL), freshCount(), reporter);
+        List<Long> fixed = new ArrayList<>(range(UNSAFE_SEARCH_SEEDS + 1, FIXED_PARALLEL));
+        fixed.addAll(FOUND_BY_FRESH_SEEDS);
+        runSeeds("parallelRaftKeepsEveryInvariantUnderFaults", SimOptions.chaos(PARALLEL), fixed, freshCount(),
+                reporter);
     }
 
     @Test
