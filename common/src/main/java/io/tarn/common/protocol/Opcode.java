@@ -111,6 +111,8 @@ public final class Opcode {
 
     // Datanode to datanode: one message of a block group's replication protocol, answered empty.
     @Op(audience = REPLICA) public static final int REPLICA_MESSAGE = 110;
+    // Datanode to datanode: one chunk of a checkpoint image a leader streams to a group's member.
+    @Op(audience = REPLICA) public static final int REPLICA_IMAGE_CHUNK = 111;
 
     /** One row of the table. */
     private record Entry(int code, String name, Audience audience, boolean readOnly) {

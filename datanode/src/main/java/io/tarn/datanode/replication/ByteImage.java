@@ -9,12 +9,12 @@ import io.tarn.replication.StateImage;
 
 /**
  * A checkpoint image held in memory as bytes: for tests and small groups. Immutable; equality compares
- * content. The real datanode streams flushed block data in chunks instead.
+ * content. A datanode never makes one of a region: it moves images in chunks ({@link ChunkedImage}).
  *
  * <p>Wire form ({@link #CODEC}): {@code length[i32] crc32c[i32] bytes[length]}; decoding verifies the
  * checksum.
  */
-public final class ByteImage extends CheckedBytes implements StateImage {
+public final class ByteImage extends CheckedBytes implements ChunkedImage {
 
     /** Writes and reads {@link ByteImage}s. */
     public static final ImageCodec CODEC = new ImageCodec() {
@@ -53,8 +53,8 @@ public final class ByteImage extends CheckedBytes implements StateImage {
     }
 
     /**
-     * {@code image} as a {@link ByteImage}: itself, or a copy of the bytes a live region image
-     * ({@link RegionGroupStore.ImageBytes}) holds now.
+     * {@code image} as a {@link ByteImage}: itself, or a copy of the bytes a chunked image (a live
+     * region image, a file) holds now. For tests and small images: it copies the whole image.
      *
      * @throws IllegalArgumentException for an image of another kind
      */
@@ -62,16 +62,18 @@ public final class ByteImage extends CheckedBytes implements StateImage {
         if (image instanceof ByteImage b) {
             return b;
         }
-        if (image instanceof RegionGroupStore.ImageBytes live) {
-            ByteBuf buf = Unpooled.buffer((int) live.sizeBytes());
-            try {
-                live.writeTo(buf);
-                byte[] bytes = new byte[buf.readableBytes()];
-                buf.readBytes(bytes);
-                return new ByteImage(bytes, crc32c(bytes));
-            } finally {
-                buf.release();
+        if (image instanceof ChunkedImage chunked) {
+            byte[] bytes = new byte[Math.toIntExact(chunked.sizeBytes())];
+            for (int at = 0; at < bytes.length; at += CHUNK_BYTES) {
+                int n = Math.min(CHUNK_BYTES, bytes.length - at);
+                ByteBuf part = chunked.slice(at, n);
+                try {
+                    part.getBytes(part.readerIndex(), bytes, at, n);
+                } finally {
+                    part.release();
+                }
             }
+            return new ByteImage(bytes, crc32c(bytes));
         }
         throw new IllegalArgumentException("not an image of bytes: " + image.getClass().getName());
     }
@@ -84,5 +86,11 @@ public final class ByteImage extends CheckedBytes implements StateImage {
     @Override
     public long sizeBytes() {
         return bytes.length;
+    }
+
+    @Override
+    public ByteBuf slice(long offset, int length) {
+        ChunkedImage.checkRange(offset, length, bytes.length);
+        return Unpooled.wrappedBuffer(bytes, (int) offset, length);
     }
 }

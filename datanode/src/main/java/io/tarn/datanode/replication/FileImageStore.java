@@ -1,8 +1,11 @@
 package io.tarn.datanode.replication;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.tarn.replication.StateImage;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -10,13 +13,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
 
 /**
- * Keeps images ({@link ByteImage}s, or the bytes a live region image holds at the moment of the
- * save) as files {@code image-<id>.img} in a group's journal directory:
- * {@code length[i64] crc32c[i32] bytes[length]}. A save writes a temporary file, forces it, renames
- * it into place and forces the directory, so an image is either whole or absent; a load verifies
- * length and checksum.
+ * Keeps images ({@link ChunkedImage}s: a live region image as it is while it is saved, an image a
+ * follower received, a {@link ByteImage}) as files {@code image-<id>.img} in a group's journal
+ * directory: {@code length[i64] crc32c[i32] bytes[length]}. A save streams the image chunk by chunk
+ * into a temporary file (never holding the whole image in memory), forces it, renames it into place
+ * and forces the directory, so an image is either whole or absent. A load verifies length and
+ * checksum by reading the file once, and returns a handle that reads the file in chunks again when
+ * the image is restored or sent.
  */
 public final class FileImageStore implements ImageStore {
 
@@ -37,47 +43,108 @@ public final class FileImageStore implements ImageStore {
 
     @Override
     public void save(long id, StateImage image) throws IOException {
-        ByteImage b = ByteImage.of(image);
+        if (!(image instanceof ChunkedImage chunked)) {
+            throw new IllegalArgumentException("cannot save an image of kind " + image.getClass().getName());
+        }
         Path tmp = dir.resolve(PREFIX + id + SUFFIX + ".tmp");
-        ByteBuffer header = ByteBuffer.allocate(HEADER).putLong(b.sizeBytes()).putInt(b.crc32c()).flip();
+        long size = chunked.sizeBytes();
+        CRC32C crc = new CRC32C();
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            writeFully(ch, header);
-            writeFully(ch, b.asByteBuf().nioBuffer());
+            long position = HEADER;
+            for (long at = 0; at < size; at += ChunkedImage.CHUNK_BYTES) {
+                ByteBuf chunk = readChunk(chunked, at, (int) Math.min(ChunkedImage.CHUNK_BYTES, size - at));
+                try {
+                    for (ByteBuffer part : chunk.nioBuffers()) {
+                        crc.update(part.duplicate());
+                        position += writeFully(ch, part, position);
+                    }
+                } finally {
+                    chunk.release();
+                }
+            }
+            ByteBuffer header = ByteBuffer.allocate(HEADER).putLong(size).putInt((int) crc.getValue()).flip();
+            writeFully(ch, header, 0);
             ch.force(true);
         }
         Files.move(tmp, file(id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         Segments.forceDirectory(dir);
     }
 
-    private static void writeFully(FileChannel ch, ByteBuffer src) throws IOException {
-        while (src.hasRemaining()) {
-            ch.write(src);
+    private static ByteBuf readChunk(ChunkedImage image, long offset, int length) throws IOException {
+        try {
+            return image.slice(offset, length);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
+    }
+
+    private static int writeFully(FileChannel ch, ByteBuffer src, long position) throws IOException {
+        int n = src.remaining();
+        long at = position;
+        while (src.hasRemaining()) {
+            at += ch.write(src, at);
+        }
+        return n;
     }
 
     @Override
     public StateImage load(long id) throws IOException {
         Path f = file(id);
-        byte[] all = Files.readAllBytes(f);
-        if (all.length < HEADER) {
-            throw new IOException("checkpoint image " + f + " is truncated (" + all.length + " bytes)");
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+            long fileSize = ch.size();
+            if (fileSize < HEADER) {
+                throw new IOException("checkpoint image " + f + " is truncated (" + fileSize + " bytes)");
+            }
+            ByteBuffer header = ByteBuffer.allocate(HEADER);
+            readFully(ch, header, 0, f);
+            long length = header.flip().getLong();
+            int crc = header.getInt();
+            if (length != fileSize - HEADER) {
+                throw new IOException("checkpoint image " + f + " holds " + (fileSize - HEADER)
+                        + " bytes, its header says " + length);
+            }
+            CRC32C actual = new CRC32C();
+            ByteBuffer buf = ByteBuffer.allocateDirect((int) Math.min(ChunkedImage.CHUNK_BYTES, Math.max(1, length)));
+            for (long at = 0; at < length; at += buf.capacity()) {
+                buf.clear().limit((int) Math.min(buf.capacity(), length - at));
+                readFully(ch, buf, HEADER + at, f);
+                actual.update(buf.flip());
+            }
+            if ((int) actual.getValue() != crc) {
+                throw new IOException("checkpoint image " + f + " is damaged: checksum "
+                        + Integer.toHexString((int) actual.getValue()) + " instead of " + Integer.toHexString(crc));
+            }
+            return new FileImage(f, length);
         }
-        ByteBuffer in = ByteBuffer.wrap(all);
-        long length = in.getLong();
-        int crc = in.getInt();
-        if (length != all.length - HEADER) {
-            throw new IOException("checkpoint image " + f + " holds " + (all.length - HEADER)
-                    + " bytes, its header says " + length);
+    }
+
+    private static void readFully(FileChannel ch, ByteBuffer dst, long position, Path f) throws IOException {
+        long at = position;
+        while (dst.hasRemaining()) {
+            int n = ch.read(dst, at);
+            if (n < 0) {
+                throw new IOException("checkpoint image " + f + " ends early, at byte " + at);
+            }
+            at += n;
         }
-        byte[] bytes = new byte[(int) length];
-        in.get(bytes);
-        int actual = CheckedBytes.crc32c(bytes);
-        if (actual != crc) {
-            throw new IOException("checkpoint image " + f + " is damaged: checksum " + Integer.toHexString(actual)
-                    + " instead of " + Integer.toHexString(crc));
+    }
+
+    /**
+     * {@code length} bytes of {@code ch} at {@code position} in a direct buffer the caller owns.
+     *
+     * @throws UncheckedIOException naming {@code file} when they cannot be read
+     */
+    static ByteBuf readBuffer(FileChannel ch, long position, int length, Path file) {
+        ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(length);
+        try {
+            readFully(ch, buf.nioBuffer(0, length), position, file);
+            buf.writerIndex(length);
+            return buf;
+        } catch (IOException e) {
+            buf.release();
+            throw new UncheckedIOException(file + " cannot be read: " + e.getMessage(), e);
         }
-        return ByteImage.adopt(bytes, crc);
     }
 
     @Override
@@ -89,6 +156,38 @@ public final class FileImageStore implements ImageStore {
                     Files.deleteIfExists(f);
                 }
             }
+        }
+    }
+
+    /**
+     * A saved image, read from its file chunk by chunk (checked once at load). The journal keeps the
+     * file while it is the latest checkpoint's; once a store restored from it, it reads the store.
+     */
+    static final class FileImage extends RestorableImage {
+        private final Path file;
+
+        FileImage(Path file, long length) {
+            super(length);
+            this.file = file;
+        }
+
+        @Override
+        ByteBuf read(long offset, int length) {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                return readBuffer(ch, HEADER + offset, length, file);
+            } catch (IOException e) {
+                throw new UncheckedIOException("checkpoint image " + file + " cannot be read: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        void release() {
+            // The file is the journal's: it goes when a newer checkpoint is durable.
+        }
+
+        @Override
+        public String toString() {
+            return "image file " + file + " (" + sizeBytes() + " bytes)";
         }
     }
 }

@@ -264,7 +264,8 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         HostedJournal hosted = new HostedJournal(journal);
         RegionGroupStore store = new RegionGroupStore(regions, reg.generations(), me.regionId(), reg.blockSize());
         replicaRegions.set(me.regionId(), 1);
-        GroupRunner runner = h.create(members, store, hosted, campaign);
+        GroupRunner runner = h.create(members, store, hosted, campaign,
+                mode == JournalMode.DISK ? catalog.directory(id) : null);
         groups.put(id, new Hosted(members, hosted, runner, new Probe(), me.regionId()));
         return true;
     }

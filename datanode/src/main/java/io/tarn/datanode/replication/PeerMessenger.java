@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -23,6 +24,7 @@ public final class PeerMessenger implements AutoCloseable {
 
     private final Transport transport;
     private final ReplicationCodec codec;
+    private final ImageTransfers transfers;
     private final ConcurrentHashMap<InetSocketAddress, RpcClient> peers = new ConcurrentHashMap<>();
     private final LongAdder sent = new LongAdder();
     private final LongAdder dropped = new LongAdder();
@@ -34,10 +36,15 @@ public final class PeerMessenger implements AutoCloseable {
     public PeerMessenger(Transport transport, ReplicationCodec codec) {
         this.transport = transport;
         this.codec = codec;
+        this.transfers = new ImageTransfers(codec);
     }
 
-    /** Sends {@code message} of group {@code members.groupId()} to its addressee's datanode. */
-    public void send(GroupMembers members, Message message) {
+    /**
+     * Sends {@code message} of group {@code members.groupId()} to its addressee's datanode; an
+     * {@code InstallCheckpoint} streams its image in chunks read on {@code loop}, the group's loop
+     * ({@link ImageTransfers}).
+     */
+    public void send(GroupMembers members, Message message, Executor loop) {
         InetSocketAddress to = members.address(message.to());
         if (to == null) {
             dropped.increment();
@@ -45,6 +52,10 @@ public final class PeerMessenger implements AutoCloseable {
         }
         RpcClient peer = peers.computeIfAbsent(to, transport::connect);
         sent.increment();
+        if (message instanceof Message.InstallCheckpoint install) {
+            transfers.send(members, install, peer, loop);
+            return;
+        }
         peer.call(Opcode.REPLICA_MESSAGE, body -> {
             ReplicationCodec.writeHeader(body, members.groupId(), members.version());
             codec.encode(body, message);
@@ -55,6 +66,11 @@ public final class PeerMessenger implements AutoCloseable {
                         failure.toString());
             }
         });
+    }
+
+    /** The checkpoint image transfers to other members. */
+    ImageTransfers transfers() {
+        return transfers;
     }
 
     /** Messages handed to a connection so far. */

@@ -24,8 +24,9 @@ import io.tarn.replication.StateImage;
  * block apply in different orders on different replicas.
  *
  * <p><b>Images are live.</b> {@link #capture} returns a handle on the region itself, not a copy:
- * whoever reads it (a follower's streaming copy, the journal's checkpoint file) gets the bytes as
- * they are at that moment, possibly including writes applied after the checkpoint. That is safe
+ * whoever reads it (a transfer to a follower, the journal's checkpoint file), chunk by chunk
+ * ({@link ChunkedImage}), gets each chunk's bytes as they are when it is read, possibly including
+ * writes applied after the checkpoint, and chunks read at different moments. That is safe
  * because every write overwrites whole ranges and a replica restored from an image re-applies, in
  * log order, every entry above the checkpoint the image does not list as applied: it ends in the
  * same state, only passing through older bytes on the way (a replica catching up serves no reads
@@ -41,6 +42,7 @@ public final class RegionGroupStore implements GroupStore {
     private final int region;
     private final int blockSize;
     private final int blocks;
+    private final LiveImage live = new LiveImage();
 
     /**
      * @param regions     the datanode's regions
@@ -104,15 +106,34 @@ public final class RegionGroupStore implements GroupStore {
 
     @Override
     public StateImage capture(CheckpointMeta meta) {
-        return new LiveImage();
+        return live;
     }
 
+    /** The live image of this store (see the class comment), the one {@link #capture} returns. */
+    public ChunkedImage liveImage() {
+        return live;
+    }
+
+    /**
+     * Makes this replica's generations and bytes those of the checkpoint's image, chunk by chunk
+     * (no copy of the whole region is ever held). An image a store restored from already reads that
+     * store from then on: restoring it into the same store again changes nothing.
+     */
     @Override
     public void restore(Checkpoint checkpoint) {
-        if (checkpoint.image() instanceof ImageBytes live) {
-            live.copyInto(this);
-        } else {
-            load(ByteImage.of(checkpoint.image()).asByteBuf());
+        StateImage image = checkpoint.image();
+        if (image == live) {
+            return;
+        }
+        if (!(image instanceof ChunkedImage chunked)) {
+            throw new IllegalArgumentException("not an image of a region group: " + image.getClass().getName());
+        }
+        if (chunked instanceof RestorableImage r && r.restoredAs(live)) {
+            return;
+        }
+        load(chunked);
+        if (chunked instanceof RestorableImage r) {
+            r.restored(live);
         }
     }
 
@@ -121,65 +142,71 @@ public final class RegionGroupStore implements GroupStore {
         return generations.get(region, block);
     }
 
-    /**
-     * A live image of a group's replica, read as bytes: the generations of every block (int32
-     * each), then the region's bytes. Sent to a follower and saved by the journal as a
-     * {@link ByteImage} copy of those bytes ({@link ByteImage#of}), which {@link #restore} loads.
-     */
-    public interface ImageBytes extends StateImage {
-        /** Appends the image to {@code out}. */
-        void writeTo(ByteBuf out);
-
-        /** Makes {@code store}'s replica equal to this image. */
-        void copyInto(RegionGroupStore store);
-    }
-
     /** A handle on this store's region as it is whenever it is read. */
-    private final class LiveImage implements ImageBytes {
+    private final class LiveImage implements ChunkedImage {
         @Override
         public long sizeBytes() {
-            return (long) blocks * Integer.BYTES + regions.regionSize();
+            return imageBytes();
         }
 
         @Override
-        public void writeTo(ByteBuf out) {
-            for (int b = 0; b < blocks; b++) {
-                out.writeInt(generations.get(region, b));
+        public ByteBuf slice(long offset, int length) {
+            ChunkedImage.checkRange(offset, length, imageBytes());
+            long header = headerBytes();
+            if (offset >= header) {
+                return regions.read(region, offset - header, length);
             }
-            ByteBuf data = regions.read(region, 0, (int) regions.regionSize());
-            try {
-                out.writeBytes(data, data.readerIndex(), data.readableBytes());
-            } finally {
-                data.release();
+            int inHeader = (int) Math.min(length, header - offset);
+            ByteBuf generationsPart = Unpooled.buffer(inHeader);
+            for (long at = offset; at < offset + inHeader; at++) {
+                int generation = generations.get(region, (int) (at / Integer.BYTES));
+                generationsPart.writeByte(generation >>> (8 * (Integer.BYTES - 1 - (int) (at % Integer.BYTES))));
             }
+            if (inHeader == length) {
+                return generationsPart;
+            }
+            return Unpooled.wrappedBuffer(generationsPart, regions.read(region, 0, length - inHeader));
         }
 
         @Override
-        public void copyInto(RegionGroupStore store) {
-            if (store == RegionGroupStore.this) {
-                return;
-            }
-            ByteBuf buf = Unpooled.buffer((int) sizeBytes());
-            try {
-                writeTo(buf);
-                store.load(buf);
-            } finally {
-                buf.release();
-            }
+        public String toString() {
+            return "live image of region " + region + " (" + imageBytes() + " bytes)";
         }
     }
 
-    /** Replaces generations and bytes with those of an image laid out as {@link ImageBytes} writes. */
-    void load(ByteBuf image) {
-        long expected = (long) blocks * Integer.BYTES + regions.regionSize();
-        if (image.readableBytes() != expected) {
-            throw new IllegalArgumentException("an image of " + image.readableBytes() + " bytes does not fit a group "
-                    + "of " + blocks + " blocks (" + expected + " bytes)");
+    private long headerBytes() {
+        return (long) blocks * Integer.BYTES;
+    }
+
+    private long imageBytes() {
+        return headerBytes() + regions.regionSize();
+    }
+
+    /** Replaces generations and bytes with those of an image laid out as the class comment says, chunk by chunk. */
+    private void load(ChunkedImage image) {
+        if (image.sizeBytes() != imageBytes()) {
+            throw new IllegalArgumentException("an image of " + image.sizeBytes() + " bytes does not fit a group of "
+                    + blocks + " blocks (" + imageBytes() + " bytes)");
         }
-        int at = image.readerIndex();
-        for (int b = 0; b < blocks; b++) {
-            generations.advance(region, b, image.getInt(at + b * Integer.BYTES));
+        int header = (int) headerBytes();
+        ByteBuf gens = image.slice(0, header);
+        try {
+            int at = gens.readerIndex();
+            for (int b = 0; b < blocks; b++) {
+                generations.advance(region, b, gens.getInt(at + b * Integer.BYTES));
+            }
+        } finally {
+            gens.release();
         }
-        regions.write(region, 0, image, at + blocks * Integer.BYTES, (int) regions.regionSize());
+        long size = regions.regionSize();
+        for (long offset = 0; offset < size; offset += ChunkedImage.CHUNK_BYTES) {
+            int n = (int) Math.min(ChunkedImage.CHUNK_BYTES, size - offset);
+            ByteBuf chunk = image.slice(header + offset, n);
+            try {
+                regions.write(region, offset, chunk, chunk.readerIndex(), n);
+            } finally {
+                chunk.release();
+            }
+        }
     }
 }

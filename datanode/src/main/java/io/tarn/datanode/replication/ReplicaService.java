@@ -7,6 +7,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.protocol.GroupProtocol;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.Wire;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.datanode.replication.GroupRunner.Outcome;
 import io.tarn.replication.BlockRange;
@@ -15,8 +16,13 @@ import io.tarn.replication.Status;
 import io.tarn.replication.WriteCommand;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.zip.CRC32C;
 
 /**
  * Serves a datanode's replicated block groups on its RPC server: {@code REPLICA_MESSAGE} from the
@@ -35,6 +41,7 @@ import java.net.InetSocketAddress;
  * transport answers before closing that connection.
  */
 public final class ReplicaService implements RpcHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaService.class);
 
     /**
      * Checks a client's token for this datanode's replica of a block of group {@code groupId}
@@ -70,6 +77,7 @@ public final class ReplicaService implements RpcHandler {
     public void handle(RpcRequest request) {
         switch (request.opcode()) {
             case Opcode.REPLICA_MESSAGE -> message(request);
+            case Opcode.REPLICA_IMAGE_CHUNK -> chunk(request);
             case Opcode.GROUP_WRITE -> write(request);
             case Opcode.GROUP_READ -> read(request);
             default -> request.fail(ErrorCode.UNKNOWN_OPCODE, "a datanode's replication service does not serve "
@@ -85,8 +93,92 @@ public final class ReplicaService implements RpcHandler {
             return;
         }
         Message message = codec.decode(request.body());
+        if (message instanceof Message.InstallCheckpoint install && install.image() instanceof StagedRef ref) {
+            install(request, h.groupId(), install, ref);
+            return;
+        }
         runner.deliver(message);
         request.send(request.response());
+    }
+
+    /**
+     * A leader's {@code InstallCheckpoint} naming the image transfer it completed: on the group's
+     * loop, swaps the reference for the staged image and hands the message to the replica there, so
+     * the image is restored before any other chunk can replace it.
+     */
+    private void install(RpcRequest request, long groupId, Message.InstallCheckpoint install, StagedRef ref) {
+        ReplicationHost.Hosted group = host.hosted(groupId);
+        if (group == null) {
+            request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + groupId);
+            return;
+        }
+        onLoop(request, group, () -> {
+            ImageStaging.StagedImage image = group.staging().resolve(ref.transferId(), ref.length());
+            if (image == null) {
+                request.fail(ErrorCode.RETRY, "group " + groupId + ": checkpoint image transfer "
+                        + Long.toHexString(ref.transferId()) + " is not complete here; send it again");
+                return;
+            }
+            if (!image.restored()) {
+                LOG.info("Block group {}: installing checkpoint {} from member {} ({} bytes received in chunks)",
+                        groupId, install.meta().index(), install.from(), ref.length());
+            }
+            group.runner().deliver(new Message.InstallCheckpoint(install.from(), install.to(), install.term(),
+                    install.meta(), image));
+            request.send(request.response());
+        });
+    }
+
+    /**
+     * One chunk of a checkpoint image ({@link ImageTransfers}): group header, then
+     * {@code transferId[i64] length[i64] offset[i64] crc32c[i32]} and the chunk's bytes to the end of
+     * the body. Checked here, staged on the group's loop ({@link ImageStaging}).
+     */
+    private void chunk(RpcRequest request) {
+        ByteBuf body = request.body();
+        ReplicationCodec.Header h = header.get().read(body);
+        long groupId = h.groupId();
+        ReplicationHost.Hosted group = host.hosted(groupId);
+        if (group == null) {
+            request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + groupId);
+            return;
+        }
+        long transferId = Wire.readLong(body);
+        long length = ReplicationCodec.readNonNegative(body, "image length");
+        long offset = ReplicationCodec.readNonNegative(body, "chunk offset");
+        int crc = Wire.readInt(body);
+        CRC32C actual = new CRC32C();
+        for (ByteBuffer part : body.nioBuffers()) {
+            actual.update(part);
+        }
+        if ((int) actual.getValue() != crc) {
+            request.fail(ErrorCode.MALFORMED_REQUEST, "group " + groupId + ": image chunk at " + offset
+                    + " fails its checksum");
+            return;
+        }
+        onLoop(request, group, () -> {
+            String refused = group.staging().accept(transferId, length, offset, body);
+            if (refused != null) {
+                request.fail(ErrorCode.RETRY, refused);
+            } else {
+                request.send(request.response());
+            }
+        });
+    }
+
+    /** Runs {@code task} on the group's loop; the request stays unanswered (its body valid) until then. */
+    private static void onLoop(RpcRequest request, ReplicationHost.Hosted group, Runnable task) {
+        try {
+            group.runner().loop().execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    request.fail(ErrorCode.INTERNAL, "group " + group.members().groupId() + ": " + e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            request.fail(ErrorCode.UNKNOWN_GROUP, "group " + group.members().groupId() + " is being stopped here");
+        }
     }
 
     private void write(RpcRequest request) {

@@ -1,5 +1,7 @@
 package io.tarn.datanode.replication;
 
+import io.netty.util.concurrent.EventExecutor;
+import io.tarn.replication.CheckpointMeta;
 import io.tarn.replication.DiskOp;
 import io.tarn.replication.Message;
 import io.tarn.replication.PersistentState;
@@ -8,8 +10,10 @@ import io.tarn.replication.ReplicationConfig;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.Transport;
 
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -42,9 +46,17 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
      * @param runner  its replica's runner
      * @param store   its block state on this datanode
      * @param journal its replica's journal
+     * @param staging the checkpoint image being received for it (its loop only)
      */
-    public record Hosted(GroupMembers members, GroupRunner runner, GroupStore store, ReplicaJournal journal) {
+    public record Hosted(GroupMembers members, GroupRunner runner, GroupStore store, ReplicaJournal journal,
+                         ImageStaging staging) {
     }
+
+    /**
+     * Direct memory that images received by groups with memory journals may take together while
+     * they are staged: a region or two of the default size. One image is always admitted.
+     */
+    static final long MEMORY_STAGING_LIMIT = 1L << 30;
 
     private final Settings settings;
     private final ReplicaService.TokenCheck tokens;
@@ -52,6 +64,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     private final PeerMessenger messenger;
     private final ReplicaService service;
     private final ConcurrentHashMap<Long, Hosted> groups = new ConcurrentHashMap<>();
+    private final ImageStaging.Budget stagingBudget = new ImageStaging.Budget(MEMORY_STAGING_LIMIT);
 
     /**
      * @param transport the datanode's transport, for connections to other members
@@ -63,7 +76,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         this.settings = settings;
         this.tokens = tokens;
         this.loops = new ReplicationLoops(settings.threads(), settings.tickNanos(), name);
-        ReplicationCodec codec = new ReplicationCodec(ByteImage.CODEC);
+        ReplicationCodec codec = new ReplicationCodec(StagedRef.CODEC);
         this.messenger = new PeerMessenger(transport, codec);
         this.service = new ReplicaService(this, codec);
     }
@@ -87,6 +100,16 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
      * @throws IllegalStateException when the group is hosted already
      */
     public GroupRunner create(GroupMembers members, GroupStore store, ReplicaJournal journal, boolean campaign) {
+        return create(members, store, journal, campaign, null);
+    }
+
+    /**
+     * Like {@link #create(GroupMembers, GroupStore, ReplicaJournal, boolean)}; checkpoint images
+     * other members send are staged in {@code stagingDir} (the group's journal directory), or in
+     * direct memory when it is null (memory journals).
+     */
+    public GroupRunner create(GroupMembers members, GroupStore store, ReplicaJournal journal, boolean campaign,
+                              Path stagingDir) {
         long groupId = members.groupId();
         PersistentState state = journal.recovered();
         if (state.checkpoint().meta().index() > 0) {
@@ -94,6 +117,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         }
         Replica replica = new Replica(settings.config(), members.self(), members.ids(), state,
                 ThreadLocalRandom.current().nextLong());
+        EventExecutor loop = loops.loopFor(groupId);
         GroupRunner[] self = new GroupRunner[1];
         GroupOutputs outputs = new GroupOutputs() {
             /** Ops the journal pushed back, oldest first; they go before any later op (loop thread only). */
@@ -101,7 +125,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
 
             @Override
             public void send(long group, Message message) {
-                messenger.send(members, message);
+                messenger.send(members, message, loop);
             }
 
             @Override
@@ -130,10 +154,12 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
                 }
             }
         };
-        GroupRunner runner = new GroupRunner(groupId, replica, members.names(), loops.loopFor(groupId), outputs,
+        GroupRunner runner = new GroupRunner(groupId, replica, members.names(), loop, outputs,
                 store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos());
         self[0] = runner;
-        if (groups.putIfAbsent(groupId, new Hosted(members, runner, store, journal)) != null) {
+        ImageStaging staging = new ImageStaging(groupId, store.capture(CheckpointMeta.INITIAL).sizeBytes(), stagingDir,
+                stagingBudget);
+        if (groups.putIfAbsent(groupId, new Hosted(members, runner, store, journal, staging)) != null) {
             throw new IllegalStateException("group " + groupId + " is hosted here already");
         }
         loops.add(runner);
@@ -181,6 +207,12 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         if (h != null) {
             loops.remove(h.runner());
             h.journal().close();
+            messenger.transfers().forget(groupId);
+            try {
+                h.runner().loop().execute(h.staging()::close);
+            } catch (RejectedExecutionException e) {
+                h.staging().close();
+            }
         }
     }
 

@@ -44,7 +44,7 @@ class GroupJournalTest {
         try (JournalWriter writer = new JournalWriter(64, new Recorder());
              GroupJournal j = GroupJournal.open(7, dir, FRESH, writer, new FileImageStore(dir), 1 << 20)) {
             assertThat(j.failure()).isNull();
-            return j.recovered();
+            return JournalFixtures.inBytes(j.recovered());
         }
     }
 

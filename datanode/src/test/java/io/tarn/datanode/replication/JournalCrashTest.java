@@ -78,7 +78,7 @@ class JournalCrashTest {
              GroupJournal j = GroupJournal.open(JournalCrashChild.GROUP, dir, PersistentState.initialVoter(),
                      writer, new FileImageStore(dir), JournalCrashChild.SEGMENT_BYTES)) {
             assertThat(j.failure()).isNull();
-            recovered = j.recovered();
+            recovered = JournalFixtures.inBytes(j.recovered());
         }
         // The recovered state is that of the stream's prefix 1..n, where n is the last entry op recovered or the
         // checkpoint op right after it; n must reach the last acknowledged op.

@@ -33,6 +33,19 @@ final class JournalFixtures {
      * The expected durable state after a sequence of ops, written independently of the journal from the
      * core's DiskOp contract.
      */
+    /**
+     * {@code state} with its checkpoint image read into a {@link ByteImage}, so that a recovered
+     * state (whose image is a handle on a file) compares by content with a model's.
+     */
+    static PersistentState inBytes(PersistentState state) {
+        Checkpoint c = state.checkpoint();
+        if (c.image() == null) {
+            return state;
+        }
+        return new PersistentState(state.currentTerm(), state.votedFor(), state.voter(), state.syncedTerm(),
+                state.syncEnd(), state.entries(), new Checkpoint(c.meta(), ByteImage.of(c.image())));
+    }
+
     static PersistentState model(PersistentState start, List<DiskOp> ops) {
         long term = start.currentTerm();
         int vote = start.votedFor();

@@ -53,7 +53,8 @@ final class Node implements AutoCloseable {
         long group = members.groupId();
         ReplicaJournal journal = memoryJournal ? new MemoryJournal(group, ifNew, host)
                 : GroupJournal.open(group, GroupJournal.directory(journals, group), ifNew, writer);
-        return host.create(members, store(), journal, false);
+        return host.create(members, store(), journal, false,
+                memoryJournal ? null : GroupJournal.directory(journals, group));
     }
 
     RegionGroupStore store() {

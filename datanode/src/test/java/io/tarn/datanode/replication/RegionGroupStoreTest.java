@@ -12,6 +12,7 @@ import io.tarn.replication.CheckpointMeta;
 import io.tarn.replication.LogEntry;
 import io.tarn.replication.WriteCommand;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ class RegionGroupStoreTest {
         return new RegionGroupStore(regions, GenerationTable.inMemory(REGION, 2, BLOCK), 1, BLOCK);
     }
 
-    private static LogEntry entry(long index, long offset, int generation, String text) {
+    static LogEntry entry(long index, long offset, int generation, String text) {
         byte[] data = text.getBytes(StandardCharsets.US_ASCII);
         byte[] payload = new byte[RegionGroupStore.PAYLOAD_HEADER + data.length];
         Unpooled.wrappedBuffer(payload).setInt(0, generation);
@@ -79,12 +80,9 @@ class RegionGroupStoreTest {
         RegionGroupStore leader = store();
         leader.apply(entry(1, 0, 2, "zero"));
         leader.apply(entry(2, 5 * BLOCK, 9, "five"));
-        RegionGroupStore.ImageBytes live = (RegionGroupStore.ImageBytes) leader.capture(CheckpointMeta.INITIAL);
-        ByteBuf wire = Unpooled.buffer();
-        live.writeTo(wire);
-        assertThat((long) wire.readableBytes()).isEqualTo(live.sizeBytes());
-        byte[] bytes = new byte[wire.readableBytes()];
-        wire.readBytes(bytes);
+        ChunkedImage live = (ChunkedImage) leader.capture(CheckpointMeta.INITIAL);
+        byte[] bytes = ByteImage.of(live).toByteArray();
+        assertThat((long) bytes.length).isEqualTo(live.sizeBytes());
         RegionGroupStore follower = store();
         CheckpointMeta meta = new CheckpointMeta(2, List.of(), Map.of());
         follower.restore(new Checkpoint(meta, ByteImage.copyOf(bytes)));
@@ -92,9 +90,45 @@ class RegionGroupStoreTest {
         assertThat(follower.generation(5)).isEqualTo(9);
         assertThat(follower.generation(0)).isEqualTo(2);
         leader.apply(entry(3, 0, 3, "live"));
-        ByteBuf again = Unpooled.buffer();
-        live.writeTo(again);
-        assertThat(again.toString(8 * Integer.BYTES, 4, StandardCharsets.US_ASCII))
-                .as("the image is a live handle on the region").isEqualTo("live");
+        ByteBuf again = live.slice(0, (int) live.sizeBytes());
+        try {
+            assertThat(again.toString(8 * Integer.BYTES, 4, StandardCharsets.US_ASCII))
+                    .as("the image is a live handle on the region").isEqualTo("live");
+        } finally {
+            again.release();
+        }
+    }
+
+    @Test
+    void slicesOfALiveImageCrossTheGenerationsAndTheRegionAndRestoreChunkByChunk() {
+        RegionGroupStore leader = store();
+        leader.apply(entry(1, 0, 0x01020304, "head"));
+        leader.apply(entry(2, 7 * BLOCK + 10, 7, "tail"));
+        ChunkedImage live = leader.liveImage();
+        byte[] whole = ByteImage.of(live).toByteArray();
+        int header = 8 * Integer.BYTES;
+        assertThat(whole).startsWith(1, 2, 3, 4);
+        for (int offset : new int[] {0, 1, 3, header - 2, header, header + 5}) {
+            for (int length : new int[] {0, 1, 2, 7, 100}) {
+                ByteBuf s = live.slice(offset, length);
+                try {
+                    byte[] got = new byte[length];
+                    s.getBytes(s.readerIndex(), got);
+                    assertThat(got).as("slice %d+%d", offset, length)
+                            .isEqualTo(Arrays.copyOfRange(whole, offset, offset + length));
+                } finally {
+                    s.release();
+                }
+            }
+        }
+        assertThatThrownBy(() -> live.slice(whole.length - 1, 2)).isInstanceOf(IndexOutOfBoundsException.class);
+        RegionGroupStore follower = store();
+        follower.restore(new Checkpoint(new CheckpointMeta(2, List.of(), Map.of()), live));
+        assertThat(follower.read(new BlockRange(0, REGION))).isEqualTo(leader.read(new BlockRange(0, REGION)));
+        assertThat(follower.generation(0)).isEqualTo(0x01020304);
+        assertThat(follower.generation(7)).isEqualTo(7);
+        assertThatThrownBy(() -> follower.restore(new Checkpoint(new CheckpointMeta(2, List.of(), Map.of()),
+                ByteImage.copyOf(new byte[12])))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("does not fit");
     }
 }

@@ -13,6 +13,7 @@ import io.tarn.replication.WriteCommand;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
@@ -256,5 +257,21 @@ class ReplicationCodecTest {
         doubled[8 + 4 + 3] = 2; // session count 2
         assertThatThrownBy(() -> ReplicationCodec.readMeta(Unpooled.wrappedBuffer(doubled)))
                 .hasMessage("client 5 appears twice in a checkpoint");
+    }
+
+    @Property(tries = 200)
+    void datanodesCarryAStagedReferenceInPlaceOfTheImage(@ForAll("metas") CheckpointMeta meta, @ForAll long transfer,
+                                                        @ForAll @LongRange(min = 0)
+                                                        long length) {
+        ReplicationCodec datanodes = new ReplicationCodec(StagedRef.CODEC);
+        Message m = new Message.InstallCheckpoint(1, 2, 3, meta, new StagedRef(transfer, length));
+        byte[] encoded = bytes(buf -> datanodes.encode(buf, m));
+        assertThat(datanodes.decode(Unpooled.wrappedBuffer(encoded))).isEqualTo(m);
+        byte[] cut = Arrays.copyOf(encoded, encoded.length - 1);
+        assertThatThrownBy(() -> datanodes.decode(Unpooled.wrappedBuffer(cut)))
+                .isExactlyInstanceOf(MalformedMessageException.class);
+        Message inline = new Message.InstallCheckpoint(1, 2, 3, meta, ByteImage.copyOf(new byte[] {1, 2}));
+        assertThatThrownBy(() -> datanodes.encode(Unpooled.buffer(), inline))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("in chunks");
     }
 }

@@ -104,7 +104,12 @@ class ReplicationOverTcpTest {
     }
 
     private void awaitIdentical(List<Node> among) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        awaitIdentical(among, 10);
+    }
+
+    /** Waits until every node of {@code among} holds the same region bytes, for at most {@code seconds}. */
+    static void awaitIdentical(List<Node> among, int seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (true) {
             byte[] first = among.get(0).bytes();
             if (among.stream().allMatch(n -> Arrays.equals(first, n.bytes()))) {
@@ -354,7 +359,7 @@ class ReplicationOverTcpTest {
         }
     }
 
-    private static void deleteTree(Path root) throws Exception {
+    static void deleteTree(Path root) throws Exception {
         try (var paths = Files.walk(root)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);

@@ -19,10 +19,10 @@ final class Replication {
         if (factor == 1) {
             return Map.of();
         }
-        // 8 MiB regions: a follower far behind a checkpoint receives the whole region image in one
-        // message, which must fit tarn.rpc.max.frame (16 MiB) until images stream in chunks.
+        // 32 MiB regions: larger than the largest frame (tarn.rpc.max.frame, 16 MiB), so a member
+        // catching up from a checkpoint receives its image in chunks, as on a real cluster.
         return Map.of(TarnKeys.REPLICATION_DEFAULT.name(), String.valueOf(factor),
-                TarnKeys.DRAM_REGION_SIZE.name(), "8m");
+                TarnKeys.DRAM_REGION_SIZE.name(), "32m");
     }
 
     /** The replica comparison of the verdict. */
