@@ -1,5 +1,6 @@
 package io.tarn.client;
 
+import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockGroup;
@@ -63,6 +64,36 @@ class ReplicatedWriteTest {
             BlockRef first = client.getBlock(client.getStatus("/r/f").fileId(), 0);
             assertThat(first.group()).as("the blocks of the file are replicated").isNotNull();
             assertThat(first.group().members()).hasSize(3);
+        }
+    }
+
+    @Test
+    void aReplicatedFileIsReadShortCircuitFromAReplicaOnThisHostAndFromTheLeaderOverTcp() throws Exception {
+        try (MiniCluster cluster = cluster(3);
+             TarnClient client = TarnClient.connect(cluster.config().toBuilder()
+                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.AUTO).build());
+             TarnClient tcp = TarnClient.connect(cluster.config().toBuilder()
+                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.OFF).build())) {
+            byte[] data = bytes((int) (2 * BLOCK + 77), 5);
+            try (TarnOutputStream out = client.create("/r/sc", CreateOptions.DEFAULT.withReplication(3))) {
+                out.write(data);
+            }
+            long before = client.shortCircuitBytes();
+            assertThat(readAll(client, "/r/sc")).isEqualTo(data);
+            assertThat(client.shortCircuitBytes() - before)
+                    .as("a replica on this host is read short-circuit once its member caught up")
+                    .isGreaterThanOrEqualTo(data.length);
+            assertThat(readAll(tcp, "/r/sc")).isEqualTo(data);
+            assertThat(tcp.shortCircuitBytes()).isZero();
+            // Rewritten in place while open: a short-circuit reader sees the acknowledged bytes.
+            byte[] again = bytes((int) BLOCK, 6);
+            try (TarnOutputStream out = client.create("/r/sc2", CreateOptions.DEFAULT.withReplication(3))) {
+                out.write(again);
+                out.hsync();
+                try (TarnInputStream in = client.open("/r/sc2")) {
+                    assertThat(in.readAllBytes()).isEqualTo(again);
+                }
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.DatanodeProtocol;
@@ -16,7 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +47,7 @@ final class DataClient implements AutoCloseable {
 
     private final Transport transport;
     private final boolean shortCircuit;
+    private final ConcurrentHashMap<String, Boolean> localHosts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, Connection> byDatanode = new ConcurrentHashMap<>();
     private final LongAdder shortCircuitBytes = new LongAdder();
     private final LongAdder landedBytes = new LongAdder();
@@ -179,8 +183,20 @@ final class DataClient implements AutoCloseable {
      */
     CompletableFuture<ByteBuf> read(BlockRef ref, int offset, int length, RpcClient.ResponseTarget target) {
         if (ref.replicated()) {
-            // From the group's leader, linearizably: a follower may not have applied the last writes yet.
-            return groups.read(ref, offset, length);
+            GroupMember near = shortCircuit ? memberOnThisHost(ref.group()) : null;
+            if (near == null) {
+                // From the group's leader, linearizably, under its lease.
+                return groups.read(ref, offset, length);
+            }
+            // From the replica on this host, short-circuit, once that member caught up with every write
+            // the group acknowledged (a read of nothing at it); from the leader if that fails.
+            BlockRef replica = ref.atMember(near);
+            return groups.readAt(ref, near, 0, 0)
+                    .thenCompose(nothing -> {
+                        nothing.release();
+                        return read(replica, offset, length, target);
+                    })
+                    .exceptionallyCompose(e -> groups.read(ref, offset, length));
         }
         Connection c = connection(ref);
         if (!shortCircuit || c.remote) {
@@ -235,6 +251,40 @@ final class DataClient implements AutoCloseable {
                     });
                     return result;
                 }).thenCompose(f -> f);
+    }
+
+    /**
+     * A member of {@code group} whose datanode runs on this host and may be read short-circuit (the
+     * one believed to lead if it is such a member), or null.
+     */
+    private GroupMember memberOnThisHost(BlockGroup group) {
+        GroupMember first = null;
+        int leader = groups.leaderGuess(group);
+        for (GroupMember m : group.members()) {
+            Connection c = byDatanode.get(m.datanodeId());
+            if (c != null && c.remote || !onThisHost(m.host())) {
+                continue;
+            }
+            if (m.memberId() == leader) {
+                return m;
+            }
+            if (first == null) {
+                first = m;
+            }
+        }
+        return first;
+    }
+
+    /** Whether {@code host} names an address of this machine (cached per host name). */
+    private boolean onThisHost(String host) {
+        return localHosts.computeIfAbsent(host, h -> {
+            try {
+                InetAddress a = InetAddress.getByName(h);
+                return a.isLoopbackAddress() || a.isAnyLocalAddress() || NetworkInterface.getByInetAddress(a) != null;
+            } catch (IOException e) {
+                return false;
+            }
+        });
     }
 
     /** Reads the first {@code length} bytes of one member's replica of a replicated block, over TCP. */

@@ -85,6 +85,26 @@ final class GroupCalls {
         return call.result;
     }
 
+    /**
+     * Reads at {@code member} whether or not it leads ({@link GroupProtocol#READ_AT_ANY_MEMBER}): it
+     * answers once it applied every write the group acknowledged before the read. One attempt, no
+     * redirect: the caller falls back to {@link #read}. A length of 0 just waits for the member.
+     */
+    CompletableFuture<ByteBuf> readAt(BlockRef ref, GroupMember member, int offset, int length) {
+        try {
+            return connect.apply(member).call(Opcode.GROUP_READ,
+                    b -> GroupProtocol.writeAccess(b, ref.group().groupId(), ref.blockIndex(), ref.generation(),
+                            member.token(), offset, length, clientId, GroupProtocol.READ_AT_ANY_MEMBER, 0), RETAIN);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The member that answered the group's last call here, or the namenode's guess. */
+    int leaderGuess(BlockGroup group) {
+        return leaders.getOrDefault(group.groupId(), group.leaderMemberId());
+    }
+
     private long firstUnacked(long seq) {
         Long first = unacked.isEmpty() ? null : unacked.first();
         return first == null ? seq : Math.min(first, seq);

@@ -36,6 +36,15 @@ public record BlockRef(int datanodeId, String host, int port, int storageClass, 
         return group != null;
     }
 
+    /**
+     * This block's replica at {@code member} as an unreplicated reference (that member's datanode,
+     * region and token, no group): for reading that replica directly once the member caught up.
+     */
+    public BlockRef atMember(GroupMember member) {
+        return new BlockRef(member.datanodeId(), member.host(), member.port(), storageClass, member.regionId(),
+                blockIndex, blockSize, generation, member.token(), false, null);
+    }
+
     /** host:port for messages and connection keys. */
     public String address() {
         return host + ":" + port;

@@ -19,7 +19,8 @@ import io.netty.buffer.ByteBuf;
  *   offset and length address bytes inside the block: 0 &lt;= offset, offset + length &lt;= blockSize;
  *   (clientId, sequence): identifies a write across retries (it is applied at most once); the client
  *   promises never to retry a sequence below firstUnacked (0 &lt; firstUnacked &lt;= sequence);
- *   a read sends sequence = firstUnacked = 0.
+ *   a read sends firstUnacked = 0 and in sequence its mode: 0 at the leader only (a member that does
+ *   not lead answers NOT_LEADER), {@link #READ_AT_ANY_MEMBER} at the member it is sent to.
  * </pre>
  *
  * Errors: NOT_LEADER with a {@code Redirect(member, host:port)} detail naming the leader when the
@@ -40,6 +41,8 @@ public final class GroupProtocol {
     public static final int CLIENT_OFFSET = 32;
     public static final int SEQUENCE_OFFSET = 40;
     public static final int FIRST_UNACKED_OFFSET = 48;
+    /** The read mode (in the sequence field of a GROUP_READ) that lets any member serve the read. */
+    public static final long READ_AT_ANY_MEMBER = 1;
     /** Bytes of the fixed access part. */
     public static final int ACCESS_LENGTH = 56;
 

@@ -113,6 +113,8 @@ public final class Opcode {
     @Op(audience = REPLICA) public static final int REPLICA_MESSAGE = 110;
     // Datanode to datanode: one chunk of a checkpoint image a leader streams to a group's member.
     @Op(audience = REPLICA) public static final int REPLICA_IMAGE_CHUNK = 111;
+    // Datanode to datanode: a follower asks its group's leader for the index a read must wait for.
+    @Op(audience = REPLICA, readOnly = true) public static final int REPLICA_READ_INDEX = 112;
 
     /** One row of the table. */
     private record Entry(int code, String name, Audience audience, boolean readOnly) {

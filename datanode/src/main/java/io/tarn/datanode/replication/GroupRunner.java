@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -68,8 +69,23 @@ public final class GroupRunner {
         }
     }
 
+    /**
+     * The answer to {@link #readIndex}.
+     *
+     * @param index   every write this group acknowledged before the request lies at or below it; -1
+     *                when this member could not confirm that it leads
+     * @param refusal why not (with a leader hint when known), when {@code index} is -1
+     */
+    public record ReadIndex(long index, Outcome refusal) {
+    }
+
     private record WriteKey(long clientId, long sequence) {
     }
+
+    /** The client id of read-index confirmations (reads are not sessions: any id serves). */
+    private static final long READ_INDEX_CLIENT = 0;
+    private static final BlockRange NOTHING = new BlockRange(0, 0);
+    private static final Outcome APPLIED = new Outcome(Status.OK, -1, null, null);
 
     private record Waiting(long deadline, WriteKey write, long readId, CompletableFuture<Outcome> future) {
     }
@@ -87,6 +103,8 @@ public final class GroupRunner {
     private final Map<WriteKey, List<CompletableFuture<Outcome>>> writes = new HashMap<>();
     private final Map<Long, CompletableFuture<Outcome>> reads = new HashMap<>();
     private final ArrayDeque<Waiting> deadlines = new ArrayDeque<>();
+    /** Callers waiting for the applied prefix to reach an index, by index (loop thread only). */
+    private final TreeMap<Long, List<CompletableFuture<Outcome>>> appliedWaits = new TreeMap<>();
     private final Map<Integer, Long> lastHeard = new HashMap<>();
     private long nextReadId = 1;
     private long lastTick;
@@ -216,6 +234,42 @@ public final class GroupRunner {
         return future;
     }
 
+    /**
+     * The read index of a read served by a follower: once this member confirms it leads (a
+     * linearizable read of nothing, under its lease), the last index of its log as it was when the
+     * request reached the loop. Every write acknowledged before then lies at or below it, so a
+     * member that applied every entry up to it serves reads as fresh as this leader's.
+     */
+    public CompletableFuture<ReadIndex> readIndex() {
+        CompletableFuture<ReadIndex> result = new CompletableFuture<>();
+        CompletableFuture<Outcome> rejected = new CompletableFuture<>();
+        rejected.thenAccept(o -> result.complete(new ReadIndex(-1, o)));
+        run(() -> {
+            long index = replica.lastIndex();
+            read(READ_INDEX_CLIENT, NOTHING).whenComplete((o, e) -> result.complete(e != null
+                    ? new ReadIndex(-1, Outcome.timedOut("group " + groupId + ": " + e))
+                    : new ReadIndex(o.ok() ? index : -1, o)));
+        }, rejected);
+        return result;
+    }
+
+    /**
+     * Completes with OK once this replica applied every entry up to {@code index}, or with a
+     * timed-out outcome after the request timeout.
+     */
+    public CompletableFuture<Outcome> awaitApplied(long index) {
+        CompletableFuture<Outcome> future = new CompletableFuture<>();
+        run(() -> {
+            if (replica.appliedPrefix() >= index) {
+                future.complete(APPLIED);
+                return;
+            }
+            appliedWaits.computeIfAbsent(index, k -> new ArrayList<>(1)).add(future);
+            deadlines.add(new Waiting(System.nanoTime() + requestTimeoutNanos, null, 0, future));
+        }, future);
+        return future;
+    }
+
     /** Delivers the ticks due now; the loop's ticker calls this on the loop thread. */
     public void onTimer() {
         if (!closed) {
@@ -242,6 +296,7 @@ public final class GroupRunner {
             deadlines.clear();
             writes.clear();
             reads.clear();
+            appliedWaits.clear();
         });
     }
 
@@ -323,6 +378,12 @@ public final class GroupRunner {
                 store.restore(restore.checkpoint());
             } else if (effect instanceof Effect.RoleChanged changed) {
                 outputs.roleChanged(groupId, changed.role(), changed.term(), replica.leaderId());
+            }
+        }
+        if (!appliedWaits.isEmpty()) {
+            long applied = replica.appliedPrefix();
+            while (!appliedWaits.isEmpty() && appliedWaits.firstKey() <= applied) {
+                appliedWaits.pollFirstEntry().getValue().forEach(f -> f.complete(APPLIED));
             }
         }
     }

@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
@@ -66,6 +67,22 @@ public final class PeerMessenger implements AutoCloseable {
                         failure.toString());
             }
         });
+    }
+
+    /**
+     * Asks member {@code leader} of the group for its read index ({@code REPLICA_READ_INDEX}); the
+     * future fails when that datanode cannot confirm it leads or cannot be reached.
+     */
+    public CompletableFuture<Long> readIndex(GroupMembers members, int leader) {
+        InetSocketAddress to = members.address(leader);
+        if (to == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("group " + members.groupId()
+                    + " has no member " + leader));
+        }
+        RpcClient peer = peers.computeIfAbsent(to, transport::connect);
+        return peer.call(Opcode.REPLICA_READ_INDEX,
+                body -> ReplicationCodec.writeHeader(body, members.groupId(), members.version()),
+                answer -> ReplicationCodec.readNonNegative(answer, "read index"));
     }
 
     /** The checkpoint image transfers to other members. */

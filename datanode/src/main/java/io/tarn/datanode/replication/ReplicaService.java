@@ -78,6 +78,7 @@ public final class ReplicaService implements RpcHandler {
         switch (request.opcode()) {
             case Opcode.REPLICA_MESSAGE -> message(request);
             case Opcode.REPLICA_IMAGE_CHUNK -> chunk(request);
+            case Opcode.REPLICA_READ_INDEX -> readIndex(request);
             case Opcode.GROUP_WRITE -> write(request);
             case Opcode.GROUP_READ -> read(request);
             default -> request.fail(ErrorCode.UNKNOWN_OPCODE, "a datanode's replication service does not serve "
@@ -233,17 +234,77 @@ public final class ReplicaService implements RpcHandler {
         int generation = a.generation();
         BlockRange range = new BlockRange((long) slot * store.blockSize() + a.offset(), a.length());
         String what = describe(a);
+        boolean anyMember = a.sequence() == GroupProtocol.READ_AT_ANY_MEMBER;
         group.runner().read(a.clientId(), range).whenComplete((outcome, failure) -> {
             if (failure != null) {
                 request.fail(ErrorCode.INTERNAL, what + ": " + failure);
-            } else if (!outcome.ok()) {
-                refuse(request, group, what, outcome);
-            } else if (store.generation(slot) != generation) {
-                int held = store.generation(slot);
-                request.fail(held > generation ? ErrorCode.STALE_GENERATION : ErrorCode.BLOCK_NOT_WRITTEN,
-                        what + ": the block holds generation " + held);
+            } else if (outcome.ok()) {
+                serve(request, store, slot, generation, what, outcome.data());
+            } else if (anyMember && outcome.status() == Status.NOT_LEADER && outcome.leaderHint() >= 0) {
+                readAsFollower(request, group, range, slot, generation, what, outcome.leaderHint());
             } else {
-                request.sendWithPayload(request.response(), Unpooled.wrappedBuffer(outcome.data()));
+                refuse(request, group, what, outcome);
+            }
+        });
+    }
+
+    /**
+     * Serves a read at this member although another leads: learns the leader's read index, waits
+     * until this replica applied everything up to it, then reads its own replica. Any failure is
+     * answered as the leader's refusal would be, so the client falls back to the leader.
+     */
+    private void readAsFollower(RpcRequest request, ReplicationHost.Hosted group, BlockRange range, int slot,
+                                int generation, String what, int leader) {
+        GroupRunner runner = group.runner();
+        host.messenger().readIndex(group.members(), leader)
+                .thenCompose(runner::awaitApplied)
+                .whenComplete((applied, failure) -> {
+                    if (failure != null || !applied.ok()) {
+                        InetSocketAddress at = group.members().address(leader);
+                        String why = failure != null ? String.valueOf(failure.getCause() != null
+                                ? failure.getCause().getMessage() : failure.getMessage()) : applied.unavailable();
+                        request.fail(ErrorCode.NOT_LEADER, what + ": this member cannot serve the read yet (" + why
+                                + "); member " + leader + " leads the group", at == null ? null
+                                : new ErrorDetail.Redirect(leader, at.getHostString() + ":" + at.getPort()));
+                        return;
+                    }
+                    serve(request, group.store(), slot, generation, what, group.store().read(range));
+                });
+    }
+
+    private static void serve(RpcRequest request, GroupStore store, int slot, int generation, String what,
+                              byte[] data) {
+        int held = store.generation(slot);
+        if (held != generation) {
+            request.fail(held > generation ? ErrorCode.STALE_GENERATION : ErrorCode.BLOCK_NOT_WRITTEN,
+                    what + ": the block holds generation " + held);
+        } else {
+            request.sendWithPayload(request.response(), Unpooled.wrappedBuffer(data));
+        }
+    }
+
+    /**
+     * A member asks this one, which it believes leads, for a read index: answered {@code index[i64]}
+     * once confirmed, else NOT_LEADER (with the leader when known) or GROUP_UNAVAILABLE.
+     */
+    private void readIndex(RpcRequest request) {
+        ReplicationCodec.Header h = header.get().read(request.body());
+        long groupId = h.groupId();
+        ReplicationHost.Hosted group = host.hosted(groupId);
+        if (group == null) {
+            request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + groupId);
+            return;
+        }
+        String what = "group " + groupId + " read index";
+        group.runner().readIndex().whenComplete((answer, failure) -> {
+            if (failure != null) {
+                request.fail(ErrorCode.INTERNAL, what + ": " + failure);
+            } else if (answer.index() >= 0) {
+                ByteBuf response = request.response();
+                response.writeLong(answer.index());
+                request.send(response);
+            } else {
+                refuse(request, group, what, answer.refusal());
             }
         });
     }
