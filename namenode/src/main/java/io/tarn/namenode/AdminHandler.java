@@ -1,27 +1,34 @@
 package io.tarn.namenode;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
+import io.tarn.common.protocol.AdminProtocol.MemberHealth;
+import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
 import io.tarn.common.protocol.AdminProtocol.FsckRequest;
 import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.namenode.blocks.BlockGroups;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.blocks.GroupInfo;
 import io.tarn.namenode.namespace.BlockHealth;
 import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcRequest;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Serves the operations of administration tools and liveness probes ({@link Audience#ADMIN}):
- * CLUSTER_STATUS (uptime, counts, operations served, every datanode's state, damaged files), FSCK
+ * CLUSTER_STATUS (uptime, counts, operations served, every datanode's state, damaged files, block
+ * groups with a member down), FSCK
  * (the damaged files of the last scan, see {@link BlockHealth}) and PING.
  *
  * <p>Called by {@link NamenodeService#handle} on a transport I/O thread, also while a namenode of
@@ -84,7 +91,33 @@ final class AdminHandler {
                     groupsOn.getOrDefault(dn.id(), 0)));
         }
         return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
-                operations.sum(), blockSize, list, health.last().damagedFiles(), groups.count());
+                operations.sum(), blockSize, list, health.last().damagedFiles(), groups.count(), replication());
+    }
+
+    /**
+     * The groups with a member whose datanode is dead, reported unreachable, or back without the
+     * group's region: all counted, the first {@link AdminProtocol#MAX_DEGRADED_GROUPS} by id detailed.
+     * One pass over the groups, on an administration request only.
+     */
+    private ReplicationHealth replication() {
+        List<DegradedGroup> degraded = new ArrayList<>();
+        for (GroupInfo g : groups.all()) {
+            List<MemberHealth> members = new ArrayList<>(g.members().size());
+            boolean down = false;
+            for (GroupInfo.Member m : g.members()) {
+                DatanodeInfo dn = m.datanode();
+                int state = m.lost() ? MemberHealth.LOST : wireState(dn);
+                down |= state != DatanodeStatus.ALIVE;
+                members.add(new MemberHealth(m.memberId(), dn.id(), dn.host(), dn.port(), state,
+                        datanodes.silenceMs(dn)));
+            }
+            if (down) {
+                degraded.add(new DegradedGroup(g.id(), members));
+            }
+        }
+        degraded.sort(Comparator.comparingLong(DegradedGroup::groupId));
+        int shown = Math.min(degraded.size(), AdminProtocol.MAX_DEGRADED_GROUPS);
+        return new ReplicationHealth(degraded.size(), degraded.subList(0, shown));
     }
 
     private static int wireState(DatanodeInfo dn) {

@@ -28,7 +28,9 @@ import java.util.stream.Collectors;
                 + "directories, operations and operations per second (OPS/S, over --interval); with several "
                 + "namenodes a total line (files and operations add up; every namenode holds every directory). "
                 + "Then the datanodes as the first namenode that answers sees them, with capacity, free space "
-                + "and liveness (and each namenode's share of a datanode's capacity, with several namenodes).",
+                + "and liveness (and each namenode's share of a datanode's capacity, with several namenodes). "
+                + "Then the replicated block groups and the under-replicated ones: a member's datanode is dead, "
+                + "reported unreachable, or came back without its copy.",
                 "The namenodes are those of the partition map of the first namenode of tarn.namenode.address "
                 + "that answers. A namenode that does not answer shows as down with its address and reason; "
                 + "the exit code is then 1.",
@@ -38,6 +40,8 @@ final class StatusCommand implements Callable<Integer> {
     static final double MAX_INTERVAL_SECONDS = 3600;
     /** Largest --timeout: a day (bin/tarn start passes TARN_START_TIMEOUT). */
     static final double MAX_TIMEOUT_SECONDS = 86400;
+    /** Largest --groups: every namenode details at most 100, and a screen holds fewer. */
+    static final int MAX_GROUPS = 1000;
 
     @Spec
     private CommandSpec spec;
@@ -65,6 +69,11 @@ final class StatusCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}).")
     private double intervalSeconds;
 
+    @Option(names = "--groups", paramLabel = "N", defaultValue = "" + StatusPrinter.DEFAULT_GROUPS,
+            description = "List at most N of the under-replicated block groups (a member's datanode dead, "
+                    + "unreachable or back without its copy), 0 to " + MAX_GROUPS + " (default: ${DEFAULT-VALUE}).")
+    private int groups;
+
     @Option(names = {"-q", "--quiet"}, description = "Print nothing; report through the exit code only.")
     private boolean quiet;
 
@@ -72,6 +81,10 @@ final class StatusCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         checkSeconds("--interval", intervalSeconds, MAX_INTERVAL_SECONDS);
         checkSeconds("--timeout", timeoutSeconds, MAX_TIMEOUT_SECONDS);
+        if (groups < 0 || groups > MAX_GROUPS) {
+            throw new ParameterException(spec.commandLine(), "--groups must be between 0 and " + MAX_GROUPS
+                    + ", got " + groups);
+        }
         if (datanodes < 0) {
             throw new ParameterException(spec.commandLine(), "--datanodes must not be negative, got " + datanodes);
         }
@@ -83,7 +96,7 @@ final class StatusCommand implements Callable<Integer> {
                 return TarnCli.EXIT_FAILURE;
             }
             if (!quiet) {
-                StatusPrinter.print(cli.out(), null, up, 0);
+                StatusPrinter.print(cli.out(), null, up, 0, groups);
             }
             return 0;
         }
@@ -113,7 +126,7 @@ final class StatusCommand implements Callable<Integer> {
             if (quiet) {
                 return now.allUp() ? 0 : TarnCli.EXIT_FAILURE;
             }
-            StatusPrinter.print(cli.out(), before, now, intervalSeconds);
+            StatusPrinter.print(cli.out(), before, now, intervalSeconds, groups);
             if (now.allUp()) {
                 return 0;
             }

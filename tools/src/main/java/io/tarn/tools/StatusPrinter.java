@@ -2,6 +2,8 @@ package io.tarn.tools;
 
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
+import io.tarn.common.protocol.AdminProtocol.MemberHealth;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -10,7 +12,8 @@ import java.util.Locale;
 
 /**
  * The text of {@code tarn status} (docs/cli.md): one line per namenode, a total line when there are
- * several, then the datanodes once, as the first namenode that answered sees them.
+ * several, then the datanodes once, as the first namenode that answered sees them, then the block
+ * groups with the under-replicated ones each namenode reported.
  *
  * <p>OPS/S is the namenode's operations per second between two samples (from the difference of its
  * operation count over the difference of its own uptime), or, with a single sample, its operations
@@ -20,21 +23,31 @@ final class StatusPrinter {
     private static final String NAMENODE_ROW = "  %-5s %-24s %-9s %10s %12s %14s %11s";
     private static final String DATANODE_ROW = "  %-4s %-24s %-6s %-7s %10s %10s %6s  %-12s %-13s %s";
 
+    /** Under-replicated groups listed unless {@code tarn status --groups} says otherwise. */
+    static final int DEFAULT_GROUPS = 10;
+
     private final PrintStream out;
 
     private StatusPrinter(PrintStream out) {
         this.out = out;
     }
 
+    /** The status, listing at most {@link #DEFAULT_GROUPS} under-replicated groups. */
+    static void print(PrintStream out, ClusterSnapshot before, ClusterSnapshot now, double intervalSeconds) {
+        print(out, before, now, intervalSeconds, DEFAULT_GROUPS);
+    }
+
     /**
      * @param before          an earlier sample for the operation rates, or null to average since start
      * @param intervalSeconds how far apart the samples were taken (for the heading)
+     * @param maxGroups       how many under-replicated groups to list, one line each
      */
-    static void print(PrintStream out, ClusterSnapshot before, ClusterSnapshot now, double intervalSeconds) {
+    static void print(PrintStream out, ClusterSnapshot before, ClusterSnapshot now, double intervalSeconds,
+            int maxGroups) {
         StatusPrinter p = new StatusPrinter(out);
         p.namenodes(before, now, intervalSeconds);
         p.datanodes(now);
-        p.groups(now);
+        p.groups(now, maxGroups);
         p.damage(now);
         out.flush();
     }
@@ -53,10 +66,11 @@ final class StatusPrinter {
     }
 
     /**
-     * The replicated block groups of every namenode that answered and how many have a member on each
-     * datanode (by the viewing namenode's ids); nothing while there are none.
+     * The replicated block groups of every namenode that answered, how many have a member down, and
+     * how many have a member on each datanode (by the viewing namenode's ids); then up to
+     * {@code maxGroups} of the under-replicated groups, one line each. Nothing while there are none.
      */
-    private void groups(ClusterSnapshot now) {
+    private void groups(ClusterSnapshot now, int maxGroups) {
         List<NamenodeView> up = now.namenodes().stream().filter(NamenodeView::up).toList();
         long total = up.stream().mapToLong(v -> v.status().blockGroups()).sum();
         NamenodeView viewer = now.viewer().orElse(null);
@@ -74,8 +88,48 @@ final class StatusPrinter {
                 members.add(d.id() + ": " + n);
             }
         }
-        line("block groups: %d (blocks of replication 3); groups per datanode: %s", total,
-                String.join(", ", members));
+        long under = up.stream().mapToLong(v -> v.status().replication().underReplicated()).sum();
+        line("replication: %d block group%s (files of replication 3), %d under-replicated; groups per datanode: %s",
+                total, total == 1 ? "" : "s", under, String.join(", ", members));
+        long shown = 0;
+        for (NamenodeView v : up) {
+            for (DegradedGroup g : v.status().replication().degraded()) {
+                if (shown == maxGroups) {
+                    break;
+                }
+                degraded(v, g);
+                shown++;
+            }
+        }
+        if (under > shown) {
+            line("  ... and %d more under-replicated group%s (tarn status --groups N lists up to N)", under - shown,
+                    under - shown == 1 ? "" : "s");
+        }
+    }
+
+    /** "group 42 of namenode 0 on datanodes 1, 2, 3: datanode 2 (host:port) silent, last heard 12.3 s ago". */
+    private void degraded(NamenodeView v, DegradedGroup g) {
+        List<String> ids = new ArrayList<>();
+        List<String> down = new ArrayList<>();
+        for (MemberHealth m : g.members()) {
+            ids.add(Integer.toString(m.datanodeId()));
+            if (!m.up()) {
+                down.add("datanode " + m.datanodeId() + " (" + m.host() + ":" + m.port() + ") " + why(m));
+            }
+        }
+        line("  group %d of namenode %d on datanodes %s: %s", g.groupId(), v.partition(), String.join(", ", ids),
+                String.join("; ", down));
+    }
+
+    /** Why a member is down, and since when as far as its namenode knows. */
+    private static String why(MemberHealth m) {
+        String ago = Formats.duration(m.lastHeardMs()) + " ago";
+        return switch (m.state()) {
+            case DatanodeStatus.STOPPED -> "stopped " + ago;
+            case DatanodeStatus.UNREACHABLE -> "reported unreachable by a client, last heard " + ago;
+            case MemberHealth.LOST -> "lost its copy (it came back, or stopped, without the group's region)";
+            default -> "silent, last heard " + ago;
+        };
     }
 
     /** One line, without the padding a last empty column leaves. */

@@ -2,11 +2,15 @@ package io.tarn.tools;
 
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
+import io.tarn.common.protocol.AdminProtocol.MemberHealth;
+import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,9 +87,55 @@ class StatusPrinterTest {
         ClusterStatus second = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(oneElsewhere), 0, 1);
         String out = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", first),
                 NamenodeView.up(1, "localhost:9061", second))), 0);
-        assertThat(out).contains("block groups: 3 (blocks of replication 3); groups per datanode: 1: 3\n");
+        assertThat(out).contains("replication: 3 block groups (files of replication 3), 0 under-replicated; "
+                + "groups per datanode: 1: 3\n");
         assertThat(print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060",
-                namenode(4_000, 3, 20, two)))), 0)).doesNotContain("block groups");
+                namenode(4_000, 3, 20, two)))), 0)).doesNotContain("replication:");
+    }
+
+    private static MemberHealth member(int id, int state, long lastHeardMs) {
+        return new MemberHealth(id - 1, id, "127.0.0.1", 9070 + id, state, lastHeardMs);
+    }
+
+    /** Datanodes 1, 2, ... at 127.0.0.1:9071, 9072, ... with these numbers of groups. */
+    private static List<DatanodeStatus> hosting(int... groups) {
+        List<DatanodeStatus> out = new ArrayList<>();
+        for (int i = 0; i < groups.length; i++) {
+            out.add(new DatanodeStatus(i + 1, "127.0.0.1", 9071 + i, 0, DatanodeStatus.ALIVE, MB_BLOCKS, MB_BLOCKS,
+                    400, false, groups[i]));
+        }
+        return out;
+    }
+
+    @Test
+    void underReplicatedGroupsAreListedUpToTheLimitWithTheirDownMembers() {
+        DegradedGroup silent = new DegradedGroup(72057598332895233L, List.of(member(1, DatanodeStatus.ALIVE, 100),
+                member(2, DatanodeStatus.SILENT, 12_300), member(3, DatanodeStatus.ALIVE, 100)));
+        DegradedGroup twoDown = new DegradedGroup(72057598332895234L, List.of(member(2, DatanodeStatus.STOPPED, 4_000),
+                member(3, MemberHealth.LOST, 100), member(4, DatanodeStatus.UNREACHABLE, 200)));
+        DegradedGroup other = new DegradedGroup(7, List.of(member(1, DatanodeStatus.SILENT, 61_000),
+                member(3, DatanodeStatus.ALIVE, 100), member(4, DatanodeStatus.ALIVE, 100)));
+        ClusterStatus first = new ClusterStatus(4_000, 3, 17, 20, BLOCK, hosting(3, 4, 4, 4), 0, 5,
+                new ReplicationHealth(2, List.of(silent, twoDown)));
+        ClusterStatus second = new ClusterStatus(4_000, 3, 17, 20, BLOCK, hosting(1, 1, 2, 2), 0, 2,
+                new ReplicationHealth(2, List.of(other)));
+        ClusterSnapshot now = new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", first),
+                NamenodeView.up(1, "localhost:9061", second)));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        StatusPrinter.print(new PrintStream(bytes, true, StandardCharsets.UTF_8), null, now, 0, 2);
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(out.substring(out.indexOf("replication:"))).isEqualTo("""
+                replication: 7 block groups (files of replication 3), 4 under-replicated; groups per datanode: \
+                1: 4, 2: 5, 3: 6, 4: 6
+                  group 72057598332895233 of namenode 0 on datanodes 1, 2, 3: datanode 2 (127.0.0.1:9072) silent, \
+                last heard 0m 12s ago
+                  group 72057598332895234 of namenode 0 on datanodes 2, 3, 4: datanode 2 (127.0.0.1:9072) stopped \
+                4.0 s ago; datanode 3 (127.0.0.1:9073) lost its copy (it came back, or stopped, without the group's \
+                region); datanode 4 (127.0.0.1:9074) reported unreachable by a client, last heard 0.2 s ago
+                  ... and 2 more under-replicated groups (tarn status --groups N lists up to N)
+                """);
+        assertThat(print(null, now, 0)).as("ten by default").contains("  group 7 of namenode 1 on datanodes 1, 3, 4: "
+                + "datanode 1 (127.0.0.1:9071) silent, last heard 1m 1s ago\n  ... and 1 more under-replicated group ");
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.tarn.common.fs.FileIds;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Bodies of datanode registration, heartbeats, deregistration and cluster status (namenode side).
@@ -27,6 +28,14 @@ import java.util.List;
  * CLUSTER_STATUS      req:  (empty)
  *                     resp: uptimeMs[i64] files[i64] directories[i64] operations[i64] blockSize[i32]
  *                           n[i32] DatanodeStatus*n damagedFiles[i64] blockGroups[i64]
+ *                           ReplicationHealth
+ * ReplicationHealth:  length[i32] version[u8] underReplicated[i64] n[i32] DegradedGroup*n
+ *                     (length counts what follows it; version 1 is this layout; a decoder skips the
+ *                     bytes a later version appends within length. n at most MAX_DEGRADED_GROUPS)
+ * DegradedGroup:      groupId[i64] m[u8, 1..16] MemberHealth*m   (a group with a member down)
+ * MemberHealth:       memberId[i32] datanodeId[i32] host[str] port[u16] state[u8] lastHeardMs[i64]
+ *                     (state as DatanodeStatus, or 4: the datanode came back, or stopped, without
+ *                     the group's region)
  * FSCK                req:  max[i32, 0..MAX_FSCK_FILES]
  *                     resp: scannedAtMs[i64] damagedFiles[i64] lostBlocks[i64] unavailableBlocks[i64]
  *                           n[i32] DamagedFile*n    (the first n of the damaged files, n at most max)
@@ -343,6 +352,11 @@ public final class AdminProtocol {
 
         /** "alive", "silent", "stopped" or "unreachable". */
         public String stateName() {
+            return stateName(state);
+        }
+
+        /** The name of a datanode state: "alive", "silent", "stopped" or "unreachable". */
+        static String stateName(int state) {
             return switch (state) {
                 case ALIVE -> "alive";
                 case STOPPED -> "stopped";
@@ -369,21 +383,185 @@ public final class AdminProtocol {
             String host = Wire.readString(buf);
             int port = Wire.readUnsignedShort(buf);
             int storageClass = Wire.readUnsignedByte(buf);
-            int state = Wire.readUnsignedByte(buf);
-            if (state > UNREACHABLE) {
-                throw new MalformedMessageException("unknown datanode state " + state);
-            }
+            int state = readState(buf, UNREACHABLE, "datanode");
             return new DatanodeStatus(id, host, port, storageClass, state, Wire.readLong(buf), Wire.readLong(buf),
                     Wire.readLong(buf), Wire.readBoolean(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE, "groups"));
         }
     }
 
+    /** A state byte from 0 to {@code max}; "unknown {what} state 9" otherwise. */
+    private static int readState(ByteBuf buf, int max, String what) {
+        int state = Wire.readUnsignedByte(buf);
+        if (state > max) {
+            throw new MalformedMessageException("unknown " + what + " state " + state);
+        }
+        return state;
+    }
+
+    /** Most degraded groups one CLUSTER_STATUS answer details; the count covers them all. */
+    public static final int MAX_DEGRADED_GROUPS = 100;
+
+    /**
+     * One member of a block group as the namenode sees it: its datanode (the namenode's id and the
+     * address it serves at), that datanode's {@link DatanodeStatus} state, or {@link #LOST} when the
+     * datanode no longer holds the group's region, and how long ago the namenode last heard from it
+     * (for a stopped datanode: since it deregistered).
+     */
+    public record MemberHealth(int memberId, int datanodeId, String host, int port, int state, long lastHeardMs) {
+        /** The datanode came back, or stopped, without the group's region: this member's copy is gone. */
+        public static final int LOST = 4;
+
+        public MemberHealth {
+            if (state < DatanodeStatus.SILENT || state > LOST) {
+                throw new IllegalArgumentException("unknown member state " + state);
+            }
+        }
+
+        /** True when the member holds its copy on a datanode that is alive and reachable. */
+        public boolean up() {
+            return state == DatanodeStatus.ALIVE;
+        }
+
+        /** "alive", "silent", "stopped", "unreachable" or "lost". */
+        public String stateName() {
+            return state == LOST ? "lost" : DatanodeStatus.stateName(state);
+        }
+
+        void encode(ByteBuf buf) {
+            buf.writeInt(memberId);
+            buf.writeInt(datanodeId);
+            Wire.writeString(buf, host);
+            buf.writeShort(port);
+            buf.writeByte(state);
+            buf.writeLong(lastHeardMs);
+        }
+
+        static MemberHealth decode(ByteBuf buf) {
+            int member = Wire.readInt(buf);
+            int datanode = Wire.readInt(buf);
+            String host = Wire.readString(buf);
+            int port = Wire.readUnsignedShort(buf);
+            int state = readState(buf, LOST, "member");
+            return new MemberHealth(member, datanode, host, port, state, Wire.readLong(buf));
+        }
+    }
+
+    /** A block group with at least one member that is not {@link MemberHealth#up}, with every member's state. */
+    public record DegradedGroup(long groupId, List<MemberHealth> members) {
+        public DegradedGroup {
+            members = List.copyOf(members);
+            if (members.isEmpty() || members.size() > NamenodeProtocol.MAX_GROUP_MEMBERS) {
+                throw new IllegalArgumentException("a group has 1 to " + NamenodeProtocol.MAX_GROUP_MEMBERS
+                        + " members, not " + members.size());
+            }
+        }
+
+        /** The members that are not up. */
+        public List<MemberHealth> down() {
+            return members.stream().filter(m -> !m.up()).toList();
+        }
+
+        void encode(ByteBuf buf) {
+            buf.writeLong(groupId);
+            buf.writeByte(members.size());
+            for (MemberHealth m : members) {
+                m.encode(buf);
+            }
+        }
+
+        static DegradedGroup decode(ByteBuf buf) {
+            long id = Wire.readLong(buf);
+            int m = Wire.readUnsignedByte(buf);
+            if (m < 1 || m > NamenodeProtocol.MAX_GROUP_MEMBERS) {
+                throw new MalformedMessageException("group " + id + " has " + m + " members; 1.."
+                        + NamenodeProtocol.MAX_GROUP_MEMBERS + " expected");
+            }
+            List<MemberHealth> members = new ArrayList<>(m);
+            for (int i = 0; i < m; i++) {
+                members.add(MemberHealth.decode(buf));
+            }
+            return new DegradedGroup(id, members);
+        }
+    }
+
+    /**
+     * The replication part of CLUSTER_STATUS: how many of the namenode's block groups have a member
+     * that is down ({@code underReplicated}), and the first {@link #MAX_DEGRADED_GROUPS} of them by
+     * group id. It travels as a section with its own length and version, so that a later version
+     * can append fields that this decoder skips.
+     */
+    public record ReplicationHealth(long underReplicated, List<DegradedGroup> degraded) {
+        /** No group has a member down. */
+        public static final ReplicationHealth HEALTHY = new ReplicationHealth(0, List.of());
+        /** The layout this build writes. */
+        static final int VERSION = 1;
+
+        public ReplicationHealth {
+            degraded = List.copyOf(degraded);
+            if (degraded.size() > MAX_DEGRADED_GROUPS || underReplicated < degraded.size()) {
+                throw new IllegalArgumentException(degraded.size() + " degraded groups listed of " + underReplicated
+                        + " (at most " + MAX_DEGRADED_GROUPS + ")");
+            }
+        }
+
+        void encode(ByteBuf buf) {
+            int lengthAt = buf.writerIndex();
+            buf.writeInt(0);
+            buf.writeByte(VERSION);
+            buf.writeLong(underReplicated);
+            buf.writeInt(degraded.size());
+            for (DegradedGroup g : degraded) {
+                g.encode(buf);
+            }
+            buf.setInt(lengthAt, buf.writerIndex() - lengthAt - Integer.BYTES);
+        }
+
+        static ReplicationHealth decode(ByteBuf buf) {
+            int length = Wire.readInt(buf, 1, Integer.MAX_VALUE, "replication section length");
+            Wire.need(buf, length);
+            int end = buf.readerIndex() + length;
+            int version = Wire.readUnsignedByte(buf);
+            if (version < 1) {
+                throw new MalformedMessageException("replication section version " + version);
+            }
+            ByteBuf section = buf.readSlice(length - 1);
+            long under = Wire.readLong(section);
+            int n = Wire.readInt(section, 0, MAX_DEGRADED_GROUPS, "degraded group count");
+            if (under < n) {
+                throw new MalformedMessageException(n + " degraded groups listed of " + under);
+            }
+            List<DegradedGroup> groups = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                groups.add(DegradedGroup.decode(section));
+            }
+            if (version == VERSION) {
+                Wire.end(section); // a later version may append; this one may not
+            }
+            buf.readerIndex(end);
+            return new ReplicationHealth(under, groups);
+        }
+    }
+
     /**
      * CLUSTER_STATUS response; {@code damagedFiles}: files with a lost or unavailable block at the last
-     * scan; {@code blockGroups}: the replicated block groups this namenode placed.
+     * scan; {@code blockGroups}: the replicated block groups this namenode placed; {@code replication}:
+     * those of them with a member down.
      */
     public record ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
-                                List<DatanodeStatus> datanodes, long damagedFiles, long blockGroups) {
+                                List<DatanodeStatus> datanodes, long damagedFiles, long blockGroups,
+                                ReplicationHealth replication) {
+        public ClusterStatus {
+            datanodes = List.copyOf(datanodes);
+            Objects.requireNonNull(replication, "replication");
+        }
+
+        /** A status in which no block group has a member down. */
+        public ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
+                             List<DatanodeStatus> datanodes, long damagedFiles, long blockGroups) {
+            this(uptimeMs, files, directories, operations, blockSize, datanodes, damagedFiles, blockGroups,
+                    ReplicationHealth.HEALTHY);
+        }
+
         /** A status of a namenode without block groups. */
         public ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
                              List<DatanodeStatus> datanodes, long damagedFiles) {
@@ -408,6 +586,7 @@ public final class AdminProtocol {
             }
             buf.writeLong(damagedFiles);
             buf.writeLong(blockGroups);
+            replication.encode(buf);
         }
 
         public static ClusterStatus decode(ByteBuf buf) {
@@ -423,8 +602,9 @@ public final class AdminProtocol {
             }
             long damaged = Wire.readLong(buf);
             long groups = Wire.readLong(buf);
+            ReplicationHealth replication = ReplicationHealth.decode(buf);
             Wire.end(buf);
-            return new ClusterStatus(up, files, dirs, ops, bs, list, damaged, groups);
+            return new ClusterStatus(up, files, dirs, ops, bs, list, damaged, groups, replication);
         }
     }
 

@@ -6,7 +6,10 @@ import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
+import io.tarn.common.protocol.AdminProtocol.MemberHealth;
+import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -56,7 +59,9 @@ class AdminProtocolTest {
         assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
         assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
-        assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode)).hasSize(8 * 4 + 4 + 4 + 8 + 8);
+        assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode))
+                .as("with an empty replication section: length, version, count of groups, of details")
+                .hasSize(8 * 4 + 4 + 4 + 8 + 8 + 4 + 1 + 8 + 4);
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
                 .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8 + 1 + 4);
     }
@@ -172,6 +177,82 @@ class AdminProtocolTest {
         }
         ClusterStatus s = new ClusterStatus(123, 4, 5, 6, 1 << 20, dns);
         assertThat(Bufs.decode(kind, encode(s::encode), ClusterStatus::decode)).isEqualTo(s);
+    }
+
+    private static ClusterStatus withDegradedGroup() {
+        DegradedGroup g = new DegradedGroup(42, List.of(
+                new MemberHealth(0, 1, "h1", 9071, DatanodeStatus.ALIVE, 100),
+                new MemberHealth(1, 2, "h2", 9072, DatanodeStatus.SILENT, 12_345),
+                new MemberHealth(2, 3, "h3", 9073, MemberHealth.LOST, 50)));
+        return new ClusterStatus(1, 2, 3, 4, 5, List.of(), 0, 7, new ReplicationHealth(3, List.of(g)));
+    }
+
+    @Test
+    void replicationSectionLayout() {
+        ByteBuf b = Unpooled.wrappedBuffer(encode(withDegradedGroup()::encode));
+        b.skipBytes(8 * 4 + 4 + 4 + 8);
+        assertThat(b.readLong()).as("blockGroups").isEqualTo(7);
+        int length = b.readInt();
+        assertThat(length).as("section length: what follows it").isEqualTo(b.readableBytes());
+        assertThat(b.readUnsignedByte()).as("version").isEqualTo((short) 1);
+        assertThat(b.readLong()).as("underReplicated").isEqualTo(3);
+        assertThat(b.readInt()).as("groups detailed").isEqualTo(1);
+        assertThat(b.readLong()).as("group id").isEqualTo(42);
+        assertThat(b.readUnsignedByte()).as("members").isEqualTo((short) 3);
+        assertThat(b.readInt()).as("member id").isZero();
+        assertThat(b.readInt()).as("datanode id").isEqualTo(1);
+        assertThat(b.readUnsignedShort()).isEqualTo(2);
+        b.skipBytes(2);
+        assertThat(b.readUnsignedShort()).as("port").isEqualTo(9071);
+        assertThat(b.readUnsignedByte()).as("state").isEqualTo((short) DatanodeStatus.ALIVE);
+        assertThat(b.readLong()).as("last heard").isEqualTo(100);
+        b.skipBytes(4 + 4 + 2 + 2 + 2 + 1 + 8);
+        b.skipBytes(4 + 4 + 2 + 2 + 2);
+        assertThat(b.readUnsignedByte()).as("lost").isEqualTo((short) 4);
+        b.skipBytes(8);
+        assertThat(b.isReadable()).isFalse();
+        assertThat(withDegradedGroup().replication().degraded().get(0).down())
+                .extracting(MemberHealth::stateName).containsExactly("silent", "lost");
+    }
+
+    @Test
+    void aLaterVersionsAppendedFieldsAreSkippedButVersionOneMustEndWithItsSection() {
+        byte[] v1 = encode(withDegradedGroup()::encode);
+        int sectionAt = 8 * 4 + 4 + 4 + 8 + 8;
+        byte[] v2 = new byte[v1.length + 3];
+        System.arraycopy(v1, 0, v2, 0, v1.length);
+        ByteBuf patch = Unpooled.wrappedBuffer(v2);
+        patch.setInt(sectionAt, patch.getInt(sectionAt) + 3);
+        patch.setByte(sectionAt + 4, 2);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode)).as("version 2 with 3 more bytes")
+                .isEqualTo(withDegradedGroup());
+
+        patch.setByte(sectionAt + 4, 1);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("3 unexpected trailing bytes");
+        patch.setByte(sectionAt + 4, 0);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("replication section version 0");
+    }
+
+    @Test
+    void moreGroupsDetailedThanCountedOrABadMemberStateIsMalformed() {
+        byte[] bytes = encode(withDegradedGroup()::encode);
+        int sectionAt = 8 * 4 + 4 + 4 + 8 + 8;
+        ByteBuf patch = Unpooled.wrappedBuffer(bytes);
+        patch.setLong(sectionAt + 5, 0);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, ClusterStatus::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("1 degraded groups listed of 0");
+        patch.setLong(sectionAt + 5, 3);
+        int firstState = sectionAt + 4 + 1 + 8 + 4 + 8 + 1 + 4 + 4 + 2 + 2 + 2;
+        assertThat(bytes[firstState]).isEqualTo((byte) DatanodeStatus.ALIVE);
+        bytes[firstState] = 5;
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.DIRECT, bytes, ClusterStatus::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("unknown member state 5");
     }
 
     @ParameterizedTest

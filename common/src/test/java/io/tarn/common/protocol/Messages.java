@@ -12,7 +12,10 @@ import io.tarn.common.protocol.AdminProtocol.DamagedFile;
 import io.tarn.common.protocol.AdminProtocol.FsckRequest;
 import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
+import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
+import io.tarn.common.protocol.AdminProtocol.MemberHealth;
+import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
 import io.tarn.common.protocol.AdminProtocol.CreateGroup;
 import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
@@ -191,6 +194,13 @@ final class Messages {
         return new DatanodeStatus(id, host, 9070 + id, id % 2, Math.floorMod(id, 3), 1L << 40, 12345, 250, id % 2 == 0);
     }
 
+    /** A group of three whose members are silent, lost and alive, with extreme values. */
+    static DegradedGroup degraded(long id) {
+        return new DegradedGroup(id, List.of(new MemberHealth(0, Integer.MAX_VALUE, "dn-ä", 65535,
+                DatanodeStatus.SILENT, Long.MAX_VALUE), new MemberHealth(1, -1, "", 0, MemberHealth.LOST, -1),
+                new MemberHealth(Integer.MIN_VALUE, 3, "h", 9070, DatanodeStatus.ALIVE, 0)));
+    }
+
     /** At least one sample per codec, with unicode strings and extreme values. */
     static List<Sample> samples() {
         List<Sample> s = new ArrayList<>();
@@ -260,6 +270,8 @@ final class Messages {
                 DatanodeStatus.ALIVE, 8, 4, 0, true, Integer.MAX_VALUE)), 0, Long.MAX_VALUE)));
         s.add(CLUSTER_STATUS.sample(new ClusterStatus(Long.MAX_VALUE, 0, -1, Long.MIN_VALUE, 4096,
                 List.of(datanode(0, "a"), datanode(1, "dätä"), datanode(2, "")), 7)));
+        s.add(CLUSTER_STATUS.sample(new ClusterStatus(1, 2, 3, 4, 1 << 20, List.of(datanode(0, "a")), 0, 9,
+                new ReplicationHealth(Long.MAX_VALUE, List.of(degraded(Long.MAX_VALUE), degraded(0))))));
         s.add(FSCK.sample(new FsckRequest(0)));
         s.add(FSCK.sample(new FsckRequest(AdminProtocol.MAX_FSCK_FILES)));
         s.add(FSCK_RESPONSE.sample(FsckResponse.HEALTHY));
@@ -366,6 +378,15 @@ final class Messages {
                         d.freeBlocks(), d.silenceMs(), sc, groups)));
     }
 
+    static Arbitrary<ReplicationHealth> replicationHealth() {
+        Arbitrary<MemberHealth> member = Combinators.combine(ints(), ints(), text(), u16(),
+                Arbitraries.integers().between(0, MemberHealth.LOST), longs()).as(MemberHealth::new);
+        Arbitrary<DegradedGroup> group = Combinators.combine(longs(), member.list().ofMinSize(1).ofMaxSize(4))
+                .as(DegradedGroup::new);
+        return group.list().ofMaxSize(3).flatMap(groups -> Arbitraries.longs().between(groups.size(), Long.MAX_VALUE)
+                .map(under -> new ReplicationHealth(under, groups)));
+    }
+
     /** Which regions a registration names: count, first and stride, every id below 2^24. */
     static Arbitrary<int[]> regionShare() {
         int limit = AdminProtocol.MAX_REGIONS;
@@ -434,9 +455,9 @@ final class Messages {
                 datanodeStatus().map(DATANODE_STATUS::sample),
                 Combinators.combine(longs(), longs(), longs(), longs(), ints(), datanodeStatus().list().ofMaxSize(4),
                                 longs()).as(ClusterStatus::new)
-                        .flatMap(c -> Arbitraries.longs().map(groups -> new ClusterStatus(c.uptimeMs(), c.files(),
-                                c.directories(), c.operations(), c.blockSize(), c.datanodes(), c.damagedFiles(),
-                                groups)))
+                        .flatMap(c -> Combinators.combine(Arbitraries.longs(), replicationHealth()).as((groups, r) ->
+                                new ClusterStatus(c.uptimeMs(), c.files(), c.directories(), c.operations(),
+                                        c.blockSize(), c.datanodes(), c.damagedFiles(), groups, r)))
                         .map(CLUSTER_STATUS::sample),
                 Arbitraries.integers().between(0, AdminProtocol.MAX_FSCK_FILES)
                         .map(n -> FSCK.sample(new FsckRequest(n))),
