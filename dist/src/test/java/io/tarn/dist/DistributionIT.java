@@ -164,9 +164,12 @@ class DistributionIT {
         assertThat(Files.readString(run.resolve("cluster.args")))
                 .isEqualTo("-Dtarn.namenode.address=127.0.0.1:" + port + ",127.0.0.1:" + (port + 1) + "\n");
 
-        Outcome again = tarn("start");
+        Outcome again = tarn("start", "-d", "1");
         assertThat(again.exit()).isEqualTo(1);
         assertThat(again.output()).contains("already running");
+        Outcome missing = tarn("start");
+        assertThat(missing.exit()).as(missing.output()).isZero();
+        assertThat(missing.output()).contains("every daemon of the cluster from").contains("is running");
 
         Outcome status = tarn("status", "--interval", "0.3");
         assertThat(status.exit()).as(status.output()).isZero();
