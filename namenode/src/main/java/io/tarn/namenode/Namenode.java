@@ -83,6 +83,7 @@ public final class Namenode implements AutoCloseable {
         NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
                 datanodeTimeout, BlockTokens.random(), Partitioning.of(config),
                 config.get(TarnKeys.REPLICATION_DEFAULT));
+        service.allocator().groups().replaceAfter(config.get(TarnKeys.DATANODE_REPLACE_AFTER));
         InetSocketAddress bindAddress = bindAddress(config);
         long rpcTimeout = config.get(TarnKeys.RPC_TIMEOUT);
         StartupGate startup = service.startup();

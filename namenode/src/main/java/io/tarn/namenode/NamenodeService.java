@@ -246,6 +246,7 @@ public final class NamenodeService implements RpcHandler {
      */
     public void runMaintenance() {
         datanodes.checkLiveness();
+        allocator.groups().repair(clock.millis());
         health.refresh(clock.millis());
         fileService.expireForwards();
         for (LeaseManager.Expired e : leases.expire()) {

@@ -106,6 +106,12 @@ public final class TarnKeys {
     public static final ConfigKey<Long> DATANODE_TIMEOUT = ConfigKey.millis("tarn.namenode.datanode.timeout", 10_000,
             100, HOUR_MS, "A datanode silent for this long is marked dead and left out of allocation.");
 
+    public static final ConfigKey<Long> DATANODE_REPLACE_AFTER = ConfigKey.millis("tarn.datanode.replace.after",
+            600_000, 1, 7L * 24 * HOUR_MS, "How long a datanode holding a member of a replicated block group may "
+                    + "stay dead before the namenode replaces that member with a new one on another datanode (the "
+                    + "new member copies the group's data from the others). A datanode that comes back without its "
+                    + "data is replaced at once. Shorter: repaired sooner, more copying after brief outages.");
+
     // ---- datanode ----
 
     public static final ConfigKey<String> DATANODE_BIND = ConfigKey.string("tarn.datanode.bind", "0.0.0.0:9070",
@@ -235,7 +241,7 @@ public final class TarnKeys {
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
                     RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL,
-                    LEASE_TIMEOUT, DATANODE_TIMEOUT)),
+                    LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_REPLACE_AFTER)),
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),

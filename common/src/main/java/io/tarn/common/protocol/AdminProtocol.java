@@ -19,9 +19,11 @@ import java.util.Objects;
  *                           h[i32] groupId[i64]*h          (the groups of this namenode's partition hosted)
  *                           l[i32] LeaderReport*l          (those of them this datanode leads)
  *                     resp: n[i32] GroupCommand*n, or UNKNOWN_DATANODE: register again
- * LeaderReport:       groupId[i64] leaderMemberId[i32] term[i64]
+ * LeaderReport:       groupId[i64] leaderMemberId[i32] term[i64] m[u8] memberId[i32]*m
+ *                     (the configuration the leader's replicas applied, ascending; none: not known)
  * GroupCommand:       kind[u8] then, kind 1 (CreateGroup): BlockGroup self[i32] campaign[bool]
  *                                    kind 2 (DeleteGroup): groupId[i64]
+ *                                    kind 3 (ChangeGroup): BlockGroup   (the target membership)
  *                     (BlockGroup as in NamenodeProtocol, member tokens 0)
  * DEREGISTER_DATANODE req:  datanodeId[i32, not negative] storageIdHigh[i64] storageIdLow[i64] dataKept[bool]
  *                     resp: (empty), or UNKNOWN_DATANODE: no such datanode id with this storage id
@@ -64,6 +66,11 @@ import java.util.Objects;
  * {@code DeleteGroup} for every group of its partition a heartbeat lists that it does not know (the
  * group was destroyed, or created by an earlier run of the namenode). A datanode treats a
  * CreateGroup of a group it hosts and a DeleteGroup of one it does not as no-ops.
+ * A member whose datanode stayed dead for {@code tarn.datanode.replace.after}, or came back without
+ * its data, is replaced: the namenode picks a wholly free region on another live datanode, answers
+ * {@code ChangeGroup} with the target membership to every member's datanode until the leader
+ * reports (in its LeaderReport) that its replicas applied it, and {@code CreateGroup} to the new
+ * member's datanode (whose member id, 3 or more, tells it to join empty and catch up).
  *
  * <p>A block is lost when its datanode came back, or stopped, without its data; unavailable while
  * its datanode is dead or stopped keeping its data. Each namenode finds the files with such blocks
@@ -190,6 +197,10 @@ public final class AdminProtocol {
                 buf.writeLong(r.groupId());
                 buf.writeInt(r.leaderMemberId());
                 buf.writeLong(r.term());
+                buf.writeByte(r.members().size());
+                for (int m : r.members()) {
+                    buf.writeInt(m);
+                }
             }
         }
 
@@ -206,20 +217,44 @@ public final class AdminProtocol {
             int l = Wire.readInt(buf, 0, MAX_HOSTED_GROUPS, "leader report count");
             List<LeaderReport> leading = new ArrayList<>(Math.min(l, buf.readableBytes() / LeaderReport.BYTES));
             for (int i = 0; i < l; i++) {
-                leading.add(new LeaderReport(Wire.readLong(buf), Wire.readInt(buf), Wire.readLong(buf)));
+                long groupId = Wire.readLong(buf);
+                int leader = Wire.readInt(buf);
+                long term = Wire.readLong(buf);
+                int m = Wire.readUnsignedByte(buf);
+                Wire.need(buf, m * Integer.BYTES);
+                List<Integer> members = new ArrayList<>(m);
+                for (int j = 0; j < m; j++) {
+                    members.add(Wire.readInt(buf));
+                }
+                leading.add(new LeaderReport(groupId, leader, term, members));
             }
             Wire.end(buf);
             return new HeartbeatRequest(id, high, low, hosted, leading);
         }
     }
 
-    /** A datanode leads group {@code groupId} as member {@code leaderMemberId} in {@code term}. */
-    public record LeaderReport(long groupId, int leaderMemberId, long term) {
-        static final int BYTES = 8 + 4 + 8;
+    /**
+     * A datanode leads group {@code groupId} as member {@code leaderMemberId} in {@code term}, and
+     * its replicas applied the configuration {@code members} (empty when not known).
+     */
+    public record LeaderReport(long groupId, int leaderMemberId, long term, List<Integer> members) {
+        static final int BYTES = 8 + 4 + 8 + 1;
+
+        public LeaderReport {
+            members = List.copyOf(members);
+            if (members.size() > 255) {
+                throw new IllegalArgumentException("a configuration of " + members.size() + " members");
+            }
+        }
+
+        /** A report that does not say the configuration. */
+        public LeaderReport(long groupId, int leaderMemberId, long term) {
+            this(groupId, leaderMemberId, term, List.of());
+        }
     }
 
     /** What a namenode tells a datanode about block groups in a heartbeat answer. */
-    public sealed interface GroupCommand permits CreateGroup, DeleteGroup {
+    public sealed interface GroupCommand permits CreateGroup, DeleteGroup, ChangeGroup {
         /** The group concerned. */
         long groupId();
     }
@@ -239,12 +274,26 @@ public final class AdminProtocol {
     public record DeleteGroup(long groupId) implements GroupCommand {
     }
 
+    /**
+     * A member is being replaced: the group's membership is to become {@code target} (one member
+     * out, one in, the next version). Each member's datanode learns the new member's address; the
+     * leader's proposes the configuration changes that lead there, one member at a time, removal
+     * first. Repeated until the leader reports the target applied; a no-op for a group not hosted.
+     */
+    public record ChangeGroup(BlockGroup target) implements GroupCommand {
+        @Override
+        public long groupId() {
+            return target.groupId();
+        }
+    }
+
     /** HEARTBEAT response: the group commands for this datanode (at most {@link #MAX_GROUP_COMMANDS}). */
     public record HeartbeatResponse(List<GroupCommand> commands) {
         /** Most commands one heartbeat answer carries; the rest follow in later answers. */
         public static final int MAX_GROUP_COMMANDS = 256;
         private static final int CREATE = 1;
         private static final int DELETE = 2;
+        private static final int CHANGE = 3;
 
         public HeartbeatResponse {
             commands = List.copyOf(commands);
@@ -258,6 +307,9 @@ public final class AdminProtocol {
                     NamenodeProtocol.writeGroup(buf, create.group());
                     buf.writeInt(create.self());
                     Wire.writeBoolean(buf, create.campaign());
+                } else if (c instanceof ChangeGroup change) {
+                    buf.writeByte(CHANGE);
+                    NamenodeProtocol.writeGroup(buf, change.target());
                 } else {
                     buf.writeByte(DELETE);
                     buf.writeLong(c.groupId());
@@ -281,6 +333,7 @@ public final class AdminProtocol {
                         out.add(new CreateGroup(g, self, Wire.readBoolean(buf)));
                     }
                     case DELETE -> out.add(new DeleteGroup(Wire.readLong(buf)));
+                    case CHANGE -> out.add(new ChangeGroup(NamenodeProtocol.readGroup(buf)));
                     default -> throw new MalformedMessageException("unknown group command kind " + kind);
                 }
             }

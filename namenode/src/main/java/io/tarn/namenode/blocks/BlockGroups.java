@@ -1,8 +1,10 @@
 package io.tarn.namenode.blocks;
 
+import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockGroup;
+import io.tarn.common.protocol.AdminProtocol.ChangeGroup;
 import io.tarn.common.protocol.AdminProtocol.CreateGroup;
 import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
@@ -55,6 +57,7 @@ public final class BlockGroups {
     private final Map<Long, GroupInfo> groups = new ConcurrentHashMap<>();
     /** Per datanode id: its groups whose CreateGroup it has not confirmed yet. */
     private final Map<Integer, Set<GroupInfo>> unconfirmed = new ConcurrentHashMap<>();
+    private volatile long replaceAfterMs = TarnKeys.DATANODE_REPLACE_AFTER.defaultValue();
 
     /**
      * @param partition this namenode's partition (in the high bits of its group ids)
@@ -64,6 +67,11 @@ public final class BlockGroups {
         this.registry = registry;
         this.partition = partition;
         this.epoch = epoch;
+    }
+
+    /** How long a member's datanode may stay dead before it is replaced ({@code tarn.datanode.replace.after}). */
+    public void replaceAfter(long ms) {
+        this.replaceAfterMs = ms;
     }
 
     /** A slot of a group with a free one whose members can all take blocks, creating a group when none has. */
@@ -165,7 +173,12 @@ public final class BlockGroups {
         }
         groups.remove(g.id());
         int[] generations = g.generations();
-        for (GroupInfo.Member m : g.members()) {
+        List<GroupInfo.Member> holders = new ArrayList<>(g.members());
+        GroupInfo.Change change = g.change();
+        if (change != null) {
+            holders.add(change.added());
+        }
+        for (GroupInfo.Member m : holders) {
             Set<GroupInfo> pending = unconfirmed.get(m.datanode().id());
             if (pending != null) {
                 pending.remove(g);
@@ -187,8 +200,13 @@ public final class BlockGroups {
                 break;
             }
             GroupInfo g = groups.get(id);
-            if (BlockGroup.partitionOf(id) == partition && (g == null || g.memberOn(dn) == null)) {
+            if (BlockGroup.partitionOf(id) != partition) {
+                continue;
+            }
+            if (g == null || g.memberOn(dn) == null && g.joiningOn(dn) == null) {
                 commands.add(new DeleteGroup(id));
+            } else if (g.change() != null) {
+                commands.add(new ChangeGroup(g.describe(g.change().target())));
             }
         }
         for (LeaderReport r : leading) {
@@ -196,22 +214,117 @@ public final class BlockGroups {
             GroupInfo.Member m = g == null ? null : g.member(r.leaderMemberId());
             if (m != null && m.datanode() == dn) {
                 g.reportLeader(r.leaderMemberId(), r.term());
+                if (!r.members().isEmpty()) {
+                    GroupInfo.Change done = g.reportConfiguration(r.members());
+                    if (done != null) {
+                        finish(g, done);
+                    }
+                }
             }
         }
         Set<GroupInfo> pending = unconfirmed.get(dn.id());
         if (pending != null) {
             for (GroupInfo g : pending) {
-                int i = g.members().indexOf(g.memberOn(dn));
+                GroupInfo.Member m = g.memberOn(dn);
+                BlockGroup described;
+                if (m != null) {
+                    described = g.describe();
+                } else if ((m = g.joiningOn(dn)) != null) {
+                    described = g.describe(g.change().target());
+                } else {
+                    pending.remove(g); // replaced before it confirmed
+                    continue;
+                }
                 if (listed.contains(g.id())) {
-                    g.confirm(i);
+                    g.confirm(m.memberId());
                     pending.remove(g);
                 } else if (commands.size() < HeartbeatResponse.MAX_GROUP_COMMANDS && groups.containsKey(g.id())) {
-                    int memberId = g.members().get(i).memberId();
-                    commands.add(new CreateGroup(g.describe(), memberId, i == 0));
+                    commands.add(new CreateGroup(described, m.memberId(), m.memberId() == 0 && g.version() == 1));
                 }
             }
         }
         return new HeartbeatResponse(commands);
+    }
+
+    /**
+     * Starts replacing one member of each group that has a member to replace: its datanode lost the
+     * data (came back or stopped without it), or stayed dead for {@code tarn.datanode.replace.after}.
+     * Only a group with a majority of live members can change (its leader carries the change out).
+     * Called on the namenode's maintenance thread.
+     *
+     * @return how many replacements began
+     */
+    public int repair(long nowMs) {
+        int begun = 0;
+        for (GroupInfo g : groups.values()) {
+            if (g.change() != null || g.liveMembers() <= SIZE / 2) {
+                continue;
+            }
+            for (GroupInfo.Member m : g.members()) {
+                DatanodeInfo dn = m.datanode();
+                boolean gone = m.lost() || !dn.alive() && registry.silenceMs(dn) >= replaceAfterMs;
+                if (gone) {
+                    if (replace(g, m, nowMs)) {
+                        begun++;
+                    }
+                    break;
+                }
+            }
+        }
+        return begun;
+    }
+
+    /** Places a new member for {@code gone} on another datanode (another host first); false when none can take it. */
+    private synchronized boolean replace(GroupInfo g, GroupInfo.Member gone, long nowMs) {
+        Set<String> hosts = new HashSet<>();
+        for (GroupInfo.Member m : g.members()) {
+            if (m != gone) {
+                hosts.add(m.datanode().host());
+            }
+        }
+        List<DatanodeInfo> candidates = new ArrayList<>();
+        for (DatanodeInfo dn : registry.values()) {
+            if (dn.allocatable() && g.memberOn(dn) == null && dn.hasFreeRegion()) {
+                candidates.add(dn);
+            }
+        }
+        candidates.sort((a, b) -> Integer.compare(a.id(), b.id()));
+        for (int pass = 0; pass < 2; pass++) {
+            for (DatanodeInfo dn : candidates) {
+                if (pass == 0 == hosts.contains(dn.host())) {
+                    continue;
+                }
+                DatanodeInfo.RegionReservation r = dn.reserveRegion();
+                if (r == null) {
+                    continue;
+                }
+                GroupInfo.Change c = g.begin(gone, dn, r.regionId(), r.generations(), r.incarnation(), nowMs);
+                if (c == null) {
+                    dn.releaseRegion(r.regionId(), r.generations());
+                    continue;
+                }
+                unconfirmed.computeIfAbsent(dn.id(), id -> ConcurrentHashMap.newKeySet()).add(g);
+                LOG.info("Replacing member {} of {} (datanode {} {}): member {} joins on datanode {} region {}",
+                        gone.memberId(), g, gone.datanode().id(), gone.lost() ? "lost its data" : "stayed dead",
+                        c.added().memberId(), dn.id(), r.regionId());
+                return true;
+            }
+        }
+        LOG.warn("Cannot replace member {} of {}: no other live datanode has a wholly free region it can take",
+                gone.memberId(), g);
+        return false;
+    }
+
+    /** A replacement took effect: the old member's region goes back to its datanode's free list. */
+    private void finish(GroupInfo g, GroupInfo.Change done) {
+        GroupInfo.Member old = done.removed();
+        Set<GroupInfo> pending = unconfirmed.get(old.datanode().id());
+        if (pending != null) {
+            pending.remove(g);
+        }
+        old.datanode().releaseRegion(old.regionId(), g.generations());
+        LOG.info("Replaced member {} of {} by member {}: membership version {}", old.memberId(), g,
+                done.added().memberId(), done.target().version());
     }
 
     /** The group with this id, or null. */

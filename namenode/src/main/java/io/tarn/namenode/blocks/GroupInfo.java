@@ -6,7 +6,8 @@ import io.tarn.common.fs.GroupMember;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One replicated block group of this namenode: a whole region on each of its members' datanodes,
@@ -14,8 +15,15 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * (raised at each allocation of the slot, as a datanode's blocks are). Created and destroyed by
  * {@link BlockGroups} with its blocks.
  *
+ * <p><b>Membership.</b> The members change when one is replaced ({@link BlockGroups} repairs a
+ * group whose member's datanode stayed dead for {@code tarn.datanode.replace.after}, or came back
+ * without the data): a {@link Change} names the target membership, one member out and a new one in,
+ * with the next version; it takes effect here once the group's leader reports that its replicas
+ * applied exactly the target configuration. Readers take one {@link Membership} snapshot.
+ *
  * <p>Slot state is guarded by this object's monitor (O(1) sections, as a datanode's free list);
- * the leader hint and the members' confirmations are read without locking.
+ * the membership, the change under way, the leader hint and the members' confirmations are read
+ * without locking.
  */
 public final class GroupInfo {
 
@@ -35,12 +43,56 @@ public final class GroupInfo {
         }
     }
 
+    /**
+     * The group's members at one version.
+     *
+     * @param version 1 at creation, raised by each replacement
+     * @param members the members, founders first (ids 0, 1, 2), replacements after (3, 4, ...)
+     */
+    public record Membership(long version, List<Member> members) {
+        public Membership {
+            members = List.copyOf(members);
+        }
+
+        /** The member with {@code memberId}, or null. */
+        public Member member(int memberId) {
+            for (Member m : members) {
+                if (m.memberId() == memberId) {
+                    return m;
+                }
+            }
+            return null;
+        }
+
+        /** The member held on {@code dn}, or null. */
+        public Member memberOn(DatanodeInfo dn) {
+            for (Member m : members) {
+                if (m.datanode() == dn) {
+                    return m;
+                }
+            }
+            return null;
+        }
+
+        /** The members' ids, ascending. */
+        public List<Integer> ids() {
+            return members.stream().map(Member::memberId).sorted().toList();
+        }
+    }
+
+    /**
+     * A replacement under way: {@code removed} leaves, {@code added} (on a wholly free region of
+     * another datanode) joins, and the group becomes {@code target}.
+     */
+    public record Change(Member removed, Member added, Membership target, long startedMs) {
+    }
+
     private final long id;
-    private final long version;
-    private final List<Member> members;
+    private volatile Membership membership;
+    private volatile Change change;
     private final int slots;
-    /** Per member index: 1 once its datanode's heartbeat listed the group. */
-    private final AtomicIntegerArray confirmed;
+    /** Ids of the members whose datanode's heartbeat listed the group. */
+    private final Set<Integer> confirmed = ConcurrentHashMap.newKeySet();
     private volatile int leaderMemberId;
     private volatile long leaderTerm = -1;
 
@@ -50,14 +102,16 @@ public final class GroupInfo {
     private int freeCount;
     private final BitSet allocated;
     private boolean destroyed;
+    /** The id the next replacement member gets: ids are never reused. */
+    private int nextMemberId;
 
     /**
      * @param generations each slot's generation so far (the slots are handed out above them)
      */
     GroupInfo(long id, List<Member> members, int[] generations) {
         this.id = id;
-        this.version = 1;
-        this.members = List.copyOf(members);
+        this.membership = new Membership(1, members);
+        this.nextMemberId = members.stream().mapToInt(Member::memberId).max().orElse(-1) + 1;
         this.slots = generations.length;
         this.generations = generations.clone();
         this.freeStack = new int[slots];
@@ -66,7 +120,6 @@ public final class GroupInfo {
         }
         this.freeCount = slots;
         this.allocated = new BitSet(slots);
-        this.confirmed = new AtomicIntegerArray(members.size());
         this.leaderMemberId = members.get(0).memberId();
     }
 
@@ -76,11 +129,22 @@ public final class GroupInfo {
 
     /** The membership version (1: no member replaced since creation). */
     public long version() {
-        return version;
+        return membership.version();
     }
 
+    /** The current members. */
     public List<Member> members() {
-        return members;
+        return membership.members();
+    }
+
+    /** The current membership, one consistent snapshot. */
+    public Membership membership() {
+        return membership;
+    }
+
+    /** The replacement under way, or null. */
+    public Change change() {
+        return change;
     }
 
     /** Slots (blocks per member region). */
@@ -98,24 +162,14 @@ public final class GroupInfo {
         return leaderTerm;
     }
 
-    /** The member with {@code memberId}, or null. */
+    /** The current member with {@code memberId}, or null. */
     public Member member(int memberId) {
-        for (Member m : members) {
-            if (m.memberId() == memberId) {
-                return m;
-            }
-        }
-        return null;
+        return membership.member(memberId);
     }
 
-    /** The member held on {@code dn}, or null. */
+    /** The current member held on {@code dn}, or null. */
     public Member memberOn(DatanodeInfo dn) {
-        for (Member m : members) {
-            if (m.datanode() == dn) {
-                return m;
-            }
-        }
-        return null;
+        return membership.memberOn(dn);
     }
 
     public synchronized int freeSlots() {
@@ -124,7 +178,10 @@ public final class GroupInfo {
 
     /** True when new blocks may go here: a slot is free and every member can take blocks. */
     boolean allocatable() {
-        for (Member m : members) {
+        if (change != null) {
+            return false;
+        }
+        for (Member m : membership.members()) {
             if (!m.datanode().allocatable() || m.lost()) {
                 return false;
             }
@@ -137,7 +194,7 @@ public final class GroupInfo {
     /** Members whose datanode is alive with the group's data. */
     public int liveMembers() {
         int n = 0;
-        for (Member m : members) {
+        for (Member m : membership.members()) {
             if (m.live()) {
                 n++;
             }
@@ -147,7 +204,7 @@ public final class GroupInfo {
 
     /** True when every member lost its data: the group's blocks are gone. */
     public boolean lost() {
-        for (Member m : members) {
+        for (Member m : membership.members()) {
             if (!m.lost()) {
                 return false;
             }
@@ -163,7 +220,7 @@ public final class GroupInfo {
         int slot = freeStack[--freeCount];
         allocated.set(slot);
         int generation = ++generations[slot];
-        Member first = members.get(0);
+        Member first = membership.members().get(0);
         return new Block(first.datanode(), first.incarnation(), first.regionId(), slot, generation, null, this);
     }
 
@@ -200,28 +257,90 @@ public final class GroupInfo {
         }
     }
 
-    /** Whether member index {@code i}'s datanode has listed the group in a heartbeat. */
-    boolean confirmed(int i) {
-        return confirmed.get(i) != 0;
+    /** Whether member {@code memberId}'s datanode has listed the group in a heartbeat. */
+    boolean confirmed(int memberId) {
+        return confirmed.contains(memberId);
     }
 
-    void confirm(int i) {
-        confirmed.set(i, 1);
+    void confirm(int memberId) {
+        confirmed.add(memberId);
+    }
+
+    /**
+     * Starts replacing {@code removed} by a new member (the next unused id) on region
+     * {@code regionId} of {@code dn}, whose blocks' generations there are {@code regionGenerations}:
+     * the free slots' generations are raised above them (as a new group's are). Null when a change
+     * is under way, the group is gone, or an allocated slot's generation equals the region's block's
+     * (an old reference to that block would then pass for the slot's): another region must serve.
+     */
+    synchronized Change begin(Member removed, DatanodeInfo dn, int regionId, int[] regionGenerations,
+                              int incarnation, long nowMs) {
+        if (change != null || destroyed || regionGenerations.length < slots) {
+            return null;
+        }
+        for (int s = 0; s < slots; s++) {
+            if (allocated.get(s) && generations[s] == regionGenerations[s]) {
+                return null;
+            }
+        }
+        for (int s = 0; s < slots; s++) {
+            if (!allocated.get(s)) {
+                generations[s] = Math.max(generations[s], regionGenerations[s]);
+            }
+        }
+        Member added = new Member(nextMemberId++, dn, regionId, incarnation);
+        List<Member> target = new ArrayList<>(membership.members());
+        target.remove(removed);
+        target.add(added);
+        change = new Change(removed, added, new Membership(membership.version() + 1, target), nowMs);
+        return change;
+    }
+
+    /** The member joining on {@code dn} in the change under way, or null. */
+    public Member joiningOn(DatanodeInfo dn) {
+        Change c = change;
+        return c != null && c.added().datanode() == dn ? c.added() : null;
+    }
+
+    /**
+     * The leader reported its replicas' configuration: when it is the change's target, the change
+     * takes effect and is returned; otherwise null.
+     */
+    synchronized Change reportConfiguration(List<Integer> applied) {
+        Change c = change;
+        if (c == null || !c.target().ids().equals(applied.stream().sorted().toList())) {
+            return null;
+        }
+        membership = c.target();
+        change = null;
+        return c;
+    }
+
+    /** True once the group was destroyed (its last block freed). */
+    synchronized boolean destroyed() {
+        return destroyed;
     }
 
     /** The group as datanodes and clients learn it, member tokens zero. */
     public BlockGroup describe() {
-        List<GroupMember> out = new ArrayList<>(members.size());
-        for (Member m : members) {
-            DatanodeInfo dn = m.datanode();
-            out.add(new GroupMember(m.memberId(), dn.id(), dn.host(), dn.port(), m.regionId(), 0));
+        return describe(membership);
+    }
+
+    /** The group with {@code m} as its members, member tokens zero. */
+    BlockGroup describe(Membership m) {
+        List<GroupMember> out = new ArrayList<>(m.members().size());
+        for (Member x : m.members()) {
+            DatanodeInfo dn = x.datanode();
+            out.add(new GroupMember(x.memberId(), dn.id(), dn.host(), dn.port(), x.regionId(), 0));
         }
-        return new BlockGroup(id, version, leaderMemberId, out);
+        int leader = m.member(leaderMemberId) != null ? leaderMemberId : m.members().get(0).memberId();
+        return new BlockGroup(id, m.version(), leader, out);
     }
 
     /** "group 42 on datanodes 1, 2, 3" for messages. */
     @Override
     public String toString() {
+        List<Member> members = membership.members();
         StringBuilder sb = new StringBuilder("group ").append(id).append(" on datanodes ");
         for (int i = 0; i < members.size(); i++) {
             sb.append(i == 0 ? "" : ", ").append(members.get(i).datanode().id());

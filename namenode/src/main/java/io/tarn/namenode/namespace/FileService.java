@@ -546,11 +546,12 @@ public final class FileService {
      */
     private BlockRef groupRef(FileInode f, int index, Block b, boolean write) throws TarnException {
         GroupInfo g = b.group();
+        GroupInfo.Membership current = g.membership();
         int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
-        GroupInfo.Member main = g.member(g.leaderMemberId());
+        GroupInfo.Member main = current.member(g.leaderMemberId());
         if (main == null || !main.live()) {
             main = null;
-            for (GroupInfo.Member m : g.members()) {
+            for (GroupInfo.Member m : current.members()) {
                 if (m.live()) {
                     main = m;
                     break;
@@ -567,8 +568,8 @@ public final class FileService {
         }
         int slot = b.regionBlock();
         int generation = b.generation();
-        List<GroupMember> members = new ArrayList<>(g.members().size());
-        for (GroupInfo.Member m : g.members()) {
+        List<GroupMember> members = new ArrayList<>(current.members().size());
+        for (GroupInfo.Member m : current.members()) {
             DatanodeInfo dn = m.datanode();
             members.add(new GroupMember(m.memberId(), dn.id(), dn.host(), dn.port(), m.regionId(),
                     tokens.issue(dn.id(), m.regionId(), slot, generation, mode)));
@@ -576,6 +577,6 @@ public final class FileService {
         DatanodeInfo dn = main.datanode();
         long token = tokens.issue(dn.id(), main.regionId(), slot, generation, mode);
         return new BlockRef(dn.id(), dn.host(), dn.port(), dn.storageClass(), main.regionId(), slot, f.blockSize(),
-                generation, token, write, new BlockGroup(g.id(), g.version(), main.memberId(), members));
+                generation, token, write, new BlockGroup(g.id(), current.version(), main.memberId(), members));
     }
 }

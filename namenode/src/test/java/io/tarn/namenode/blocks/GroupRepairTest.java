@@ -1,0 +1,166 @@
+package io.tarn.namenode.blocks;
+
+import io.tarn.common.fs.BlockGroup;
+import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.GroupMember;
+import io.tarn.common.protocol.AdminProtocol.ChangeGroup;
+import io.tarn.common.protocol.AdminProtocol.CreateGroup;
+import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
+import io.tarn.common.protocol.AdminProtocol.GroupCommand;
+import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.LeaderReport;
+import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.security.BlockTokens;
+import io.tarn.namenode.Fixture;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Replacing a member of a block group on the namenode: when a member's datanode stays dead for
+ * {@code tarn.datanode.replace.after} (or comes back without its data), a new member is placed on
+ * another datanode, the members' datanodes are told the target membership and the new one to join,
+ * and the change takes effect when the leader reports its replicas applied it.
+ */
+class GroupRepairTest {
+    private static final long WRITER = 7;
+    private static final int SLOTS = 4;
+    private static final long REPLACE_AFTER = 30_000;
+
+    private final Fixture fx = new Fixture();
+    private BlockTokens tokens;
+
+    private void datanodes(String... hosts) throws Exception {
+        for (int i = 0; i < hosts.length; i++) {
+            RegisterResponse r = fx.datanode(i + 1, hosts[i], 9070 + i, 0, 2, SLOTS, false);
+            tokens = new BlockTokens(r.tokenKey0(), r.tokenKey1());
+        }
+        fx.nn.allocator().groups().replaceAfter(REPLACE_AFTER);
+    }
+
+    private DatanodeInfo dn(int id) {
+        return fx.nn.datanodes().get(id);
+    }
+
+    private List<GroupCommand> heartbeat(int datanode, List<Long> hosted, LeaderReport... leading) throws Exception {
+        return fx.nn.heartbeat(new HeartbeatRequest(datanode, 0, datanode, hosted, List.of(leading))).commands();
+    }
+
+    /** Lets {@code ms} pass with every datanode but {@code silent} heartbeating, then runs maintenance. */
+    private void pass(long ms, int silent) throws Exception {
+        for (long t = 0; t < ms; t += 1_000) {
+            fx.clock.advance(1_000);
+            for (int id = 1; id <= fx.nn.datanodes().size(); id++) {
+                if (id != silent) {
+                    fx.nn.datanodes().heartbeat(id, dn(id).storageId());
+                }
+            }
+            fx.nn.runMaintenance();
+        }
+    }
+
+    private GroupInfo group(long id) {
+        return fx.nn.allocator().groups().get(id);
+    }
+
+    @Test
+    void aMemberDeadForReplaceAfterIsReplacedOnAnotherDatanodeOnceTheLeaderAppliedTheChange() throws Exception {
+        datanodes("a", "b", "c", "d");
+        long f = fx.createReplicated("/f", WRITER, 3).fileId();
+        BlockGroup before = fx.write(f, 0, WRITER).group();
+        GroupMember gone = before.members().get(1);
+        int spare = 10 - before.members().stream().mapToInt(GroupMember::datanodeId).sum();
+        long freeOnGone = dn(gone.datanodeId()).freeBlocks();
+
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER / 2, gone.datanodeId());
+        assertThat(dn(gone.datanodeId()).alive()).isFalse();
+        assertThat(group(before.groupId()).change()).as("not yet: dead for less than replace.after").isNull();
+
+        pass(REPLACE_AFTER, gone.datanodeId());
+        GroupInfo.Change change = group(before.groupId()).change();
+        assertThat(change).isNotNull();
+        assertThat(change.removed().memberId()).isEqualTo(gone.memberId());
+        assertThat(change.added().memberId()).as("a new id, never reused").isEqualTo(3);
+        assertThat(change.added().datanode().id()).isEqualTo(spare);
+        assertThat(change.target().version()).isEqualTo(2);
+        List<Integer> expected = new ArrayList<>(before.members().stream().map(GroupMember::memberId)
+                .filter(m -> m != gone.memberId()).toList());
+        expected.add(3);
+        assertThat(change.target().ids()).isEqualTo(expected);
+
+        // The new member's datanode is told to join; the others learn the target.
+        List<GroupCommand> toSpare = heartbeat(spare, List.of());
+        assertThat(toSpare).singleElement().isInstanceOfSatisfying(CreateGroup.class, c -> {
+            assertThat(c.self()).isEqualTo(3);
+            assertThat(c.campaign()).isFalse();
+            assertThat(c.group().version()).isEqualTo(2);
+            assertThat(c.group().member(3).datanodeId()).isEqualTo(spare);
+            assertThat(c.group().member(gone.memberId())).isNull();
+        });
+        GroupMember survivor = before.members().get(0);
+        assertThat(heartbeat(survivor.datanodeId(), List.of(before.groupId()))).singleElement()
+                .isInstanceOfSatisfying(ChangeGroup.class, c -> assertThat(c.target().member(3)).isNotNull());
+        assertThat(heartbeat(spare, List.of(before.groupId()))).as("the joiner is not told to delete it")
+                .noneMatch(c -> c instanceof DeleteGroup);
+        assertThat(fx.read(f, 0).group().version()).as("clients see the old members until the change is done")
+                .isEqualTo(1);
+        assertThat(fx.nn.allocator().groups().all()).allMatch(g -> g.id() != before.groupId() || !g.allocatable());
+
+        // A report of the old configuration changes nothing; the target's completes the change.
+        List<Integer> old = before.members().stream().map(GroupMember::memberId).toList();
+        heartbeat(survivor.datanodeId(), List.of(before.groupId()),
+                new LeaderReport(before.groupId(), survivor.memberId(), 3, old));
+        assertThat(group(before.groupId()).change()).isNotNull();
+        heartbeat(survivor.datanodeId(), List.of(before.groupId()),
+                new LeaderReport(before.groupId(), survivor.memberId(), 3, change.target().ids()));
+        assertThat(group(before.groupId()).change()).isNull();
+        assertThat(group(before.groupId()).version()).isEqualTo(2);
+        assertThat(dn(gone.datanodeId()).freeBlocks()).as("the old member's region is free again")
+                .isEqualTo(freeOnGone + SLOTS);
+
+        BlockRef after = fx.read(f, 0);
+        assertThat(after.group().version()).isEqualTo(2);
+        GroupMember joined = after.group().member(3);
+        assertThat(joined.datanodeId()).isEqualTo(spare);
+        assertThat(tokens.check(joined.token(), spare, joined.regionId(), after.blockIndex(), after.generation(),
+                BlockTokens.READ)).as("the new member's token opens its replica").isTrue();
+        assertThat(heartbeat(survivor.datanodeId(), List.of(before.groupId()))).isEmpty();
+
+        // The replaced datanode comes back with the group: it is told to delete it.
+        fx.nn.datanodes().heartbeat(gone.datanodeId(), dn(gone.datanodeId()).storageId());
+        assertThat(heartbeat(gone.datanodeId(), List.of(before.groupId()))).singleElement()
+                .isEqualTo(new DeleteGroup(before.groupId()));
+    }
+
+    @Test
+    void aMemberBackWithoutItsDataIsReplacedAtOnceAndAGroupWithoutAMajorityWaits() throws Exception {
+        datanodes("a", "b", "c", "d");
+        long f = fx.createReplicated("/f", WRITER, 3).fileId();
+        BlockGroup g = fx.write(f, 0, WRITER).group();
+        GroupMember wiped = g.members().get(2);
+        // Re-registers with the same storage id but without its data: a new incarnation.
+        fx.datanode(wiped.datanodeId(), dn(wiped.datanodeId()).host(), dn(wiped.datanodeId()).port(), 0, 2, SLOTS,
+                false);
+        fx.nn.runMaintenance();
+        assertThat(group(g.groupId()).change()).isNotNull();
+        assertThat(group(g.groupId()).change().removed().memberId()).isEqualTo(wiped.memberId());
+
+        long f2 = fx.createReplicated("/f2", WRITER, 3).fileId();
+        BlockGroup g2 = fx.write(f2, 0, WRITER).group();
+        GroupMember a = g2.members().get(0);
+        GroupMember b = g2.members().get(1);
+        for (long t = 0; t < Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 5_000; t += 1_000) {
+            fx.clock.advance(1_000);
+            for (int id = 1; id <= 4; id++) {
+                if (id != a.datanodeId() && id != b.datanodeId()) {
+                    fx.nn.datanodes().heartbeat(id, dn(id).storageId());
+                }
+            }
+            fx.nn.runMaintenance();
+        }
+        assertThat(group(g2.groupId()).change()).as("one live member cannot carry out a change").isNull();
+    }
+}
