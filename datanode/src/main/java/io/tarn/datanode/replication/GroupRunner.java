@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +44,21 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link Outcome#unavailable} naming the group and the members not heard from within an election
  * timeout. Its entry may still commit later; a retry with the same sequence is applied at most once.
  *
- * <p>Thread-safety: the public input methods may be called from any thread; everything else runs
- * on {@code loop}.
+ * <p><b>Failures.</b> A send that fails is dropped (the protocol resends) and the effects after it
+ * are still performed. Any other effect that throws (applying an entry to the store, restoring or
+ * capturing a checkpoint, handing an op to the journal, answering a client) <i>stops</i> the group
+ * on this datanode: its block state may no longer be what its core believes, so it must neither
+ * acknowledge, vote nor serve again. Its pending requests fail at once with the cause, later ones
+ * too, it stops ticking and sending, one ERROR names the group and the cause, and
+ * {@link #failure()} gives the reason (it is then no longer reported as leading). A journal failure
+ * ({@link #journalFailed}) stops it the same way. The other members keep the group available, like
+ * after a crash of this one; restarting the datanode hosts it again from its journal.
+ *
+ * <p><b>Observation.</b> {@link #role()}, {@link #term()}, {@link #leaderId()} and {@link #leads()}
+ * may be read from any thread: volatile copies the loop refreshes after every input.
+ *
+ * <p>Thread-safety: the public input methods and the observers may be called from any thread;
+ * everything else runs on {@code loop}.
  */
 public final class GroupRunner {
     private static final Logger LOG = LoggerFactory.getLogger(GroupRunner.class);
@@ -106,15 +120,31 @@ public final class GroupRunner {
     /** Callers waiting for the applied prefix to reach an index, by index (loop thread only). */
     private final TreeMap<Long, List<CompletableFuture<Outcome>>> appliedWaits = new TreeMap<>();
     private final Map<Integer, Long> lastHeard = new HashMap<>();
+    /** Members other than this one, and when each last sent a message of this replica's current term. */
+    private final int[] peers;
+    private final long[] heardAt;
+    private final long[] heardTerm;
+    /** Scratch for {@link #quorumHeardAt} (loop thread only). */
+    private final long[] heardScratch;
+    private final long leaseNanos;
     private long nextReadId = 1;
     private long lastTick;
     private boolean closed;
     /** Messages that could not be sent (loop thread only). */
     private long droppedSends;
-    /** Why the group's journal stopped acknowledging, or null (loop thread only). */
-    private String journalFailure;
+    /** Why the group was stopped here (an effect or its journal failed), or null (written on the loop). */
+    private volatile String stopped;
     /** True while an input is fed and its effects performed (loop thread only). */
     private boolean busy;
+
+    // Copies for other threads, refreshed on the loop after every input (observe()).
+    private volatile Role role = Role.FOLLOWER;
+    private volatile long term;
+    private volatile int leaderId = -1;
+    /** Whether the replica is an active leader (synced its log to a quorum). */
+    private volatile boolean activeLeader;
+    /** Until when ({@link System#nanoTime()}) a quorum confirmed this leader's term. */
+    private volatile long confirmedUntil;
 
     /**
      * @param groupId         the group's id (for messages and errors)
@@ -141,10 +171,18 @@ public final class GroupRunner {
         this.maxCatchUpTicks = config.electionTimeoutMax() + config.leaseTicks();
         this.silenceTicks = 3 * config.heartbeatTicks();
         this.lastTick = System.nanoTime();
+        this.leaseNanos = config.leaseTicks() * tickNanos;
         long now = lastTick;
         for (int member : memberNames.keySet()) {
             lastHeard.put(member, now);
         }
+        this.peers = memberNames.keySet().stream().mapToInt(Integer::intValue).filter(m -> m != replica.id())
+                .sorted().toArray();
+        this.heardAt = new long[peers.length];
+        this.heardTerm = new long[peers.length];
+        this.heardScratch = new long[peers.length];
+        Arrays.fill(heardTerm, -1);
+        observe();
     }
 
     /** The group's id. */
@@ -157,13 +195,53 @@ public final class GroupRunner {
         return loop;
     }
 
+    // ---------------------------------------------------------------- observation, from any thread
+
+    /** The replica's role after its last input. */
+    public Role role() {
+        return role;
+    }
+
+    /** The replica's current term after its last input. */
+    public long term() {
+        return term;
+    }
+
+    /** The leader the replica believed in after its last input, or -1. */
+    public int leaderId() {
+        return leaderId;
+    }
+
+    /**
+     * Whether this member leads the group as far as it can tell now: its replica is an active leader
+     * (it synced its log to a quorum), a quorum of members (this one included) sent it messages of
+     * its term within the last lease ({@code leaseTicks}), and the group is healthy here (neither
+     * stopped nor with a failed journal). This is the condition under which the replica serves a
+     * read at once; a leader cut off from its quorum stops reporting it within a lease.
+     */
+    public boolean leads() {
+        return activeLeader && stopped == null && System.nanoTime() - confirmedUntil < 0;
+    }
+
+    /**
+     * Why this member no longer serves the group here (an effect failed and the group was stopped,
+     * or its journal failed), or null while it is healthy.
+     */
+    public String failure() {
+        return stopped;
+    }
+
     // ---------------------------------------------------------------- inputs, from any thread
 
     /** Delivers a message from another member. */
     public void deliver(Message message) {
         run(() -> {
-            lastHeard.put(message.from(), System.nanoTime());
+            long now = System.nanoTime();
+            lastHeard.put(message.from(), now);
             replica.handle(message);
+            if (message.term() == replica.currentTerm()) {
+                heard(message.from(), message.term(), now);
+            }
         });
     }
 
@@ -173,24 +251,14 @@ public final class GroupRunner {
     }
 
     /**
-     * The group's journal failed (full or read-only disk): nothing more becomes durable here, so
-     * this member answers every pending and later request at once with {@code reason}, instead of
-     * letting them time out.
+     * The group's journal failed (full or read-only disk, its writer thread died): nothing more
+     * becomes durable here, so the group stops on this datanode (the journal logged why). Every
+     * pending and later request is answered at once with {@code reason}, instead of timing out, and
+     * the replica no longer ticks nor sends: a leader that went on sending heartbeats without being
+     * able to acknowledge anything would keep the others from electing one that can.
      */
     public void journalFailed(String reason) {
-        run(() -> {
-            journalFailure = reason;
-            for (Waiting w : deadlines) {
-                w.future().complete(Outcome.timedOut(journalMessage()));
-            }
-            deadlines.clear();
-            writes.clear();
-            reads.clear();
-        });
-    }
-
-    private String journalMessage() {
-        return "group " + groupId + " cannot acknowledge writes on this datanode: " + journalFailure;
+        run(() -> halt("group " + groupId + " cannot acknowledge writes on this datanode: " + reason));
     }
 
     /** Names this member the first leader of a brand-new group (see {@link Replica#campaign()}). */
@@ -210,10 +278,6 @@ public final class GroupRunner {
     public CompletableFuture<Outcome> write(WriteCommand command) {
         CompletableFuture<Outcome> future = new CompletableFuture<>();
         run(() -> {
-            if (journalFailure != null) {
-                future.complete(Outcome.timedOut(journalMessage()));
-                return;
-            }
             WriteKey key = new WriteKey(command.clientId(), command.sequence());
             writes.computeIfAbsent(key, k -> new ArrayList<>(1)).add(future);
             deadlines.add(new Waiting(System.nanoTime() + requestTimeoutNanos, key, 0, future));
@@ -272,13 +336,16 @@ public final class GroupRunner {
 
     /** Delivers the ticks due now; the loop's ticker calls this on the loop thread. */
     public void onTimer() {
-        if (!closed) {
+        if (!closed && stopped == null) {
             busy = true;
             try {
                 catchUp();
                 perform();
-                outputs.onTimer(groupId);
-                expire();
+                if (stopped == null) {
+                    outputs.onTimer(groupId);
+                    expire();
+                    observe();
+                }
             } finally {
                 busy = false;
             }
@@ -289,15 +356,19 @@ public final class GroupRunner {
     public void close() {
         run(() -> {
             closed = true;
-            String why = "group " + groupId + " is no longer served by this datanode";
-            for (Waiting w : deadlines) {
-                w.future().complete(Outcome.timedOut(why));
-            }
-            deadlines.clear();
-            writes.clear();
-            reads.clear();
-            appliedWaits.clear();
+            failPending("group " + groupId + " is no longer served by this datanode");
         });
+    }
+
+    private void failPending(String why) {
+        Outcome outcome = Outcome.timedOut(why);
+        for (Waiting w : deadlines) {
+            w.future().complete(outcome);
+        }
+        deadlines.clear();
+        writes.clear();
+        appliedWaits.clear();
+        reads.clear();
     }
 
     // ---------------------------------------------------------------- observation (loop thread, or tests)
@@ -315,9 +386,10 @@ public final class GroupRunner {
 
     private void run(Runnable input, CompletableFuture<Outcome> failOnReject) {
         Runnable task = () -> {
-            if (closed) {
+            if (closed || stopped != null) {
                 if (failOnReject != null) {
-                    failOnReject.complete(Outcome.timedOut("group " + groupId + " is no longer served here"));
+                    failOnReject.complete(Outcome.timedOut(closed ? "group " + groupId + " is no longer served here"
+                            : stopped));
                 }
                 return;
             }
@@ -326,6 +398,9 @@ public final class GroupRunner {
                 catchUp();
                 input.run();
                 perform();
+                if (stopped == null) {
+                    observe();
+                }
             } finally {
                 busy = false;
             }
@@ -365,21 +440,129 @@ public final class GroupRunner {
             Effect effect = effects.get(i);
             if (effect instanceof Effect.Send send) {
                 send(send);
-            } else if (effect instanceof Effect.Persist persist) {
-                outputs.persist(groupId, persist.op());
-            } else if (effect instanceof Effect.Apply apply) {
-                store.apply(apply.entry());
-            } else if (effect instanceof Effect.Reply reply) {
-                answer(reply.reply());
-            } else if (effect instanceof Effect.CaptureCheckpoint capture) {
-                replica.onCheckpointCaptured(capture.meta(), store.capture(capture.meta()));
-                effects = concat(effects, i, replica.drainEffects());
-            } else if (effect instanceof Effect.RestoreCheckpoint restore) {
-                store.restore(restore.checkpoint());
-            } else if (effect instanceof Effect.RoleChanged changed) {
-                outputs.roleChanged(groupId, changed.role(), changed.term(), replica.leaderId());
+                continue;
+            }
+            try {
+                effects = perform(effects, i);
+            } catch (RuntimeException | Error e) {
+                stop(effect, e);
+                return;
             }
         }
+    }
+
+    /** Performs effect {@code i}, other than a send; returns the effects, grown when it produced more. */
+    private List<Effect> perform(List<Effect> effects, int i) {
+        Effect effect = effects.get(i);
+        if (effect instanceof Effect.Persist persist) {
+            outputs.persist(groupId, persist.op());
+        } else if (effect instanceof Effect.Apply apply) {
+            store.apply(apply.entry());
+        } else if (effect instanceof Effect.Reply reply) {
+            answer(reply.reply());
+        } else if (effect instanceof Effect.CaptureCheckpoint capture) {
+            replica.onCheckpointCaptured(capture.meta(), store.capture(capture.meta()));
+            return concat(effects, i, replica.drainEffects());
+        } else if (effect instanceof Effect.RestoreCheckpoint restore) {
+            store.restore(restore.checkpoint());
+        } else if (effect instanceof Effect.RoleChanged changed) {
+            outputs.roleChanged(groupId, changed.role(), changed.term(), replica.leaderId());
+        }
+        return effects;
+    }
+
+    /**
+     * Stops the group here after {@code effect} threw: the replica's block state (or journal) may no
+     * longer be what its core believes, so it must not go on acknowledging, voting or serving.
+     */
+    private void stop(Effect effect, Throwable cause) {
+        String why = "group " + groupId + " is stopped on this datanode: " + describe(effect) + " failed ("
+                + cause + "); the other members keep it available, and restarting this datanode hosts it again "
+                + "from its journal";
+        LOG.error("{}", why, cause);
+        halt(why);
+    }
+
+    /** Stops the group here: no more ticks, inputs or effects; every request is answered with {@code why}. */
+    private void halt(String why) {
+        stopped = why;
+        activeLeader = false;
+        failPending(why);
+    }
+
+    private static String describe(Effect effect) {
+        if (effect instanceof Effect.Apply apply) {
+            return "applying entry " + apply.entry().index() + " (term " + apply.entry().term()
+                    + ") to the block store";
+        } else if (effect instanceof Effect.Persist persist) {
+            return "handing " + persist.op().getClass().getSimpleName() + " op " + persist.op().id()
+                    + " to the journal";
+        } else if (effect instanceof Effect.CaptureCheckpoint capture) {
+            return "capturing the checkpoint at index " + capture.meta().index();
+        } else if (effect instanceof Effect.RestoreCheckpoint restore) {
+            return "restoring the checkpoint at index " + restore.checkpoint().meta().index();
+        } else if (effect instanceof Effect.Reply) {
+            return "answering a client";
+        }
+        return "performing " + effect.getClass().getSimpleName();
+    }
+
+    /** Member {@code from} sent a message of term {@code term}, this replica's current term, at {@code now}. */
+    private void heard(int from, long term, long now) {
+        for (int i = 0; i < peers.length; i++) {
+            if (peers[i] == from) {
+                heardAt[i] = now;
+                heardTerm[i] = term;
+                return;
+            }
+        }
+    }
+
+    /**
+     * When a quorum (this member and enough others) had last sent messages of the current term: the
+     * oldest of the most recent messages from the fewest other members that make a majority with this one.
+     */
+    private long quorumHeardAt(long now) {
+        int needed = (peers.length + 1) / 2;
+        if (needed <= 0) {
+            return now;
+        }
+        long current = replica.currentTerm();
+        long stale = now - leaseNanos - 1;
+        for (int i = 0; i < peers.length; i++) {
+            heardScratch[i] = heardTerm[i] == current ? heardAt[i] : stale;
+        }
+        Arrays.sort(heardScratch);
+        return heardScratch[peers.length - needed];
+    }
+
+    /** Refreshes the copies other threads read (loop thread, after an input and its effects). */
+    private void observe() {
+        Role r = replica.role();
+        if (r != role) {
+            role = r;
+        }
+        long t = replica.currentTerm();
+        if (t != term) {
+            term = t;
+        }
+        int l = replica.leaderId();
+        if (l != leaderId) {
+            leaderId = l;
+        }
+        boolean active = r == Role.LEADER && replica.isActiveLeader();
+        if (active) {
+            long now = System.nanoTime();
+            confirmedUntil = quorumHeardAt(now) + leaseNanos;
+        }
+        if (active != activeLeader) {
+            activeLeader = active;
+        }
+        releaseAppliedWaits();
+    }
+
+    /** Completes the callers of {@link #awaitApplied} whose index the applied prefix reached. */
+    private void releaseAppliedWaits() {
         if (!appliedWaits.isEmpty()) {
             long applied = replica.appliedPrefix();
             while (!appliedWaits.isEmpty() && appliedWaits.firstKey() <= applied) {

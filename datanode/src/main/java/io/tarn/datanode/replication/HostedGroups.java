@@ -11,7 +11,6 @@ import io.tarn.common.protocol.AdminProtocol.LeaderReport;
 import io.tarn.datanode.GroupCommands;
 import io.tarn.datanode.RegionStore;
 import io.tarn.datanode.Registration;
-import io.tarn.replication.BlockRange;
 import io.tarn.replication.PersistentState;
 import io.tarn.replication.ReplicationConfig;
 import io.tarn.rpc.RpcHandler;
@@ -39,10 +38,12 @@ import java.util.function.IntFunction;
  * hosts again after a restart the groups whose members files it finds ({@link #recover}), and
  * reports in heartbeats the groups hosted and the ones it leads ({@link GroupCommands}).
  *
- * <p>Leadership is learned by a probe: at each heartbeat, every group without a probe in flight is
- * asked a linearizable read of nothing, which only a leader holding its lease answers at once; the
- * next heartbeat reports the groups whose last probe succeeded, with the term of the last hard
- * state their replica recorded ({@link HostedJournal}).
+ * <p>Leadership is read from each group's runner ({@link GroupRunner#leads()}, a volatile read, no
+ * message to the loop): a heartbeat reports the groups whose replica is an active leader confirmed
+ * by a quorum within its lease, with its current term. A group stopped here (an effect failed) or
+ * whose journal failed is still listed as hosted (so that the namenode's {@code DeleteGroup} still
+ * reaches it and its region stays reserved) but never reported as led, and {@link #failures()} says
+ * why.
  *
  * <p>The replication host (its loops tick every millisecond) starts with the first group, so a
  * datanode without groups costs nothing. Commands and recovery run on the namenode links' thread;
@@ -50,16 +51,8 @@ import java.util.function.IntFunction;
  */
 public final class HostedGroups implements GroupCommands, RpcHandler, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HostedGroups.class);
-    /** The client id of leadership probes (reads are not sessions: any id serves). */
-    private static final long PROBE_CLIENT = 0;
 
-    private record Hosted(GroupMembers members, HostedJournal journal, GroupRunner runner, Probe probe, int region) {
-    }
-
-    /** The last leadership probe of a group; written by the loop that answers it. */
-    private static final class Probe {
-        volatile boolean inFlight;
-        volatile boolean leads;
+    private record Hosted(GroupMembers members, GroupRunner runner, int region) {
     }
 
     private final Transport transport;
@@ -142,10 +135,22 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         return h == null ? null : h.runner();
     }
 
-    /** True when the last leadership probe of a hosted group found this member leading it. */
+    /** True when this member leads a hosted group now (see {@link GroupRunner#leads()}). */
     public boolean leads(long groupId) {
         Hosted h = groups.get(groupId);
-        return h != null && h.probe().leads;
+        return h != null && h.runner().leads();
+    }
+
+    /** The hosted groups that no longer serve here (stopped, or their journal failed), with the reason. */
+    public Map<Long, String> failures() {
+        Map<Long, String> out = new HashMap<>();
+        for (Hosted h : groups.values()) {
+            String why = h.runner().failure();
+            if (why != null) {
+                out.put(h.members().groupId(), why);
+            }
+        }
+        return out;
     }
 
     @Override
@@ -167,16 +172,12 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             if (BlockGroup.partitionOf(id) != partition) {
                 continue;
             }
-            Probe p = h.probe();
-            if (p.leads) {
-                out.add(new LeaderReport(id, h.members().self(), h.journal().term()));
-            }
-            if (!p.inFlight) {
-                p.inFlight = true;
-                h.runner().read(PROBE_CLIENT, BlockRange.EMPTY).whenComplete((outcome, error) -> {
-                    p.leads = error == null && outcome.ok();
-                    p.inFlight = false;
-                });
+            GroupRunner r = h.runner();
+            // Term first: a leader's term cannot change while it stays leader, so a report read
+            // across a change names at worst a term it led in, which the namenode orders by term.
+            long term = r.term();
+            if (r.leads()) {
+                out.add(new LeaderReport(id, h.members().self(), term));
             }
         }
         return out;
@@ -261,12 +262,21 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                     catalog.directory(id), e.getMessage());
             return false;
         }
-        HostedJournal hosted = new HostedJournal(journal);
         RegionGroupStore store = new RegionGroupStore(regions, reg.generations(), me.regionId(), reg.blockSize());
         replicaRegions.set(me.regionId(), 1);
-        GroupRunner runner = h.create(members, store, hosted, campaign,
-                mode == JournalMode.DISK ? catalog.directory(id) : null);
-        groups.put(id, new Hosted(members, hosted, runner, new Probe(), me.regionId()));
+        GroupRunner runner;
+        try {
+            runner = h.create(members, store, journal, campaign,
+                    mode == JournalMode.DISK ? catalog.directory(id) : null);
+        } catch (RuntimeException e) {
+            // One group that cannot start (its checkpoint image cannot be restored into the region) must
+            // not fail the registration that recovers the others, nor the heartbeat that commands it.
+            LOG.error("Cannot host block group {}: its replica cannot be started from its journal in {}: {}", id,
+                    catalog.directory(id), e.toString(), e);
+            journal.close();
+            return false;
+        }
+        groups.put(id, new Hosted(members, runner, me.regionId()));
         return true;
     }
 

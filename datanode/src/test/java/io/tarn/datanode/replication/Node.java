@@ -12,6 +12,7 @@ import io.tarn.rpc.Transports;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * One datanode's replication side for tests and the host benchmark: its own transport and RPC
@@ -50,11 +51,25 @@ final class Node implements AutoCloseable {
 
     /** Hosts this datanode's replica of {@code members.groupId()}, from its journal (or {@code ifNew}). */
     GroupRunner join(GroupMembers members, PersistentState ifNew) throws Exception {
+        return join(members, ifNew, store -> store);
+    }
+
+    /** Hosts this datanode's replica of a group over the store {@code wrap} makes of the region's. */
+    GroupRunner join(GroupMembers members, PersistentState ifNew, UnaryOperator<GroupStore> wrap) throws Exception {
         long group = members.groupId();
         ReplicaJournal journal = memoryJournal ? new MemoryJournal(group, ifNew, host)
                 : GroupJournal.open(group, GroupJournal.directory(journals, group), ifNew, writer);
-        return host.create(members, store(), journal, false,
+        return host.create(members, wrap.apply(store()), journal, false,
                 memoryJournal ? null : GroupJournal.directory(journals, group));
+    }
+
+    /** Hosts a replica of a group whose journal keeps its checkpoint images in {@code images}. */
+    GroupRunner join(GroupMembers members, PersistentState ifNew, ImageStore images) throws Exception {
+        long group = members.groupId();
+        Path dir = GroupJournal.directory(journals, group);
+        ReplicaJournal journal = GroupJournal.open(group, dir, ifNew, writer, images,
+                GroupJournal.DEFAULT_SEGMENT_BYTES);
+        return host.create(members, store(), journal, false, dir);
     }
 
     RegionGroupStore store() {
