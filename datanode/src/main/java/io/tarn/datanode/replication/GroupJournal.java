@@ -34,7 +34,8 @@ import java.util.zip.CRC32C;
  * <p>Failure: an I/O error while writing or forcing (a full or read-only disk) fails the journal:
  * nothing more is acknowledged, the listener hears the reason once, and every later append returns
  * {@link Admission#FAILED} at once. Operations that were not acknowledged may or may not be in the
- * files; recovery sorts that out.
+ * files; recovery sorts that out. A writer thread that dies fails every journal it serves the same
+ * way, with a reason naming its cause ({@link JournalWriter#death()}).
  *
  * <p>Threads: {@link #open} runs recovery on the caller's thread; after that the files, the state
  * mirror and the staging buffer belong to the writer thread, and {@link #append} may be called from
@@ -134,9 +135,11 @@ public final class GroupJournal extends JournalBase {
         return failure != null ? Admission.FAILED : writer.offer(this, op);
     }
 
+    /** Why the journal failed; a journal whose writer thread died fails with the writer's reason. */
     @Override
     public String failure() {
-        return failure;
+        String f = failure;
+        return f != null ? f : writer.death();
     }
 
     /** Segment files currently kept (for tests and metrics). */
@@ -284,10 +287,15 @@ public final class GroupJournal extends JournalBase {
     }
 
     /** Enters the failed state; returns the reason when the listener has not heard it yet. */
-    String fail(IOException e) {
+    synchronized String fail(IOException e) {
         if (failure == null) {
             failure = Segments.reason(dir, e);
-            LOG.error("{}; group {} acknowledges no more operations", failure, groupId(), e);
+            if (writer.death() != null) {
+                // The writer logged the cause with its stack once; one line per group is enough.
+                LOG.error("{}; group {} acknowledges no more operations", failure, groupId());
+            } else {
+                LOG.error("{}; group {} acknowledges no more operations", failure, groupId(), e);
+            }
         }
         staging.clear();
         if (failureReported) {

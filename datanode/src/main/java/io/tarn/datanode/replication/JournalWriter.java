@@ -15,6 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,6 +30,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * batch is being forced, new appends queue up and form the next batch, so the number of forces
  * follows the number of batches and groups touched, not the number of operations. A full queue is
  * back-pressure, returned as {@link Admission#BUSY}.
+ *
+ * <p>Death: if the thread itself fails with anything its per-journal handling does not catch (an
+ * {@link Error} such as a heap {@link OutOfMemoryError}, a bug), it logs one ERROR with the cause,
+ * records it ({@link #death()}), fails every registered journal with a reason naming it (each
+ * listener hears {@code failed} once) and ends; queued ops are never acknowledged, queued tasks run
+ * on the dying thread, and every later append, and every journal opened later, fails at once. Nothing
+ * restarts it: restart the datanode.
  */
 public final class JournalWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JournalWriter.class);
@@ -62,6 +71,8 @@ public final class JournalWriter implements AutoCloseable {
     /** Threads that force several group files at once. */
     private final ExecutorService forcers;
     private volatile boolean closed;
+    /** Why the writer thread died, or null while it runs. */
+    private volatile String death;
     private final AtomicLong forces = new AtomicLong();
     private volatile long batches;
     private volatile long acknowledged;
@@ -96,8 +107,18 @@ public final class JournalWriter implements AutoCloseable {
         return acknowledged;
     }
 
+    /** Why the writer thread died (its uncaught failure), or null while it runs or after a clean close. */
+    public String death() {
+        return death;
+    }
+
+    /** Adds a journal to those the writer serves; one opened after the writer died fails at once. */
     void register(GroupJournal j) {
         journals.add(j);
+        String d = death;
+        if (d != null && journals.remove(j)) {
+            report(j, new IOException(d));
+        }
     }
 
     void unregister(GroupJournal j) {
@@ -105,7 +126,7 @@ public final class JournalWriter implements AutoCloseable {
     }
 
     Admission offer(GroupJournal j, DiskOp op) {
-        if (closed) {
+        if (closed || death != null) {
             return Admission.FAILED;
         }
         return queue.offer(new Request(j, op, null)) ? Admission.QUEUED : Admission.BUSY;
@@ -119,9 +140,18 @@ public final class JournalWriter implements AutoCloseable {
             }
             Request r = new Request(j, null, task);
             putUninterruptibly(r);
-            @SuppressWarnings("unchecked")
-            T result = (T) r.done.get();
-            return result;
+            while (true) {
+                try {
+                    @SuppressWarnings("unchecked")
+                    T result = (T) r.done.get(100, TimeUnit.MILLISECONDS);
+                    return result;
+                } catch (TimeoutException e) {
+                    // Queued after the thread drained its queue for the last time: run it here.
+                    if (!thread.isAlive() && queue.remove(r)) {
+                        return task.call();
+                    }
+                }
+            }
         } catch (ExecutionException e) {
             throw new IllegalStateException("journal task failed", e.getCause());
         } catch (Exception e) {
@@ -151,22 +181,63 @@ public final class JournalWriter implements AutoCloseable {
     private void run() {
         List<Request> batch = new ArrayList<>();
         List<GroupJournal> touched = new ArrayList<>();
-        boolean stop = false;
-        while (!stop) {
-            try {
-                batch.add(queue.take());
-            } catch (InterruptedException e) {
-                break;
+        try {
+            boolean stop = false;
+            while (!stop) {
+                try {
+                    batch.add(queue.take());
+                } catch (InterruptedException e) {
+                    break;
+                }
+                queue.drainTo(batch);
+                stop = process(batch, touched);
+                batch.clear();
+                touched.clear();
             }
-            queue.drainTo(batch);
-            stop = process(batch, touched);
-            batch.clear();
-            touched.clear();
+        } catch (Throwable t) {
+            die(t, batch);
         }
         for (GroupJournal j : journals) {
             j.closeFiles();
         }
         journals.clear();
+    }
+
+    /**
+     * The thread failed outside its per-journal handling: no op will ever be acknowledged again, so
+     * every journal fails now, naming the cause, instead of leaving its group waiting on a queue that
+     * nobody drains (and a datanode that looks healthy from outside).
+     */
+    private void die(Throwable t, List<Request> batch) {
+        String reason = "the journal writer thread died (" + t + "), so no journal on this datanode acknowledges "
+                + "anything any more; restart the datanode";
+        death = reason;
+        try {
+            LOG.error("{}", reason, t);
+        } catch (Throwable ignored) {
+            // Logging may fail too (out of memory); the reason is recorded and reported below.
+        }
+        IOException cause = new IOException(reason, t);
+        for (GroupJournal j : journals) {
+            try {
+                j.inBatch = false;
+                report(j, cause);
+            } catch (Throwable x) {
+                // Go on with the other journals.
+            }
+        }
+        // Tasks wait for an answer (a journal closing): run them here; queued ops are never acknowledged.
+        queue.drainTo(batch);
+        for (Request r : batch) {
+            if (r.task != null && !r.done.isDone()) {
+                try {
+                    r.done.complete(r.task.call());
+                } catch (Throwable x) {
+                    r.done.completeExceptionally(x);
+                }
+            }
+        }
+        batch.clear();
     }
 
     /** Writes one batch; returns true when it held the stop marker. */
