@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -49,10 +50,24 @@ import java.util.function.Supplier;
  *       flight (if any) has finished, a registered link sends DEREGISTER_DATANODE, and then nothing
  *       more.</li>
  * </ul>
- * Failures are retried every interval and logged once per change of condition, not per attempt.
+ * Failures are logged once per change of condition, not per attempt.
+ *
+ * <p><b>Back-off.</b> Registrations are retried with exponential back-off: after the n-th failed
+ * contact in a row the next registration waits {@code interval * 2^(n-1)} (plus up to a quarter of
+ * that as jitter, so that datanodes do not stampede a restarted namenode together), capped at
+ * {@link #backoffCap}. A contact fails when a registration fails for any reason (unreachable,
+ * refused, or accepted but unusable here) or when a heartbeat after it fails or is answered
+ * {@code UNKNOWN_DATANODE}; only a heartbeat the namenode answers resets the count. So a datanode that
+ * keeps failing right after registering (it cannot apply the answer, or its heartbeats fail) no
+ * longer registers at every interval: each such registration costs the namenode a re-registration
+ * (its "re-registered with its data intact" log line), and a 300 s chaos run saw thousands of them
+ * from one datanode whose journal writer had died of heap exhaustion. Heartbeats themselves keep
+ * their interval.
  */
 public final class NamenodeLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NamenodeLink.class);
+    /** Upper bound of the registration back-off for intervals up to it (see {@link #backoffCap}). */
+    public static final long MAX_BACKOFF_MS = 15_000;
 
     /** Applies a registration reply; runs on the link's thread and may do file I/O. */
     @FunctionalInterface
@@ -79,6 +94,7 @@ public final class NamenodeLink implements AutoCloseable {
     private final int partition;
     private final GroupCommands groups;
     private final Object registeredSignal = new Object();
+    private final long backoffCapMs;
     private volatile ScheduledFuture<?> ticking;
 
     // Owned by the link thread.
@@ -89,6 +105,15 @@ public final class NamenodeLink implements AutoCloseable {
     private Contact contact = Contact.STARTING;
     private long storageIdHigh;
     private long storageIdLow;
+    /** Failed contacts since the namenode last answered a heartbeat. */
+    private int failuresInRow;
+    /** No registration is sent before this {@link System#nanoTime()}. */
+    private long registerNotBefore;
+    /** The delay before the next registration, in ms (0: none; for logs). */
+    private long backoffMs;
+
+    /** Registrations sent (the namenode logs each one it receives); read by any thread. */
+    private volatile long registrations;
 
     /** Read by any thread: the id granted by the namenode, or -1 while unregistered. */
     private volatile int datanodeId = -1;
@@ -118,9 +143,28 @@ public final class NamenodeLink implements AutoCloseable {
         this.registerRequest = registerRequest;
         this.listener = listener;
         this.intervalMs = Math.max(1, interval.toMillis());
+        this.backoffCapMs = backoffCap(intervalMs);
+        this.registerNotBefore = System.nanoTime();
         this.thread = thread;
         this.partition = partition;
         this.groups = groups;
+    }
+
+    /**
+     * The longest wait between two registrations: 16 intervals, but at most 15 s (unless the
+     * interval itself is longer), so that a datanode rejoins a namenode back from a restart soon.
+     */
+    public static long backoffCap(long intervalMs) {
+        return Math.max(intervalMs, Math.min(16 * intervalMs, MAX_BACKOFF_MS));
+    }
+
+    /**
+     * The wait before the next registration after {@code failures} failed contacts in a row (at
+     * least 1), without jitter: {@code interval * 2^(failures-1)}, capped at {@code capMs}.
+     */
+    public static long backoff(long intervalMs, long capMs, int failures) {
+        int doublings = Math.min(Math.max(failures, 1) - 1, 30);
+        return Math.min(capMs, intervalMs << doublings);
     }
 
     /** Starts registering in the background at once; returns immediately. */
@@ -131,6 +175,11 @@ public final class NamenodeLink implements AutoCloseable {
     /** The datanode id the namenode granted, or -1 while not registered. */
     public int datanodeId() {
         return datanodeId;
+    }
+
+    /** Registrations sent so far (each one the namenode receives, it records and logs). */
+    public long registrations() {
+        return registrations;
     }
 
     /** True while the namenode has accepted this datanode and not disowned it since. */
@@ -157,10 +206,14 @@ public final class NamenodeLink implements AutoCloseable {
         if (closed || inFlight || leaving) {
             return;
         }
-        inFlight = true;
         boolean registering = mustRegister || !isRegistered();
+        if (registering && System.nanoTime() - registerNotBefore < 0) {
+            return;
+        }
+        inFlight = true;
         try {
             if (registering) {
+                registrations++;
                 RegisterRequest request = registerRequest.get();
                 storageIdHigh = request.storageIdHigh();
                 storageIdLow = request.storageIdLow();
@@ -172,8 +225,9 @@ public final class NamenodeLink implements AutoCloseable {
                 client.call(Opcode.HEARTBEAT, request::encode, HeartbeatResponse::decode)
                         .whenCompleteAsync(this::heartbeatDone, thread);
             }
-        } catch (RuntimeException e) {
-            // A call that cannot even be issued is retried at the next tick like one that failed.
+        } catch (RuntimeException | Error e) {
+            // A call that cannot even be issued is retried later like one that failed (an Error
+            // escaping would silently end the link's periodic task).
             inFlight = false;
             failed(registering ? "register with" : "send a heartbeat to", e);
         }
@@ -184,7 +238,12 @@ public final class NamenodeLink implements AutoCloseable {
         if (closed) {
             return;
         }
-        applyRegistration(response, error);
+        try {
+            applyRegistration(response, error);
+        } catch (RuntimeException | Error e) {
+            // Thrown from this completion, it would vanish in the future nobody reads.
+            unusable("Could not apply the registration answered by namenode " + client.remote() + ": " + e);
+        }
         sayGoodbyeIfLeaving();
     }
 
@@ -195,9 +254,11 @@ public final class NamenodeLink implements AutoCloseable {
         }
         try {
             listener.registered(response);
-        } catch (Exception e) {
-            refused("The namenode " + client.remote() + " answered a registration this datanode cannot use: "
-                    + e.getMessage());
+        } catch (Exception | Error e) {
+            // An Error too (out of memory while hosting its groups again): caught, it is logged and
+            // retried with back-off; escaping, it would vanish and the link would register again at once.
+            unusable("The namenode " + client.remote() + " answered a registration this datanode cannot use: "
+                    + (e instanceof Error ? e.toString() : e.getMessage()));
             return;
         }
         mustRegister = false;
@@ -216,7 +277,7 @@ public final class NamenodeLink implements AutoCloseable {
         if (error == null && !response.commands().isEmpty() && !leaving) {
             try {
                 groups.apply(partition, response.commands());
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 // The namenode sends what is still needed again with the next answer.
                 LOG.warn("Could not apply the block group commands of namenode {}: {}", client.remote(), e.toString());
             }
@@ -230,13 +291,23 @@ public final class NamenodeLink implements AutoCloseable {
                 LOG.info("Namenode {} answers heartbeats again", client.remote());
                 contact = Contact.OK;
             }
+            failuresInRow = 0;
+            backoffMs = 0;
             return;
         }
         if (TarnException.codeOf(unwrap(error)) == ErrorCode.UNKNOWN_DATANODE) {
-            LOG.info("Namenode {} does not know datanode {} any more; registering again", client.remote(),
-                    datanodeId);
             setDatanodeId(-1);
-            thread.execute(this::tick);
+            boolean first = failuresInRow == 0;
+            long wait = backOff();
+            if (first) {
+                // Forgotten after a healthy spell (the namenode restarted): register again at once.
+                registerNotBefore = System.nanoTime();
+                LOG.info("Namenode {} does not know this datanode any more; registering again", client.remote());
+                thread.execute(this::tick);
+            } else {
+                LOG.info("Namenode {} does not know this datanode any more, again; registering again in {} ms",
+                        client.remote(), wait);
+            }
             return;
         }
         failed("send a heartbeat to", error);
@@ -343,10 +414,21 @@ public final class NamenodeLink implements AutoCloseable {
         }
     }
 
+    /** Counts a failed contact and sets when the next registration may go; returns the wait in ms. */
+    private long backOff() {
+        failuresInRow++;
+        long delay = backoff(intervalMs, backoffCapMs, failuresInRow);
+        delay += ThreadLocalRandom.current().nextLong(delay / 4 + 1);
+        backoffMs = delay;
+        registerNotBefore = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
+        return delay;
+    }
+
     private void failed(String action, Throwable error) {
         Throwable cause = unwrap(error);
         ErrorCode code = TarnException.codeOf(cause);
         mustRegister = true;
+        backOff();
         // Errors without a Tarn code come from the local transport (connection refused, unresolved
         // host): the namenode is not there. A coded answer means it is there and said no.
         boolean unreachable = code == ErrorCode.CONNECTION_LOST || code == ErrorCode.TIMEOUT
@@ -358,16 +440,22 @@ public final class NamenodeLink implements AutoCloseable {
         }
         if (contact != Contact.UNREACHABLE) {
             contact = Contact.UNREACHABLE;
-            LOG.warn("Cannot {} namenode {} ({}); retrying every {} ms", action, client.remote(), cause.toString(),
-                    intervalMs);
+            LOG.warn("Cannot {} namenode {} ({}); retrying in {} ms, backing off up to {} ms", action,
+                    client.remote(), cause.toString(), backoffMs, backoffCapMs);
         }
+    }
+
+    /** A registration the namenode accepted but this datanode cannot apply: counts as a failed contact. */
+    private void unusable(String message) {
+        backOff();
+        refused(message);
     }
 
     private void refused(String message) {
         mustRegister = true;
         if (contact != Contact.REFUSED) {
             contact = Contact.REFUSED;
-            LOG.error("{}; retrying every {} ms", message, intervalMs);
+            LOG.error("{}; retrying in {} ms, backing off up to {} ms", message, backoffMs, backoffCapMs);
         }
     }
 
