@@ -8,9 +8,9 @@ import org.apache.hadoop.fs.Path;
  * {@link TarnFileSystem#getFileBlockLocations} asks the namenode for blocks without looking the path
  * up again. Equality stays Hadoop's (by path), so these mix freely with plain statuses.
  *
- * <p>Replication is always 1: a Tarn block lives on one datanode (replication comes later). The
- * length of a file still being written is what its writer last made durable (hflush, hsync or a
- * block boundary), as the namenode knows it.
+ * <p>Replication is the file's (1 or 3); a directory reports its default for new files, 0 when it
+ * sets none (HDFS reports 0 for directories). The length of a file still being written is what its
+ * writer last made durable (hflush, hsync or a block boundary), as the namenode knows it.
  */
 public final class TarnFileStatus extends FileStatus {
     private static final long serialVersionUID = 1L;
@@ -18,7 +18,7 @@ public final class TarnFileStatus extends FileStatus {
     private final long fileId;
 
     TarnFileStatus(io.tarn.common.fs.FileStatus status, Path path) { // qualified: Hadoop's FileStatus is imported
-        super(status.isDirectory() ? 0 : status.size(), status.isDirectory(), 1,
+        super(status.isDirectory() ? 0 : status.size(), status.isDirectory(), status.replication(),
                 status.isDirectory() ? 0 : status.blockSize(), status.modificationTime(), status.accessTime(),
                 Modes.toHadoop(status.permission()), status.owner(), status.group(), path);
         this.fileId = status.fileId();

@@ -7,6 +7,7 @@ import io.tarn.client.TarnOutputStream;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.fs.Replication;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.CommonPathCapabilities;
@@ -28,6 +29,7 @@ import org.apache.hadoop.util.Progressable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
@@ -53,7 +55,9 @@ import java.util.function.Function;
  * Tarn failures become the exceptions the specification names (see {@link HadoopErrors}).
  * New entries belong to the caller (Hadoop's current user) with the umask applied to their mode;
  * owners, groups, permissions and times are stored and reported but, as in HDFS with permission
- * checks off, not enforced. Block size and replication are the cluster's, whatever create asks.
+ * checks off, not enforced. The block size is the cluster's, whatever create asks. Replication is a
+ * file's, as in HDFS, but Tarn keeps 1 copy or a group of 3: a Hadoop factor of 1 or less becomes
+ * 1, one of 2 or more becomes 3 ({@link #tarnReplication}).
  */
 public class TarnFileSystem extends FileSystem {
     /** The URI scheme. */
@@ -147,13 +151,23 @@ public class TarnFileSystem extends FileSystem {
 
     /**
      * Creates a file, with missing parents, owned by the caller, with {@code permission} under the
-     * umask. The block size is the cluster's and replication is 1: arguments asking otherwise are
-     * ignored, as Tarn does not choose them per file.
+     * umask and {@code replication} as {@link #tarnReplication} maps it. The block size is the
+     * cluster's: a size asked otherwise is ignored, as Tarn does not choose it per file.
      */
     @Override
     public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
                                      short replication, long blockSize, Progressable progress) throws IOException {
-        return createFile(f, Modes.masked(permission, FsPermission.getFileDefault(), getConf()), overwrite, true);
+        return createFile(f, Modes.masked(permission, FsPermission.getFileDefault(), getConf()), overwrite, true,
+                replication);
+    }
+
+    /**
+     * Hadoop's replication factor as Tarn's: Tarn keeps one copy of a block, or a group of three
+     * datanodes kept consistent by ParallelRaft, so 1 or less (Hadoop passes 0 for "none given")
+     * is 1, and 2 or more is 3.
+     */
+    public static int tarnReplication(short replication) {
+        return replication <= 1 ? Replication.ONE : Replication.THREE;
     }
 
     /** Creates a file whose parent must exist already; {@code FileNotFoundException} otherwise. */
@@ -165,7 +179,7 @@ public class TarnFileSystem extends FileSystem {
             return append(f, bufferSize, progress);
         }
         int mode = Modes.masked(permission, FsPermission.getFileDefault(), getConf());
-        return createFile(f, mode, flags.contains(CreateFlag.OVERWRITE), false);
+        return createFile(f, mode, flags.contains(CreateFlag.OVERWRITE), false, replication);
     }
 
     /**
@@ -185,16 +199,17 @@ public class TarnFileSystem extends FileSystem {
         }
         int mode = absolutePermission != null ? Modes.absolute(absolutePermission)
                 : Modes.masked(null, FsPermission.getFileDefault(), getConf());
-        return createFile(f, mode, flags.contains(CreateFlag.OVERWRITE), true);
+        return createFile(f, mode, flags.contains(CreateFlag.OVERWRITE), true, replication);
     }
 
-    private FSDataOutputStream createFile(Path f, int mode, boolean overwrite, boolean createParents)
-            throws IOException {
+    private FSDataOutputStream createFile(Path f, int mode, boolean overwrite, boolean createParents,
+                                          short replication) throws IOException {
         String path = pathOf(f);
         statistics.incrementWriteOps(1);
         TarnOutputStream out;
         try {
-            out = client.create(path, new CreateOptions(overwrite, createParents, -1, Modes.newEntry(user, mode)));
+            out = client.create(path, new CreateOptions(overwrite, createParents, -1, Modes.newEntry(user, mode),
+                    tarnReplication(replication)));
         } catch (IOException e) {
             throw HadoopErrors.codeOf(e) == ErrorCode.IS_A_DIRECTORY ? HadoopErrors.directoryExists(e, path)
                     : HadoopErrors.translate(e, path);
@@ -397,28 +412,47 @@ public class TarnFileSystem extends FileSystem {
         return clusterBlockSize();
     }
 
-    /** One copy of every block: Tarn does not replicate yet. */
+    /**
+     * The replication a file created at {@code path} gets: the default of its nearest directory
+     * that sets one, else the cluster's ({@code tarn.replication.default}); for an existing file,
+     * its own. Asked of the namenode (one call); 1 when it cannot answer, as this method may not fail.
+     */
     @Override
     public short getDefaultReplication(Path path) {
-        return 1;
+        try {
+            return (short) client.getReplication(pathOf(path));
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("No replication for {} from the namenode ({}): answering 1", path, e.toString());
+            return Replication.ONE;
+        }
     }
 
-    /** One copy of every block, for callers of the old API. */
+    /** The replication of files created at the root, for callers of the old API. */
     @Deprecated
     @Override
     public short getDefaultReplication() {
-        return 1;
+        return getDefaultReplication(new Path("/"));
     }
 
     /**
-     * Tarn keeps one copy of every block for now, so the factor cannot be changed: rather than
-     * answer true and do nothing (FileSystem's default), this says so.
+     * On a file that holds no data yet, its replication ({@link #tarnReplication} of
+     * {@code replication}); on a directory, the default of the files created below it from now on
+     * (files already there keep theirs). True when set; false when nothing exists at {@code src}, as
+     * FileSystem specifies. A file that holds data keeps its replication: an {@code IOException}
+     * (REPLICATION_FIXED) says so, as does one for a factor 3 with fewer than three live datanodes.
      */
     @Override
     public boolean setReplication(Path src, short replication) throws IOException {
-        pathOf(src);
-        throw new UnsupportedOperationException("Tarn cannot set the replication of " + src + " to " + replication
-                + ": every block has exactly one copy");
+        String path = pathOf(src);
+        statistics.incrementWriteOps(1);
+        try {
+            client.setReplication(path, tarnReplication(replication));
+            return true;
+        } catch (FileNotFoundException e) {
+            return false;
+        } catch (IOException e) {
+            throw HadoopErrors.translate(e, path);
+        }
     }
 
     /** Asked of the namenode once; the configured {@code tarn.blocksize} when it cannot answer. */

@@ -7,17 +7,21 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.fs.FsShell;
 import org.apache.hadoop.fs.shell.CommandFactory;
+import org.apache.hadoop.fs.shell.CommandFormat;
 import org.apache.hadoop.fs.shell.FsCommand;
 import org.apache.hadoop.fs.shell.Command;
+import org.apache.hadoop.fs.shell.PathData;
 import org.apache.hadoop.util.ToolRunner;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -108,6 +112,7 @@ public final class TarnFsShell {
         protected void registerCommands(CommandFactory factory) {
             factory.registerCommands(FsCommand.class);
             factory.addClass(Df.class, "-df");
+            factory.addClass(Setrep.class, "-setrep");
         }
     }
 
@@ -159,6 +164,74 @@ public final class TarnFsShell {
             }
             out.flush();
             return code;
+        }
+    }
+
+    /**
+     * {@code -setrep} for Tarn: on a file, its replication, which Tarn changes only while the file
+     * holds no data; on a directory, the default replication of the files created below it from then
+     * on (Hadoop's setrep would instead change every file below it, which in Tarn fails for files
+     * with data). Hadoop's factor maps as {@link TarnFileSystem#tarnReplication} says (1; 2 or more
+     * is 3). {@code -R} is accepted, as by Hadoop's; {@code -w} checks that each path reports the new
+     * factor (Tarn applies it at once, so there is nothing to wait for).
+     */
+    public static final class Setrep extends FsCommand {
+        public static final String NAME = "setrep";
+        public static final String USAGE = "[-R] [-w] <rep> <path> ...";
+        public static final String DESCRIPTION = "Set the replication of a file, or of a directory: the default "
+                + "of the files created below it from then on (files already there keep theirs). Tarn keeps 1 copy "
+                + "of a block or a group of 3: <rep> 1 is 1, 2 or more is 3. A file's replication changes only "
+                + "while it holds no data.\n"
+                + "-w: Check that the replication is set (Tarn applies it at once).\n"
+                + "-R: Accepted for compatibility; it has no effect.\n";
+
+        private short replication;
+        private boolean check;
+        private final List<PathData> set = new ArrayList<>();
+
+        @Override
+        protected void processOptions(LinkedList<String> args) throws IOException {
+            CommandFormat cf = new CommandFormat(2, Integer.MAX_VALUE, "R", "w");
+            cf.parse(args);
+            check = cf.getOpt("w");
+            String rep = args.removeFirst();
+            try {
+                replication = Short.parseShort(rep);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("replication must be a number (1, or 3), not '" + rep + "'");
+            }
+            if (replication < 1) {
+                throw new IllegalArgumentException("replication must be at least 1, not " + replication);
+            }
+        }
+
+        @Override
+        protected void processPath(PathData item) throws IOException {
+            if (!item.fs.setReplication(item.path, replication)) {
+                throw new IOException("Could not set replication for: " + item);
+            }
+            short applied = item.fs instanceof TarnFileSystem ? (short) TarnFileSystem.tarnReplication(replication)
+                    : replication;
+            out.println((item.stat.isDirectory() ? "Default replication " + applied + " set for new files in: "
+                    : "Replication " + applied + " set: ") + item);
+            set.add(item);
+        }
+
+        @Override
+        protected void processArguments(LinkedList<PathData> args) throws IOException {
+            super.processArguments(args);
+            if (!check) {
+                return;
+            }
+            for (PathData item : set) {
+                short now = item.fs.getFileStatus(item.path).getReplication();
+                short expected = item.fs instanceof TarnFileSystem
+                        ? (short) TarnFileSystem.tarnReplication(replication) : replication;
+                if (now != expected && item.fs instanceof TarnFileSystem) {
+                    throw new IOException(item + " reports replication " + now + ", not " + expected);
+                }
+                out.println("Waiting for " + item + " ... done");
+            }
         }
     }
 

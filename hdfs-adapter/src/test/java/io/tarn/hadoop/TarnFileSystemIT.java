@@ -229,6 +229,32 @@ class TarnFileSystemIT {
     }
 
     @Test
+    void replicationIsAFilesOwnAndADirectorysDefaultForNewFiles() throws IOException {
+        Path sub = new Path(dir, "rep");
+        fs.mkdirs(sub);
+        assertThat(fs.getFileStatus(sub).getReplication()).as("no default of its own").isZero();
+        assertThat(fs.setReplication(sub, (short) 2)).isTrue();
+        assertThat(fs.getFileStatus(sub).getReplication()).as("2 or more is 3").isEqualTo((short) 3);
+        assertThat(fs.getDefaultReplication(new Path(sub, "x/y"))).isEqualTo((short) 3);
+        assertThat(fs.getDefaultReplication(dir)).isEqualTo((short) 1);
+        assertThatThrownBy(() -> fs.create(new Path(sub, "f")))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("replication 3 needs 3 live datanodes; 2 are alive");
+
+        Path one = new Path(sub, "one");
+        try (FSDataOutputStream out = fs.create(one, true, 4096, (short) 1, BLOCK_SIZE)) {
+            assertThat(fs.setReplication(one, (short) 0)).as("while empty; 0 or 1 is 1").isTrue();
+            out.write(data(10));
+        }
+        assertThat(fs.getFileStatus(one).getReplication()).isEqualTo((short) 1);
+        assertThat(fs.setReplication(one, (short) 1)).isTrue();
+        assertThatThrownBy(() -> fs.setReplication(one, (short) 3))
+                .isInstanceOf(IOException.class).hasMessageContaining("holds data already");
+        assertThat(fs.setReplication(new Path(sub, "missing"), (short) 1)).isFalse();
+        assertThat(fs.getFileBlockLocations(fs.getFileStatus(one), 0, 10)[0].getHosts()).hasSize(1);
+    }
+
+    @Test
     void statusOfAFile() throws IOException {
         Path file = new Path(dir, "f");
         write(file, data(3));

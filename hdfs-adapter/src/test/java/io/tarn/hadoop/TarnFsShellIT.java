@@ -120,7 +120,8 @@ class TarnFsShellIT {
         ok("-put", localFile("x.txt", "x\n").toString(), "/shell/bad/x");
         ShellRun setrep = shell("-setrep", "3", "/shell/bad/x");
         assertThat(setrep.code()).isNotZero();
-        assertThat(setrep.err()).contains("replication", "one copy");
+        assertThat(setrep.err()).contains("/shell/bad/x", "from 1 to 3", "holds data already");
+        assertThat(ok("-stat", "%r", "/shell/bad/x").out()).isEqualTo("1\n");
         ShellRun truncate = shell("-truncate", "1", "/shell/bad/x");
         assertThat(truncate.code()).isNotZero();
         assertThat(truncate.err()).contains("truncate");
@@ -129,6 +130,28 @@ class TarnFsShellIT {
         assertThat(missing.err()).contains("/shell/bad/nope", "No such file or directory");
         assertThat(ok("-cat", "/shell/bad/x").out()).isEqualTo("x\n");
         assertThat(ok("-checksum", "/shell/bad/x").out()).contains("/shell/bad/x", "NONE");
+    }
+
+    @Test
+    void setrepSetsADirectorysDefaultForNewFilesAndStatShowsIt() throws Exception {
+        ok("-mkdir", "-p", "/shell/rep/sub");
+        assertThat(ok("-stat", "%r", "/shell/rep").out()).as("no default of its own").isEqualTo("0\n");
+        assertThat(ok("-setrep", "-w", "2", "/shell/rep").out())
+                .isEqualTo("Default replication 3 set for new files in: /shell/rep\n"
+                        + "Waiting for /shell/rep ... done\n");
+        assertThat(ok("-stat", "%r", "/shell/rep").out()).isEqualTo("3\n");
+        ShellRun three = shell("-touchz", "/shell/rep/sub/new");
+        assertThat(three.code()).as("inherits 3, with two datanodes alive").isNotZero();
+        assertThat(three.err()).contains("replication 3 needs 3 live datanodes; 2 are alive");
+        assertThat(ok("-setrep", "-R", "1", "/shell/rep").out())
+                .isEqualTo("Default replication 1 set for new files in: /shell/rep\n");
+        ok("-touchz", "/shell/rep/sub/new");
+        assertThat(ok("-stat", "%r", "/shell/rep/sub/new").out()).isEqualTo("1\n");
+        assertThat(ok("-setrep", "1", "/shell/rep/sub/new").out())
+                .isEqualTo("Replication 1 set: /shell/rep/sub/new\n");
+        ShellRun bad = shell("-setrep", "0", "/shell/rep");
+        assertThat(bad.code()).isNotZero();
+        assertThat(bad.err()).contains("replication must be at least 1");
     }
 
     @Test
