@@ -1,7 +1,9 @@
 package io.tarn.hadoop;
 
 import io.tarn.client.TarnClient;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.GroupMember;
 import org.apache.hadoop.fs.BlockLocation;
 
 import java.io.IOException;
@@ -12,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Answers "where do these bytes live" for schedulers (MapReduce and Spark splits, locality):
- * one {@link BlockLocation} per Tarn block, naming the datanode that holds it.
+ * one {@link BlockLocation} per Tarn block, naming the datanode that holds it, or every member of the
+ * block group of a file of replication 3.
  *
  * <p>Each file costs one {@link TarnClient#getBlocksAsync} call (thousands of blocks per round
  * trip), and the files of a listing page are located together, at most {@value #WINDOW} calls in
@@ -21,6 +24,8 @@ import java.util.concurrent.CompletableFuture;
 final class BlockLocator {
     /** Most getBlocks calls one locate keeps in flight. */
     static final int WINDOW = 128;
+    /** The rack HDFS reports for every host when no rack mapping is configured. */
+    static final String DEFAULT_RACK = "/default-rack";
 
     private final TarnClient client;
 
@@ -50,8 +55,49 @@ final class BlockLocator {
         BlockLocation location(int index, BlockRef ref) {
             long offset = index * blockSize;
             long length = Math.min(blockSize, fileSize - offset);
-            return new BlockLocation(new String[] {ref.address()}, new String[] {ref.host()}, offset, length);
+            return replicas(ref, offset, length);
         }
+    }
+
+    /**
+     * Where the block {@code ref} names lives: its one datanode, or for a block of a group every
+     * member, the one the namenode names first (the member it believes leads, the first a reader
+     * tries) and then the others in member order. Names are {@code host:port}, topology paths
+     * {@code /default-rack/host:port} as HDFS gives them without a rack mapping (Tarn knows no racks).
+     */
+    static BlockLocation replicas(BlockRef ref, long offset, long length) {
+        BlockGroup group = ref.group();
+        if (group == null) {
+            return new BlockLocation(new String[] {ref.address()}, new String[] {ref.host()},
+                    new String[] {topologyPath(ref.address())}, offset, length);
+        }
+        List<GroupMember> members = group.members();
+        GroupMember first = group.member(group.leaderMemberId());
+        int n = members.size();
+        String[] names = new String[n];
+        String[] hosts = new String[n];
+        String[] paths = new String[n];
+        int i = 0;
+        if (first != null) {
+            i = put(first, names, hosts, paths, i);
+        }
+        for (GroupMember m : members) {
+            if (m != first) {
+                i = put(m, names, hosts, paths, i);
+            }
+        }
+        return new BlockLocation(names, hosts, paths, offset, length);
+    }
+
+    private static int put(GroupMember m, String[] names, String[] hosts, String[] paths, int i) {
+        names[i] = m.address();
+        hosts[i] = m.host();
+        paths[i] = topologyPath(names[i]);
+        return i + 1;
+    }
+
+    private static String topologyPath(String name) {
+        return DEFAULT_RACK + "/" + name;
     }
 
     /** Locations of the blocks of one span, in file order. */

@@ -8,6 +8,7 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.fs.Replication;
+import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.CommonPathCapabilities;
@@ -57,7 +58,8 @@ import java.util.function.Function;
  * owners, groups, permissions and times are stored and reported but, as in HDFS with permission
  * checks off, not enforced. The block size is the cluster's, whatever create asks. Replication is a
  * file's, as in HDFS, but Tarn keeps 1 copy or a group of 3: a Hadoop factor of 1 or less becomes
- * 1, one of 2 or more becomes 3 ({@link #tarnReplication}).
+ * 1, 2 or 3 becomes 3, and one above 3 is a hint, 3 where the cluster can place it, else 1
+ * ({@link HadoopReplication}).
  */
 public class TarnFileSystem extends FileSystem {
     /** The URI scheme. */
@@ -72,6 +74,7 @@ public class TarnFileSystem extends FileSystem {
     private TarnConfig tarnConfig;
     private TarnClient client;
     private BlockLocator locator;
+    private HadoopReplication replication;
     private String user;
     private volatile long knownBlockSize;
     private volatile boolean closed;
@@ -99,6 +102,7 @@ public class TarnFileSystem extends FileSystem {
         this.user = UserGroupInformation.getCurrentUser().getShortUserName();
         this.client = clients.apply(tarnConfig);
         this.locator = new BlockLocator(client);
+        this.replication = new HadoopReplication(uri.toString());
         this.workingDir = getHomeDirectory();
     }
 
@@ -151,7 +155,7 @@ public class TarnFileSystem extends FileSystem {
 
     /**
      * Creates a file, with missing parents, owned by the caller, with {@code permission} under the
-     * umask and {@code replication} as {@link #tarnReplication} maps it. The block size is the
+     * umask and {@code replication} as {@link HadoopReplication} maps it. The block size is the
      * cluster's: a size asked otherwise is ignored, as Tarn does not choose it per file.
      */
     @Override
@@ -159,15 +163,6 @@ public class TarnFileSystem extends FileSystem {
                                      short replication, long blockSize, Progressable progress) throws IOException {
         return createFile(f, Modes.masked(permission, FsPermission.getFileDefault(), getConf()), overwrite, true,
                 replication);
-    }
-
-    /**
-     * Hadoop's replication factor as Tarn's: Tarn keeps one copy of a block, or a group of three
-     * datanodes kept consistent by ParallelRaft, so 1 or less (Hadoop passes 0 for "none given")
-     * is 1, and 2 or more is 3.
-     */
-    public static int tarnReplication(short replication) {
-        return replication <= 1 ? Replication.ONE : Replication.THREE;
     }
 
     /** Creates a file whose parent must exist already; {@code FileNotFoundException} otherwise. */
@@ -203,13 +198,13 @@ public class TarnFileSystem extends FileSystem {
     }
 
     private FSDataOutputStream createFile(Path f, int mode, boolean overwrite, boolean createParents,
-                                          short replication) throws IOException {
+                                          short factor) throws IOException {
         String path = pathOf(f);
         statistics.incrementWriteOps(1);
         TarnOutputStream out;
         try {
-            out = client.create(path, new CreateOptions(overwrite, createParents, -1, Modes.newEntry(user, mode),
-                    tarnReplication(replication)));
+            out = replication.apply(factor, path, tarn -> client.create(path,
+                    new CreateOptions(overwrite, createParents, -1, Modes.newEntry(user, mode), tarn)));
         } catch (IOException e) {
             throw HadoopErrors.codeOf(e) == ErrorCode.IS_A_DIRECTORY ? HadoopErrors.directoryExists(e, path)
                     : HadoopErrors.translate(e, path);
@@ -369,8 +364,10 @@ public class TarnFileSystem extends FileSystem {
     // ------------------------------------------------------------------ blocks
 
     /**
-     * One location per Tarn block overlapping {@code [start, start + len)}: the datanode holding it
-     * (host, and host:port as its name), offsets and lengths clipped to the file's size.
+     * One location per Tarn block overlapping {@code [start, start + len)}, offsets and lengths
+     * clipped to the file's size: the datanode holding it, or for a file of replication 3 every
+     * member of the block's group, the one believed to lead first (host, host:port as its name,
+     * {@code /default-rack/host:port} as its topology path).
      */
     @Override
     public BlockLocation[] getFileBlockLocations(FileStatus file, long start, long len) throws IOException {
@@ -435,24 +432,67 @@ public class TarnFileSystem extends FileSystem {
     }
 
     /**
-     * On a file that holds no data yet, its replication ({@link #tarnReplication} of
-     * {@code replication}); on a directory, the default of the files created below it from now on
-     * (files already there keep theirs). True when set; false when nothing exists at {@code src}, as
-     * FileSystem specifies. A file that holds data keeps its replication: an {@code IOException}
-     * (REPLICATION_FIXED) says so, as does one for a factor 3 with fewer than three live datanodes.
+     * On a file that holds no data yet, its replication (mapped as {@link HadoopReplication} says);
+     * on a directory, the default of the files created below it from now on (files already there
+     * keep theirs). True when set; false when nothing exists at {@code src}, as FileSystem specifies.
+     * A file that holds data keeps its replication: for a factor of 2 or 3 an {@code IOException}
+     * (REPLICATION_FIXED) says so, as does one for too few live datanodes. A factor above 3 is a hint
+     * and never fails for those reasons: see {@link #setReplicationHint}.
      */
     @Override
-    public boolean setReplication(Path src, short replication) throws IOException {
+    public boolean setReplication(Path src, short factor) throws IOException {
         String path = pathOf(src);
         statistics.incrementWriteOps(1);
         try {
-            client.setReplication(path, tarnReplication(replication));
+            if (HadoopReplication.isHint(factor)) {
+                setReplicationHint(path, factor);
+            } else {
+                client.setReplication(path, HadoopReplication.factor(factor));
+            }
             return true;
         } catch (FileNotFoundException e) {
             return false;
         } catch (IOException e) {
             throw HadoopErrors.translate(e, path);
         }
+    }
+
+    /**
+     * A factor above 3 at {@code path}, as HDFS takes one it cannot fully honour (MapReduce asks 10
+     * for the files of a job it submits): a file gets 3, or 1 when too few datanodes are alive, and
+     * keeps the factor it has when it holds data already (Tarn cannot re-place written blocks); a
+     * directory's default becomes 3 when three datanodes are alive, else 1, since the namenode checks
+     * a default only when a file is created with it.
+     */
+    private void setReplicationHint(String path, short factor) throws IOException {
+        if (client.getStatus(path).isDirectory()) {
+            int alive = aliveDatanodes();
+            if (alive < Replication.THREE) {
+                replication.fellBack(factor, path, "directory default 1 instead of 3: " + alive
+                        + (alive == 1 ? " datanode is" : " datanodes are") + " alive");
+            }
+            client.setReplication(path, alive < Replication.THREE ? Replication.ONE : Replication.THREE);
+            return;
+        }
+        try {
+            replication.apply(factor, path, tarn -> client.setReplication(path, tarn));
+        } catch (IOException e) {
+            if (HadoopErrors.codeOf(e) != ErrorCode.REPLICATION_FIXED) {
+                throw e;
+            }
+            replication.fellBack(factor, path, "the file keeps its replication: " + e.getMessage());
+        }
+    }
+
+    /** Datanodes the namenode counts alive. */
+    private int aliveDatanodes() throws IOException {
+        int alive = 0;
+        for (DatanodeStatus d : client.clusterStatus().datanodes()) {
+            if (d.alive()) {
+                alive++;
+            }
+        }
+        return alive;
     }
 
     /** Asked of the namenode once; the configured {@code tarn.blocksize} when it cannot answer. */

@@ -171,23 +171,26 @@ public final class TarnFsShell {
      * {@code -setrep} for Tarn: on a file, its replication, which Tarn changes only while the file
      * holds no data; on a directory, the default replication of the files created below it from then
      * on (Hadoop's setrep would instead change every file below it, which in Tarn fails for files
-     * with data). Hadoop's factor maps as {@link TarnFileSystem#tarnReplication} says (1; 2 or more
-     * is 3). {@code -R} is accepted, as by Hadoop's; {@code -w} checks that each path reports the new
-     * factor (Tarn applies it at once, so there is nothing to wait for).
+     * with data). Hadoop's factor maps as {@link HadoopReplication} says: 1 is 1; 2 or 3 is 3 and
+     * fails with fewer than three live datanodes; above 3 is 3 where it can be placed, else 1. Each
+     * path's line names the factor it reports afterwards. {@code -R} is accepted, as by Hadoop's;
+     * {@code -w} checks again that each path reports that factor (Tarn applies it at once, so there
+     * is nothing to wait for).
      */
     public static final class Setrep extends FsCommand {
         public static final String NAME = "setrep";
         public static final String USAGE = "[-R] [-w] <rep> <path> ...";
         public static final String DESCRIPTION = "Set the replication of a file, or of a directory: the default "
                 + "of the files created below it from then on (files already there keep theirs). Tarn keeps 1 copy "
-                + "of a block or a group of 3: <rep> 1 is 1, 2 or more is 3. A file's replication changes only "
-                + "while it holds no data.\n"
-                + "-w: Check that the replication is set (Tarn applies it at once).\n"
+                + "of a block or a group of 3: <rep> 1 is 1; 2 or 3 is 3, which fails while fewer than 3 datanodes "
+                + "are alive; above 3 is 3 where 3 datanodes are alive, else 1 (with a warning). A file's "
+                + "replication changes only while it holds no data.\n"
+                + "-w: Check that each path reports the replication set (Tarn applies it at once).\n"
                 + "-R: Accepted for compatibility; it has no effect.\n";
 
         private short replication;
         private boolean check;
-        private final List<PathData> set = new ArrayList<>();
+        private final Map<PathData, Short> set = new LinkedHashMap<>();
 
         @Override
         protected void processOptions(LinkedList<String> args) throws IOException {
@@ -210,11 +213,13 @@ public final class TarnFsShell {
             if (!item.fs.setReplication(item.path, replication)) {
                 throw new IOException("Could not set replication for: " + item);
             }
-            short applied = item.fs instanceof TarnFileSystem ? (short) TarnFileSystem.tarnReplication(replication)
+            short now = item.fs instanceof TarnFileSystem ? item.fs.getFileStatus(item.path).getReplication()
                     : replication;
-            out.println((item.stat.isDirectory() ? "Default replication " + applied + " set for new files in: "
-                    : "Replication " + applied + " set: ") + item);
-            set.add(item);
+            String asked = now == HadoopReplication.factor(replication) || !(item.fs instanceof TarnFileSystem) ? ""
+                    : " (asked for " + replication + ")"; // a hint given in part: the warning says why
+            out.println((item.stat.isDirectory() ? "Default replication " + now + " set for new files in: "
+                    : "Replication " + now + " set: ") + item + asked);
+            set.put(item, now);
         }
 
         @Override
@@ -223,12 +228,11 @@ public final class TarnFsShell {
             if (!check) {
                 return;
             }
-            for (PathData item : set) {
+            for (Map.Entry<PathData, Short> e : set.entrySet()) {
+                PathData item = e.getKey();
                 short now = item.fs.getFileStatus(item.path).getReplication();
-                short expected = item.fs instanceof TarnFileSystem
-                        ? (short) TarnFileSystem.tarnReplication(replication) : replication;
-                if (now != expected && item.fs instanceof TarnFileSystem) {
-                    throw new IOException(item + " reports replication " + now + ", not " + expected);
+                if (now != e.getValue() && item.fs instanceof TarnFileSystem) {
+                    throw new IOException(item + " reports replication " + now + ", not " + e.getValue());
                 }
                 out.println("Waiting for " + item + " ... done");
             }

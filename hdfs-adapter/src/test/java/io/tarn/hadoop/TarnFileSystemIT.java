@@ -255,6 +255,46 @@ class TarnFileSystemIT {
     }
 
     @Test
+    void aFactorAboveThreeGetsOneWithTwoDatanodesWhereTwoOrThreeFail() throws IOException {
+        Path asked = new Path(dir, "asked");
+        for (short explicit : new short[] {2, 3}) {
+            assertThatThrownBy(() -> fs.create(asked, true, 4096, explicit, BLOCK_SIZE))
+                    .as("replication %d", explicit).isInstanceOf(IOException.class)
+                    .hasMessageContaining("replication 3 needs 3 live datanodes; 2 are alive");
+        }
+        assertThat(fs.exists(asked)).isFalse();
+
+        Path ten = new Path(dir, "ten");
+        try (FSDataOutputStream out = fs.create(ten, true, 4096, (short) 10, BLOCK_SIZE)) {
+            out.write(data(100));
+        }
+        assertThat(fs.getFileStatus(ten).getReplication()).as("MapReduce's 10 on a small cluster").isEqualTo((short) 1);
+        Path overwritten = new Path(dir, "overwritten");
+        write(overwritten, data(30));
+        try (FSDataOutputStream out = fs.create(overwritten, true, 4096, (short) 10, BLOCK_SIZE)) {
+            out.write(data(7));
+        }
+        assertThat(fs.getFileStatus(overwritten).getLen()).isEqualTo(7);
+
+        // What MapReduce's JobSplitWriter does: create with the default, set 10 while empty, write.
+        Path split = new Path(dir, "job/job.split");
+        try (FSDataOutputStream out = fs.create(split)) {
+            assertThat(fs.setReplication(split, (short) 10)).isTrue();
+            out.write(data(300));
+        }
+        assertThat(fs.getFileStatus(split).getReplication()).isEqualTo((short) 1);
+        assertThat(fs.setReplication(split, (short) 10)).as("a file with data keeps its factor").isTrue();
+        assertThatThrownBy(() -> fs.setReplication(split, (short) 3)).isInstanceOf(IOException.class)
+                .hasMessageContaining("holds data already");
+
+        Path wide = new Path(dir, "wide");
+        fs.mkdirs(wide);
+        assertThat(fs.setReplication(wide, (short) 10)).isTrue();
+        assertThat(fs.getFileStatus(wide).getReplication()).as("the directory's default").isEqualTo((short) 1);
+        assertThat(fs.setReplication(new Path(dir, "missing"), (short) 10)).isFalse();
+    }
+
+    @Test
     void statusOfAFile() throws IOException {
         Path file = new Path(dir, "f");
         write(file, data(3));

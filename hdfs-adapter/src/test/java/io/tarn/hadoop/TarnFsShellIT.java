@@ -149,6 +149,15 @@ class TarnFsShellIT {
         assertThat(ok("-stat", "%r", "/shell/rep/sub/new").out()).isEqualTo("1\n");
         assertThat(ok("-setrep", "1", "/shell/rep/sub/new").out())
                 .isEqualTo("Replication 1 set: /shell/rep/sub/new\n");
+        ShellRun strict = shell("-setrep", "3", "/shell/rep/sub/new");
+        assertThat(strict.code()).as("an empty file, two datanodes alive").isNotZero();
+        assertThat(strict.err()).contains("replication 3 needs 3 live datanodes; 2 are alive");
+        assertThat(ok("-setrep", "-w", "10", "/shell/rep/sub/new", "/shell/rep").out())
+                .as("above 3: as many as the cluster can place (the tests log to standard output too)")
+                .endsWith("Replication 1 set: /shell/rep/sub/new (asked for 10)\n"
+                        + "Default replication 1 set for new files in: /shell/rep (asked for 10)\n"
+                        + "Waiting for /shell/rep/sub/new ... done\n"
+                        + "Waiting for /shell/rep ... done\n");
         ShellRun bad = shell("-setrep", "0", "/shell/rep");
         assertThat(bad.code()).isNotZero();
         assertThat(bad.err()).contains("replication must be at least 1");
