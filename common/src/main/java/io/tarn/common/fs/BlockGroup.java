@@ -18,6 +18,8 @@ import java.util.List;
  * @param members        the members, by ascending member id
  */
 public record BlockGroup(long groupId, long version, int leaderMemberId, List<GroupMember> members) {
+    /** Members a group is created with (ids 0, 1, 2); a replacement gets an id from this one up. */
+    public static final int FOUNDERS = 3;
     /** Bits of the epoch in a group id. */
     public static final int EPOCH_BITS = 23;
     private static final int PARTITION_SHIFT = 32 + EPOCH_BITS;

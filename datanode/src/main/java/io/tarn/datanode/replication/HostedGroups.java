@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -63,6 +64,8 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     private final ReplicationHost.Settings settings;
     private final String name;
     private final Map<Long, Hosted> groups = new ConcurrentHashMap<>();
+    /** Groups this datanode was asked to join as a replacement member (logged once each). */
+    private final Set<Long> joinRefused = ConcurrentHashMap.newKeySet();
     /** 1 for each region that holds a hosted group's replica. */
     private final AtomicIntegerArray replicaRegions;
     private volatile ReplicationHost host;
@@ -217,6 +220,15 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     private void create(BlockGroup group, int self, boolean campaign) {
         long id = group.groupId();
         if (closed || groups.containsKey(id)) {
+            return;
+        }
+        if (self >= BlockGroup.FOUNDERS) {
+            // A member replacing a dead one joins empty and catches up from the leader, which the
+            // datanodes do not carry out yet: hosting it as a founder would give it a vote it must not have.
+            if (joinRefused.add(id)) {
+                LOG.warn("Not hosting block group {} as replacement member {}: datanodes do not carry out member "
+                        + "replacements yet; the group stays under-replicated", id, self);
+            }
             return;
         }
         if (mode == JournalMode.DISK) {

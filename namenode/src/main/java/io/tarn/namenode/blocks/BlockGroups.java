@@ -257,7 +257,12 @@ public final class BlockGroups {
     public int repair(long nowMs) {
         int begun = 0;
         for (GroupInfo g : groups.values()) {
-            if (g.change() != null || g.liveMembers() <= SIZE / 2) {
+            GroupInfo.Change under = g.change();
+            if (under != null && under.removed().live()) {
+                cancel(g, under);
+                continue;
+            }
+            if (under != null || g.liveMembers() <= SIZE / 2) {
                 continue;
             }
             for (GroupInfo.Member m : g.members()) {
@@ -313,6 +318,21 @@ public final class BlockGroups {
         LOG.warn("Cannot replace member {} of {}: no other live datanode has a wholly free region it can take",
                 gone.memberId(), g);
         return false;
+    }
+
+    /** The member to replace came back with its data before the change took effect: the group stays as it was. */
+    private void cancel(GroupInfo g, GroupInfo.Change change) {
+        GroupInfo.Member added = g.cancel();
+        if (added == null) {
+            return;
+        }
+        Set<GroupInfo> pending = unconfirmed.get(added.datanode().id());
+        if (pending != null) {
+            pending.remove(g);
+        }
+        added.datanode().releaseRegion(added.regionId(), g.generations());
+        LOG.info("Gave up replacing member {} of {}: its datanode is back with the data", change.removed().memberId(),
+                g);
     }
 
     /** A replacement took effect: the old member's region goes back to its datanode's free list. */

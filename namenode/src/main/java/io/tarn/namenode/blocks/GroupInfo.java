@@ -296,6 +296,16 @@ public final class GroupInfo {
         return change;
     }
 
+    /**
+     * Gives up the change under way (its member to remove is back with its data); the joining
+     * member is returned so its region can be freed, or null when there was no change.
+     */
+    synchronized Member cancel() {
+        Change c = change;
+        change = null;
+        return c == null ? null : c.added();
+    }
+
     /** The member joining on {@code dn} in the change under way, or null. */
     public Member joiningOn(DatanodeInfo dn) {
         Change c = change;

@@ -49,12 +49,13 @@ class GroupRepairTest {
         return fx.nn.heartbeat(new HeartbeatRequest(datanode, 0, datanode, hosted, List.of(leading))).commands();
     }
 
-    /** Lets {@code ms} pass with every datanode but {@code silent} heartbeating, then runs maintenance. */
-    private void pass(long ms, int silent) throws Exception {
+    /** Lets {@code ms} pass, a second at a time, with every datanode but {@code silent} heartbeating. */
+    private void pass(long ms, Integer... silent) throws Exception {
+        List<Integer> quiet = List.of(silent);
         for (long t = 0; t < ms; t += 1_000) {
             fx.clock.advance(1_000);
             for (int id = 1; id <= fx.nn.datanodes().size(); id++) {
-                if (id != silent) {
+                if (!quiet.contains(id)) {
                     fx.nn.datanodes().heartbeat(id, dn(id).storageId());
                 }
             }
@@ -152,15 +153,25 @@ class GroupRepairTest {
         BlockGroup g2 = fx.write(f2, 0, WRITER).group();
         GroupMember a = g2.members().get(0);
         GroupMember b = g2.members().get(1);
-        for (long t = 0; t < Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 5_000; t += 1_000) {
-            fx.clock.advance(1_000);
-            for (int id = 1; id <= 4; id++) {
-                if (id != a.datanodeId() && id != b.datanodeId()) {
-                    fx.nn.datanodes().heartbeat(id, dn(id).storageId());
-                }
-            }
-            fx.nn.runMaintenance();
-        }
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 5_000, a.datanodeId(), b.datanodeId());
         assertThat(group(g2.groupId()).change()).as("one live member cannot carry out a change").isNull();
+    }
+
+    @Test
+    void aReplacementIsGivenUpWhenTheMemberComesBackWithItsDataFirst() throws Exception {
+        datanodes("a", "b", "c", "d");
+        long f = fx.createReplicated("/f", WRITER, 3).fileId();
+        BlockGroup g = fx.write(f, 0, WRITER).group();
+        GroupMember gone = g.members().get(0);
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 1_000, gone.datanodeId());
+        GroupInfo.Change change = group(g.groupId()).change();
+        assertThat(change).isNotNull();
+        long freeOnSpare = change.added().datanode().freeBlocks();
+        pass(1_000);
+        assertThat(group(g.groupId()).change()).isNull();
+        assertThat(group(g.groupId()).version()).isEqualTo(1);
+        assertThat(change.added().datanode().freeBlocks()).as("the joiner's region is free again")
+                .isEqualTo(freeOnSpare + SLOTS);
+        assertThat(heartbeat(change.added().datanode().id(), List.of())).isEmpty();
     }
 }
