@@ -43,7 +43,7 @@ class ReplicatedWriteTest {
         }
     }
 
-    private static int indexOf(MiniCluster cluster, GroupMember m) {
+    static int indexOf(MiniCluster cluster, GroupMember m) {
         for (int i = 0; i < cluster.datanodeCount(); i++) {
             if (cluster.datanode(i).address().getPort() == m.port()) {
                 return i;

@@ -204,6 +204,16 @@ public final class GenerationTable {
         }
     }
 
+    /**
+     * Sets a block's stored generation to {@code generation}, lower or higher: for a replicated
+     * group's region restored from an image, whose generations are the group's (a region that held
+     * other blocks before may have had higher ones, which would make the group's blocks look stale).
+     */
+    public void set(int region, int block, int generation) {
+        SLOT.setVolatile(buffer, slotOffset(region, block), generation);
+        VarHandle.storeStoreFence();
+    }
+
     /** Forgets every generation (all blocks back to 0), for the only namenode, which forgot the blocks. */
     public void reset() {
         reset(new RegionShare(0, 1, regionCount));

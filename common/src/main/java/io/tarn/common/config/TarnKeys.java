@@ -108,10 +108,10 @@ public final class TarnKeys {
 
     public static final ConfigKey<Long> DATANODE_REPLACE_AFTER = ConfigKey.millis("tarn.datanode.replace.after",
             600_000, 1, 7L * 24 * HOUR_MS, "How long a datanode holding a member of a replicated block group may "
-                    + "stay dead before the namenode places a replacement member on another datanode; a datanode "
-                    + "that comes back without its data is replaced at once, and one that comes back with it before "
-                    + "the replacement took effect cancels it. Datanodes do not carry replacements out yet: until "
-                    + "they do, such a group stays under-replicated (tarn status lists it).");
+                    + "stay dead before the namenode replaces that member with a new one on another datanode, which "
+                    + "copies the group's data from the others; a datanode that comes back without its data is "
+                    + "replaced at once, and one that comes back with it before the group began the change cancels "
+                    + "it. Shorter: repaired sooner, more copying after brief outages.");
 
     // ---- datanode ----
 

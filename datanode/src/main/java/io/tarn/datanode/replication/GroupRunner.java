@@ -109,7 +109,7 @@ public final class GroupRunner {
     private final EventExecutor loop;
     private final GroupOutputs outputs;
     private final GroupStore store;
-    private final Map<Integer, String> memberNames;
+    private Map<Integer, String> memberNames;
     private final long tickNanos;
     private final long requestTimeoutNanos;
     private final int maxCatchUpTicks;
@@ -121,11 +121,11 @@ public final class GroupRunner {
     private final TreeMap<Long, List<CompletableFuture<Outcome>>> appliedWaits = new TreeMap<>();
     private final Map<Integer, Long> lastHeard = new HashMap<>();
     /** Members other than this one, and when each last sent a message of this replica's current term. */
-    private final int[] peers;
-    private final long[] heardAt;
-    private final long[] heardTerm;
+    private int[] peers;
+    private long[] heardAt;
+    private long[] heardTerm;
     /** Scratch for {@link #quorumHeardAt} (loop thread only). */
-    private final long[] heardScratch;
+    private long[] heardScratch;
     private final long leaseNanos;
     private long nextReadId = 1;
     private long lastTick;
@@ -136,6 +136,11 @@ public final class GroupRunner {
     private volatile String stopped;
     /** True while an input is fed and its effects performed (loop thread only). */
     private boolean busy;
+
+    /** The replica's configuration as last observed (loop thread only). */
+    private List<Integer> configuration;
+    /** The configuration last applied (committed), as reported to the namenode. */
+    private volatile List<Integer> applied;
 
     // Copies for other threads, refreshed on the loop after every input (observe()).
     private volatile Role role = Role.FOLLOWER;
@@ -176,13 +181,38 @@ public final class GroupRunner {
         for (int member : memberNames.keySet()) {
             lastHeard.put(member, now);
         }
-        this.peers = memberNames.keySet().stream().mapToInt(Integer::intValue).filter(m -> m != replica.id())
-                .sorted().toArray();
-        this.heardAt = new long[peers.length];
-        this.heardTerm = new long[peers.length];
-        this.heardScratch = new long[peers.length];
-        Arrays.fill(heardTerm, -1);
+        this.configuration = replica.members();
+        this.applied = configuration;
+        this.peers = new int[0];
+        this.heardAt = new long[0];
+        this.heardTerm = new long[0];
+        this.heardScratch = new long[0];
+        configure(configuration);
         observe();
+    }
+
+    /**
+     * The replica's configuration changed (it holds a configuration entry, or a checkpoint or merge
+     * changed it): the lease quorum counts its members from now on, keeping what was heard from
+     * the ones that stay.
+     */
+    private void configure(List<Integer> members) {
+        int[] next = members.stream().mapToInt(Integer::intValue).filter(m -> m != replica.id()).sorted().toArray();
+        long[] at = new long[next.length];
+        long[] terms = new long[next.length];
+        Arrays.fill(terms, -1);
+        for (int i = 0; i < next.length; i++) {
+            for (int j = 0; j < peers.length; j++) {
+                if (peers[j] == next[i]) {
+                    at[i] = heardAt[j];
+                    terms[i] = heardTerm[j];
+                }
+            }
+        }
+        peers = next;
+        heardAt = at;
+        heardTerm = terms;
+        heardScratch = new long[next.length];
     }
 
     /** The group's id. */
@@ -205,6 +235,14 @@ public final class GroupRunner {
     /** The replica's current term after its last input. */
     public long term() {
         return term;
+    }
+
+    /**
+     * The last configuration this replica applied (a committed configuration entry; at start, the
+     * one its log or checkpoint gives), ascending: what a leader reports to the namenode.
+     */
+    public List<Integer> appliedMembers() {
+        return applied;
     }
 
     /** The leader the replica believed in after its last input, or -1. */
@@ -264,6 +302,39 @@ public final class GroupRunner {
     /** Names this member the first leader of a brand-new group (see {@link Replica#campaign()}). */
     public void campaign() {
         run(replica::campaign);
+    }
+
+    /**
+     * Proposes one step from the replica's configuration towards {@code target} (removing a member
+     * not in it first, else adding one), as the namenode's replacement of a member asks; the
+     * answer is the core's ({@code BUSY} while an earlier change commits or the liveness guard
+     * refuses, {@code NOT_LEADER} at a follower), or OK when the configuration is the target
+     * already. Names of members not known before are learnt for messages.
+     */
+    public CompletableFuture<Status> moveTowards(List<Integer> target, Map<Integer, String> names) {
+        CompletableFuture<Status> result = new CompletableFuture<>();
+        CompletableFuture<Outcome> rejected = new CompletableFuture<>();
+        rejected.thenAccept(o -> result.complete(Status.NOT_LEADER));
+        run(() -> {
+            Map<Integer, String> known = new HashMap<>(memberNames);
+            names.forEach(known::putIfAbsent);
+            memberNames = Map.copyOf(known);
+            List<Integer> current = replica.members();
+            Integer out = current.stream().filter(m -> !target.contains(m)).findFirst().orElse(null);
+            Integer in = target.stream().filter(m -> !current.contains(m)).findFirst().orElse(null);
+            try {
+                if (out != null) {
+                    result.complete(replica.removeMember(out));
+                } else if (in != null) {
+                    result.complete(replica.addMember(in));
+                } else {
+                    result.complete(Status.OK);
+                }
+            } catch (IllegalArgumentException e) {
+                result.completeExceptionally(e);
+            }
+        }, rejected);
+        return result;
     }
 
     /** Asks the leader to hand leadership to {@code member}. */
@@ -467,6 +538,10 @@ public final class GroupRunner {
             store.restore(restore.checkpoint());
         } else if (effect instanceof Effect.RoleChanged changed) {
             outputs.roleChanged(groupId, changed.role(), changed.term(), replica.leaderId());
+        } else if (effect instanceof Effect.MembershipChanged changed) {
+            applied = List.copyOf(changed.members());
+            LOG.info("Block group {}: member {} applied the configuration {} (entry {})", groupId, replica.id(),
+                    changed.members(), changed.index());
         }
         return effects;
     }
@@ -538,6 +613,11 @@ public final class GroupRunner {
 
     /** Refreshes the copies other threads read (loop thread, after an input and its effects). */
     private void observe() {
+        List<Integer> members = replica.members();
+        if (!members.equals(configuration)) {
+            configuration = members;
+            configure(members);
+        }
         Role r = replica.role();
         if (r != role) {
             role = r;

@@ -4,6 +4,7 @@ import io.tarn.common.config.JournalMode;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
+import io.tarn.common.protocol.AdminProtocol.ChangeGroup;
 import io.tarn.common.protocol.AdminProtocol.CreateGroup;
 import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
@@ -13,6 +14,7 @@ import io.tarn.datanode.RegionStore;
 import io.tarn.datanode.Registration;
 import io.tarn.replication.PersistentState;
 import io.tarn.replication.ReplicationConfig;
+import io.tarn.replication.Status;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 import io.tarn.rpc.Transport;
@@ -64,8 +66,6 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     private final ReplicationHost.Settings settings;
     private final String name;
     private final Map<Long, Hosted> groups = new ConcurrentHashMap<>();
-    /** Groups this datanode was asked to join as a replacement member (logged once each). */
-    private final Set<Long> joinRefused = ConcurrentHashMap.newKeySet();
     /** 1 for each region that holds a hosted group's replica. */
     private final AtomicIntegerArray replicaRegions;
     private volatile ReplicationHost host;
@@ -180,7 +180,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             // across a change names at worst a term it led in, which the namenode orders by term.
             long term = r.term();
             if (r.leads()) {
-                out.add(new LeaderReport(id, h.members().self(), term));
+                out.add(new LeaderReport(id, h.members().self(), term, r.appliedMembers()));
             }
         }
         return out;
@@ -196,7 +196,70 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                 create(create.group(), create.self(), create.campaign());
             } else if (c instanceof DeleteGroup) {
                 delete(c.groupId());
+            } else if (c instanceof ChangeGroup change) {
+                change(change.target());
             }
+        }
+    }
+
+    /**
+     * The members a replica whose log and checkpoint name no configuration is in: the group's as
+     * created (members 0, 1, 2, whatever the members file says after a replacement), or none for a
+     * replacement member, which joins empty and learns the configuration from the leader.
+     */
+    private static List<Integer> founders(BlockGroup group, int self) {
+        if (self >= BlockGroup.FOUNDERS) {
+            return List.of();
+        }
+        List<Integer> ids = group.members().stream().map(GroupMember::memberId).sorted().toList();
+        if (group.version() == 1) {
+            return ids;
+        }
+        List<Integer> founders = new ArrayList<>();
+        for (int m = 0; m < BlockGroup.FOUNDERS; m++) {
+            founders.add(m);
+        }
+        return founders;
+    }
+
+    /**
+     * A member of the group is being replaced: learn every member's address (and keep them in the
+     * members file for a restart); the leader proposes the next step of the change.
+     */
+    private void change(BlockGroup target) {
+        long id = target.groupId();
+        Hosted h = groups.get(id);
+        ReplicationHost current = host;
+        if (h == null || current == null) {
+            return;
+        }
+        Map<Integer, InetSocketAddress> addresses = new HashMap<>(h.members().addresses());
+        for (GroupMember m : target.members()) {
+            addresses.put(m.memberId(), new InetSocketAddress(m.host(), m.port()));
+        }
+        int self = h.members().self();
+        GroupMembers members = new GroupMembers(id, Math.max(target.version(), h.members().version()), self,
+                addresses);
+        if (members.version() != h.members().version() || !addresses.equals(h.members().addresses())) {
+            current.updateMembers(members);
+            groups.put(id, new Hosted(members, h.runner(), h.region()));
+            if (mode == JournalMode.DISK && target.member(self) != null) {
+                try {
+                    catalog.save(target, self);
+                } catch (IOException e) {
+                    LOG.warn("Block group {}: the members file in {} could not be updated: {}", id,
+                            catalog.directory(id), e.toString());
+                }
+            }
+        }
+        if (h.runner().leads()) {
+            List<Integer> ids = target.members().stream().map(GroupMember::memberId).sorted().toList();
+            h.runner().moveTowards(ids, members.names()).whenComplete((status, failure) -> {
+                if (failure != null || status != Status.OK && status != Status.BUSY) {
+                    LOG.debug("Block group {}: no step towards members {} now: {}", id, ids,
+                            failure != null ? failure.toString() : status);
+                }
+            });
         }
     }
 
@@ -222,15 +285,6 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         if (closed || groups.containsKey(id)) {
             return;
         }
-        if (self >= BlockGroup.FOUNDERS) {
-            // A member replacing a dead one joins empty and catches up from the leader, which the
-            // datanodes do not carry out yet: hosting it as a founder would give it a vote it must not have.
-            if (joinRefused.add(id)) {
-                LOG.warn("Not hosting block group {} as replacement member {}: datanodes do not carry out member "
-                        + "replacements yet; the group stays under-replicated", id, self);
-            }
-            return;
-        }
         if (mode == JournalMode.DISK) {
             try {
                 catalog.save(group, self);
@@ -240,9 +294,10 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                 return;
             }
         }
-        if (start(group, self, campaign, PersistentState.initialVoter())) {
+        boolean joining = self >= BlockGroup.FOUNDERS;
+        if (start(group, self, campaign, joining ? PersistentState.wiped() : PersistentState.initialVoter())) {
             LOG.info("Hosting block group {} as member {} of {}{}", id, self, group.members().size(),
-                    campaign ? ", standing for election" : "");
+                    campaign ? ", standing for election" : joining ? ", joining empty to replace a member" : "");
         }
     }
 
@@ -278,7 +333,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         replicaRegions.set(me.regionId(), 1);
         GroupRunner runner;
         try {
-            runner = h.create(members, store, journal, campaign,
+            runner = h.create(members, founders(group, self), store, journal, campaign,
                     mode == JournalMode.DISK ? catalog.directory(id) : null);
         } catch (RuntimeException e) {
             // One group that cannot start (its checkpoint image cannot be restored into the region) must

@@ -192,8 +192,11 @@ public final class RegionGroupStore implements GroupStore {
         ByteBuf gens = image.slice(0, header);
         try {
             int at = gens.readerIndex();
+            // Set, not raised: the image's generations are the group's. A region that held other blocks
+            // before (a new member's) may remember higher ones; an image is never older than the replica
+            // it replaces, so for any other member setting equals raising.
             for (int b = 0; b < blocks; b++) {
-                generations.advance(region, b, gens.getInt(at + b * Integer.BYTES));
+                generations.set(region, b, gens.getInt(at + b * Integer.BYTES));
             }
         } finally {
             gens.release();

@@ -12,6 +12,7 @@ import io.tarn.rpc.Transport;
 
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -110,13 +111,29 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
      */
     public GroupRunner create(GroupMembers members, GroupStore store, ReplicaJournal journal, boolean campaign,
                               Path stagingDir) {
+        return create(members, members.ids(), store, journal, campaign, stagingDir);
+    }
+
+    /**
+     * Starts hosting a replica (see {@link #create(GroupMembers, GroupStore, ReplicaJournal, boolean)}).
+     *
+     * @param founders   the members the group was created with, which a replica whose log and
+     *                   checkpoint name no configuration is in; empty for a member joining a group
+     *                   (a replacement): with an empty journal it starts as {@link Replica#joining}
+     * @param stagingDir where images other members send are staged (null: direct memory)
+     */
+    public GroupRunner create(GroupMembers members, List<Integer> founders, GroupStore store, ReplicaJournal journal,
+                              boolean campaign, Path stagingDir) {
         long groupId = members.groupId();
         PersistentState state = journal.recovered();
         if (state.checkpoint().meta().index() > 0) {
             store.restore(state.checkpoint());
         }
-        Replica replica = new Replica(settings.config(), members.self(), members.ids(), state,
-                ThreadLocalRandom.current().nextLong());
+        boolean fresh = state.currentTerm() == 0 && state.entries().isEmpty()
+                && state.checkpoint().meta().index() == 0;
+        long seed = ThreadLocalRandom.current().nextLong();
+        Replica replica = founders.isEmpty() && fresh ? Replica.joining(settings.config(), members.self(), seed)
+                : new Replica(settings.config(), members.self(), founders, state, seed);
         EventExecutor loop = loops.loopFor(groupId);
         GroupRunner[] self = new GroupRunner[1];
         GroupOutputs outputs = new GroupOutputs() {
@@ -125,7 +142,8 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
 
             @Override
             public void send(long group, Message message) {
-                messenger.send(members, message, loop);
+                Hosted now = groups.get(groupId);
+                messenger.send(now != null ? now.members() : members, message, loop);
             }
 
             @Override
@@ -167,6 +185,15 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
             runner.campaign();
         }
         return runner;
+    }
+
+    /**
+     * The group's members changed (a replacement under way): messages go to {@code members}'
+     * addresses from now on. False when the group is not hosted here.
+     */
+    public boolean updateMembers(GroupMembers members) {
+        return groups.computeIfPresent(members.groupId(), (id, h) -> new Hosted(members, h.runner(), h.store(),
+                h.journal(), h.staging())) != null;
     }
 
     /** A hosted group, or null. */

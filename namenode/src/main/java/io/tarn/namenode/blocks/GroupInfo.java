@@ -102,6 +102,8 @@ public final class GroupInfo {
     private int freeCount;
     private final BitSet allocated;
     private boolean destroyed;
+    /** The configuration the leader last reported its replicas applied, or null before any report. */
+    private volatile List<Integer> reported;
     /** The id the next replacement member gets: ids are never reused. */
     private int nextMemberId;
 
@@ -297,11 +299,16 @@ public final class GroupInfo {
     }
 
     /**
-     * Gives up the change under way (its member to remove is back with its data); the joining
-     * member is returned so its region can be freed, or null when there was no change.
+     * Gives up the change under way (its member to remove is back with its data) unless the
+     * leader reported a configuration other than the current members' (the change began there);
+     * the joining member is returned so its region can be freed, or null when nothing was given up.
      */
     synchronized Member cancel() {
         Change c = change;
+        List<Integer> applied = reported;
+        if (c == null || applied != null && !applied.equals(membership.ids())) {
+            return null; // the group's replicas have begun the change: it is carried through
+        }
         change = null;
         return c == null ? null : c.added();
     }
@@ -317,6 +324,7 @@ public final class GroupInfo {
      * takes effect and is returned; otherwise null.
      */
     synchronized Change reportConfiguration(List<Integer> applied) {
+        reported = applied.stream().sorted().toList();
         Change c = change;
         if (c == null || !c.target().ids().equals(applied.stream().sorted().toList())) {
             return null;

@@ -174,4 +174,26 @@ class GroupRepairTest {
                 .isEqualTo(freeOnSpare + SLOTS);
         assertThat(heartbeat(change.added().datanode().id(), List.of())).isEmpty();
     }
+
+    @Test
+    void aReplacementTheReplicasBeganIsCarriedThroughEvenIfTheMemberComesBack() throws Exception {
+        datanodes("a", "b", "c", "d");
+        long f = fx.createReplicated("/f", WRITER, 3).fileId();
+        BlockGroup g = fx.write(f, 0, WRITER).group();
+        GroupMember gone = g.members().get(0);
+        GroupMember leader = g.members().get(1);
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 1_000, gone.datanodeId());
+        GroupInfo.Change change = group(g.groupId()).change();
+        assertThat(change).isNotNull();
+        List<Integer> removed = g.members().stream().map(GroupMember::memberId)
+                .filter(m -> m != gone.memberId()).toList();
+        heartbeat(leader.datanodeId(), List.of(g.groupId()),
+                new LeaderReport(g.groupId(), leader.memberId(), 4, removed));
+        pass(1_000);
+        assertThat(group(g.groupId()).change()).as("the group left the old configuration: no way back")
+                .isSameAs(change);
+        heartbeat(leader.datanodeId(), List.of(g.groupId()),
+                new LeaderReport(g.groupId(), leader.memberId(), 4, change.target().ids()));
+        assertThat(group(g.groupId()).version()).isEqualTo(2);
+    }
 }
