@@ -232,6 +232,36 @@ public final class TarnKeys {
                     + "the same storage hosts again the groups it finds there. Empty: ${java.io.tmpdir}/tarn-journal. "
                     + "Unused with tarn.replication.journal = memory, which keeps nothing on disk.", null);
 
+    public static final ConfigKey<ReplicationMode> REPLICATION_MODE = ConfigKey.choice("tarn.replication.mode",
+            ReplicationMode.PARALLEL, ReplicationMode.class, "parallel | in_order. parallel (ParallelRaft): writes to "
+                    + "different bytes of a group are acknowledged, committed and applied out of order, so one slow "
+                    + "write does not hold back the others; in_order: Raft's order, for comparison.");
+
+    public static final ConfigKey<Long> REPLICATION_ELECTION_TIMEOUT = ConfigKey.millis(
+            "tarn.replication.election.timeout", 150, 10, 60_000, "A member that hears nothing from its group's "
+                    + "leader for a random time between this and twice this stands for election. With the lease "
+                    + "and the heartbeat it bounds how long a group is without a leader after its leader dies.");
+
+    public static final ConfigKey<Long> REPLICATION_HEARTBEAT_INTERVAL = ConfigKey.millis(
+            "tarn.replication.heartbeat.interval", 30, 1, 10_000, "How often a group's leader sends heartbeats; "
+                    + "must be below tarn.replication.lease.");
+
+    public static final ConfigKey<Long> REPLICATION_LEASE = ConfigKey.millis("tarn.replication.lease", 120, 0,
+            60_000, "How long after a quorum acknowledged a heartbeat a group's leader serves reads without asking "
+                    + "the others again; must be below tarn.replication.election.timeout (0: every read asks).");
+
+    public static final ConfigKey<Integer> REPLICATION_WINDOW = ConfigKey.integer("tarn.replication.window", 32, 1,
+            4096, "entries", "Writes a group's leader may have in flight beyond its commit prefix (and beyond "
+                    + "each follower's acknowledged prefix); more are answered busy and retried by the client.");
+
+    public static final ConfigKey<Integer> REPLICATION_CHECKPOINT_INTERVAL = ConfigKey.integer(
+            "tarn.replication.checkpoint.interval", 1024, 16, 1 << 24, "entries", "Applied writes between two "
+                    + "checkpoints of a group; the log before a checkpoint is dropped, and a member further behind "
+                    + "catches up from a streamed image of the group's region.");
+
+    public static final ConfigKey<Integer> REPLICATION_THREADS = ConfigKey.integer("tarn.replication.threads", 1, 1,
+            256, "threads", "Replication loops of a datanode; each group runs on one of them.");
+
     public record Group(String title, List<ConfigKey<?>> keys) {
     }
 
@@ -247,7 +277,9 @@ public final class TarnKeys {
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),
             new Group("Replication: read by tarn datanode for replicated block groups",
-                    List.of(REPLICATION_JOURNAL, REPLICATION_JOURNAL_DIR)),
+                    List.of(REPLICATION_JOURNAL, REPLICATION_JOURNAL_DIR, REPLICATION_MODE,
+                            REPLICATION_ELECTION_TIMEOUT, REPLICATION_HEARTBEAT_INTERVAL, REPLICATION_LEASE,
+                            REPLICATION_WINDOW, REPLICATION_CHECKPOINT_INTERVAL, REPLICATION_THREADS)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,

@@ -1,6 +1,10 @@
 package io.tarn.datanode.replication;
 
+import io.tarn.common.config.ConfigException;
 import io.tarn.common.config.JournalMode;
+import io.tarn.common.config.ReplicationMode;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
@@ -12,6 +16,7 @@ import io.tarn.common.protocol.AdminProtocol.LeaderReport;
 import io.tarn.datanode.GroupCommands;
 import io.tarn.datanode.RegionStore;
 import io.tarn.datanode.Registration;
+import io.tarn.replication.Mode;
 import io.tarn.replication.PersistentState;
 import io.tarn.replication.ReplicationConfig;
 import io.tarn.replication.Status;
@@ -23,7 +28,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -94,12 +98,35 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     }
 
     /**
-     * A datanode's replication settings: the core's defaults, ticks of 1 ms, one replication loop,
-     * and requests that wait at most {@code requestTimeout} ({@code tarn.rpc.timeout}).
+     * A datanode's replication settings from its configuration: ticks of 1 ms, the protocol's times
+     * and sizes from the {@code tarn.replication.*} keys (an election timeout between the key's value
+     * and twice it), requests that wait at most {@code tarn.rpc.timeout}.
+     *
+     * @throws ConfigException when the keys contradict each other (a lease not below the election
+     *                         timeout, a heartbeat not below the lease), naming them
      */
-    public static ReplicationHost.Settings settings(Duration requestTimeout) {
-        return new ReplicationHost.Settings(ReplicationConfig.defaults(), TimeUnit.MILLISECONDS.toNanos(1),
-                requestTimeout.toNanos(), 1);
+    public static ReplicationHost.Settings settings(TarnConfig config) {
+        int election = (int) (long) config.get(TarnKeys.REPLICATION_ELECTION_TIMEOUT);
+        ReplicationConfig.Builder b = ReplicationConfig.builder()
+                .mode(config.get(TarnKeys.REPLICATION_MODE) == ReplicationMode.IN_ORDER ? Mode.IN_ORDER : Mode.PARALLEL)
+                .window(config.get(TarnKeys.REPLICATION_WINDOW))
+                .electionTimeout(election, 2 * election)
+                .heartbeatTicks((int) (long) config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL))
+                .leaseTicks((int) (long) config.get(TarnKeys.REPLICATION_LEASE))
+                .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL));
+        ReplicationConfig replication;
+        try {
+            replication = b.build();
+        } catch (IllegalArgumentException e) {
+            String keys = TarnKeys.REPLICATION_ELECTION_TIMEOUT + " = " + election + " ms, "
+                    + TarnKeys.REPLICATION_HEARTBEAT_INTERVAL + " = "
+                    + config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL) + " ms, "
+                    + TarnKeys.REPLICATION_LEASE + " = " + config.get(TarnKeys.REPLICATION_LEASE) + " ms";
+            throw new ConfigException("the replication keys do not fit together (" + keys + "): " + e.getMessage());
+        }
+        return new ReplicationHost.Settings(replication, TimeUnit.MILLISECONDS.toNanos(1),
+                TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_TIMEOUT)),
+                config.get(TarnKeys.REPLICATION_THREADS));
     }
 
     private synchronized ReplicationHost host() {

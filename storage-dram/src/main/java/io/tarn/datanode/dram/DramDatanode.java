@@ -149,7 +149,7 @@ public final class DramDatanode implements AutoCloseable {
                 : new InetSocketAddress(bind.host(), bind.port());
         groups = new HostedGroups(transport, storage.regions(), service::registration,
                 new GroupCatalog(journalRoot(config, storage.storageId())), config.get(TarnKeys.REPLICATION_JOURNAL),
-                HostedGroups.settings(Duration.ofMillis(config.get(TarnKeys.RPC_TIMEOUT))),
+                HostedGroups.settings(config),
                 "tarn-dram-datanode-replication");
         service.serveReplicas(groups);
         service.guardReplicas(groups::replicaRegion);

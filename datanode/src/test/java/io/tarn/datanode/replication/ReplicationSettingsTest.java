@@ -1,0 +1,63 @@
+package io.tarn.datanode.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tarn.common.config.ConfigException;
+import io.tarn.common.config.ReplicationMode;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.replication.Mode;
+import io.tarn.replication.ReplicationConfig;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The {@code tarn.replication.*} keys become a datanode's replication settings, one tick per millisecond. */
+class ReplicationSettingsTest {
+
+    @Test
+    void theDefaultsAreTheCoresDefaults() {
+        ReplicationHost.Settings s = HostedGroups.settings(TarnConfig.defaults());
+        ReplicationConfig core = ReplicationConfig.defaults();
+        assertThat(s.config().mode()).isEqualTo(core.mode()).isEqualTo(Mode.PARALLEL);
+        assertThat(s.config().electionTimeoutMin()).isEqualTo(core.electionTimeoutMin());
+        assertThat(s.config().electionTimeoutMax()).isEqualTo(core.electionTimeoutMax());
+        assertThat(s.config().heartbeatTicks()).isEqualTo(core.heartbeatTicks());
+        assertThat(s.config().leaseTicks()).isEqualTo(core.leaseTicks());
+        assertThat(s.config().window()).isEqualTo(core.window());
+        assertThat(s.config().checkpointInterval()).isEqualTo(core.checkpointInterval());
+        assertThat(s.tickNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(1));
+        assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(
+                TarnKeys.RPC_TIMEOUT.defaultValue()));
+        assertThat(s.threads()).isEqualTo(1);
+    }
+
+    @Test
+    void everyKeyReachesTheSettings() {
+        TarnConfig c = TarnConfig.builder().set(TarnKeys.REPLICATION_MODE, ReplicationMode.IN_ORDER)
+                .set(TarnKeys.REPLICATION_ELECTION_TIMEOUT, 400L).set(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL, 50L)
+                .set(TarnKeys.REPLICATION_LEASE, 300L).set(TarnKeys.REPLICATION_WINDOW, 64)
+                .set(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL, 4096).set(TarnKeys.REPLICATION_THREADS, 2)
+                .set(TarnKeys.RPC_TIMEOUT, 5_000L).build();
+        ReplicationHost.Settings s = HostedGroups.settings(c);
+        assertThat(s.config().mode()).isEqualTo(Mode.IN_ORDER);
+        assertThat(s.config().electionTimeoutMin()).isEqualTo(400);
+        assertThat(s.config().electionTimeoutMax()).isEqualTo(800);
+        assertThat(s.config().heartbeatTicks()).isEqualTo(50);
+        assertThat(s.config().leaseTicks()).isEqualTo(300);
+        assertThat(s.config().window()).isEqualTo(64);
+        assertThat(s.config().checkpointInterval()).isEqualTo(4096);
+        assertThat(s.threads()).isEqualTo(2);
+        assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(5));
+        assertThat(TarnKeys.REPLICATION_MODE.parse("in_order")).isEqualTo(ReplicationMode.IN_ORDER);
+    }
+
+    @Test
+    void keysThatContradictEachOtherAreAClearError() {
+        TarnConfig c = TarnConfig.builder().set(TarnKeys.REPLICATION_ELECTION_TIMEOUT, 100L)
+                .set(TarnKeys.REPLICATION_LEASE, 150L).build();
+        assertThatThrownBy(() -> HostedGroups.settings(c)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("tarn.replication.election.timeout = 100 ms")
+                .hasMessageContaining("tarn.replication.lease = 150 ms");
+    }
+}
