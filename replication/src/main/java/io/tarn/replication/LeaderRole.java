@@ -18,7 +18,8 @@ import java.util.Map;
  * Leader of one term. It starts in the sync stage: its merged log is written locally and sent to
  * every follower with {@link Sync}; once a quorum (itself included) holds it durably, every merged
  * entry is committed and the leader turns active. Active, it appends client writes, sends each to
- * every synced follower at once (within the window beyond the follower's acknowledged prefix),
+ * every synced follower at once (within the window beyond the follower's acknowledged prefix and
+ * the follower's cap on bytes in flight; see {@link Progress}),
  * commits an entry as soon as a quorum holds it (PARALLEL) or the prefix through it (IN_ORDER),
  * replies after apply, serves reads under a lease or read index, promotes caught-up rejoiners and
  * new members, changes the membership one member at a time and hands leadership over on request.
@@ -142,6 +143,9 @@ final class LeaderRole extends RoleState {
             sendCheckpoint(p);
             return;
         }
+        if (p.syncSentAt != Progress.NEVER) {
+            p.syncResends++;
+        }
         p.syncSentAt = replica.now();
         List<LogEntry> entries = log.range(p.finalPrefix, syncEnd);
         replica.send(new Sync(replica.id, p.id, term, p.finalPrefix, syncEnd, entries, log.commitPrefix()));
@@ -175,7 +179,7 @@ final class LeaderRole extends RoleState {
         if (p == null) {
             return null;
         }
-        p.lastContact = replica.now();
+        p.heard(replica.now(), 2L * replica.config.heartbeatTicks());
         if (!voter && p.voter) {
             p.voter = false;
             p.rejoinProbe = probe;
@@ -196,7 +200,7 @@ final class LeaderRole extends RoleState {
         if (!r.synced()) {
             // Always forget its acknowledgments: a follower that restarted on a wiped disk no longer
             // holds what it acknowledged before, and counting those would skip entries it lacks.
-            boolean resend = p.synced || replica.now() - p.syncSentAt >= replica.config.retransmitTicks();
+            boolean resend = p.synced || syncDue(p);
             long syncSentAt = p.syncSentAt;
             p.unsynced(r.finalPrefix());
             p.syncSentAt = syncSentAt;
@@ -205,7 +209,7 @@ final class LeaderRole extends RoleState {
             }
         } else {
             for (long index : r.acked()) {
-                p.ack(index);
+                p.ack(index, replica.now());
             }
             for (long index : r.acked()) {
                 checkCommit(index);
@@ -222,6 +226,8 @@ final class LeaderRole extends RoleState {
             return;
         }
         p.finalPrefix = r.finalPrefix();
+        p.syncSentAt = Progress.NEVER;
+        p.syncResends = 0;
         if (r.success()) {
             p.synced = true;
             p.ackThrough(syncEnd);
@@ -258,7 +264,17 @@ final class LeaderRole extends RoleState {
                 p.promote);
     }
 
-    /** Sends (or resends) unacknowledged entries within the follower's window. */
+    private boolean syncDue(Progress p) {
+        ReplicationConfig config = replica.config;
+        return p.syncDue(replica.now(), config.retransmitTicks(), config.retransmitMaxTicks());
+    }
+
+    /**
+     * Sends new entries within the follower's window while their payload bytes fit under
+     * {@code maxBytesInFlight} (at least one entry when nothing is in flight), and resends entries
+     * whose retransmit timeout expired; a resend round backs the timeout off (see {@link Progress}).
+     * Heartbeats go separately, on their own period, whatever this holds back.
+     */
     private void sendAppends(Progress p) {
         if (!active || !p.synced) {
             return;
@@ -268,23 +284,49 @@ final class LeaderRole extends RoleState {
             sendCheckpoint(p);
             return;
         }
+        ReplicationConfig config = replica.config;
         long now = replica.now();
-        long hi = Math.min(log.lastIndex(), p.ackPrefix + replica.config.window());
-        List<LogEntry> batch = new ArrayList<>();
+        long timeout = p.retransmitTimeout(config.retransmitTicks(), config.retransmitMaxTicks());
+        long hi = Math.min(log.lastIndex(), p.ackPrefix + config.window());
+        List<LogEntry> batch = null;
+        boolean resent = false;
+        boolean full = false;
         for (long i = p.ackPrefix + 1; i <= hi; i++) {
-            Long sent = p.sentAt.get(i);
-            if (p.acked(i) || (sent != null && now - sent < replica.config.retransmitTicks())) {
+            if (p.acked(i)) {
+                continue;
+            }
+            Progress.InFlight sent = p.inFlight.get(i);
+            if (sent != null ? now - sent.sentAt < timeout : full) {
                 continue;
             }
             LogEntry e = log.get(i);
-            if (e != null) {
-                batch.add(e);
-                p.sentAt.put(i, now);
+            if (e == null) {
+                continue;
             }
+            int bytes = payloadBytes(e);
+            if (sent == null && !p.admits(bytes, config.maxBytesInFlight())) {
+                // Later entries wait for acknowledgments; due resends further up still go.
+                full = true;
+                continue;
+            }
+            resent |= sent != null;
+            p.sent(i, bytes, now);
+            if (batch == null) {
+                batch = new ArrayList<>();
+            }
+            batch.add(e);
         }
-        if (!batch.isEmpty()) {
+        if (resent) {
+            p.backOff();
+        }
+        if (batch != null) {
             replica.send(appendTo(p, batch));
         }
+    }
+
+    /** The bytes an entry counts in flight: its client payload (no-ops and configurations count 0). */
+    static int payloadBytes(LogEntry entry) {
+        return entry.isNoop() ? 0 : entry.command().payload().length();
     }
 
     private boolean replicatedOnQuorum(long index) {
@@ -455,7 +497,7 @@ final class LeaderRole extends RoleState {
         lastHeartbeatAt = replica.now();
         for (Progress p : peers.values()) {
             replica.send(appendTo(p, List.of()));
-            if (!p.synced && replica.now() - p.syncSentAt >= replica.config.retransmitTicks()) {
+            if (!p.synced && syncDue(p)) {
                 sendSync(p);
             }
         }
@@ -483,7 +525,7 @@ final class LeaderRole extends RoleState {
         for (Progress p : peers.values()) {
             if (p.synced) {
                 sendAppends(p);
-            } else if (now - p.syncSentAt >= replica.config.retransmitTicks()) {
+            } else if (syncDue(p)) {
                 sendSync(p);
             }
         }

@@ -8,10 +8,34 @@ import java.util.TreeSet;
  * The leader's view of one follower: whether it synced this term's merged log, which entries it
  * acknowledged (a prefix plus a set above, since acknowledgments arrive out of order), what is in
  * flight, and when it was last heard from.
+ *
+ * <p>It also holds the follower's flow control. Entries sent and not yet acknowledged count their
+ * payload bytes in flight; the leader sends a new entry only while that stays within the cap, or
+ * when nothing is in flight (one entry always goes, however large, so progress never stalls).
+ * Unacknowledged entries are resent after a timeout measured from this follower's acknowledgment
+ * latency (Jacobson's estimator, sampling only entries sent once, as in Karn's rule), never below
+ * the configured retransmit period; each resend round without a fresh sample doubles it up to the
+ * configured maximum; a follower heard from again after a silence starts over from the minimum.
+ * A journal that takes longer to force than the retransmit period therefore gets each entry about
+ * once instead of a copy per period.
  */
 final class Progress {
 
     static final long NEVER = Long.MIN_VALUE / 2;
+    /** Doublings beyond which the back-off cannot grow (the maximum caps it long before). */
+    private static final int MAX_BACKOFF_SHIFT = 20;
+
+    /** One entry sent and not yet acknowledged; mutated on resend, so a resend allocates nothing. */
+    static final class InFlight {
+        long sentAt;
+        final int bytes;
+        boolean resent;
+
+        InFlight(long sentAt, int bytes) {
+            this.sentAt = sentAt;
+            this.bytes = bytes;
+        }
+    }
 
     final int id;
     boolean voter = true;
@@ -19,13 +43,19 @@ final class Progress {
     long finalPrefix;
     long ackPrefix;
     final TreeSet<Long> ackedAbove = new TreeSet<>();
-    final Map<Long, Long> sentAt = new HashMap<>();
+    final Map<Long, InFlight> inFlight = new HashMap<>();
+    long bytesInFlight;
     long syncSentAt = NEVER;
+    int syncResends;
     long checkpointSentAt = NEVER;
     long probeAcked;
     long lastContact;
     long rejoinProbe = -1;
     boolean promote;
+    /** Smoothed acknowledgment latency and its mean deviation, in ticks; negative until sampled. */
+    private double ackLatency = -1;
+    private double ackLatencyDeviation;
+    private int backoff;
 
     Progress(int id, long finalPrefixGuess, long now) {
         this.id = id;
@@ -38,14 +68,42 @@ final class Progress {
     }
 
     /**
+     * Whether a new entry of {@code bytes} may be sent now: it fits under {@code cap} with what is
+     * in flight, or nothing is in flight.
+     */
+    boolean admits(int bytes, long cap) {
+        return bytesInFlight == 0 || bytesInFlight + bytes <= cap;
+    }
+
+    /** Records that {@code index}, of {@code bytes} payload bytes, was sent (again) at {@code now}. */
+    void sent(long index, int bytes, long now) {
+        InFlight f = inFlight.get(index);
+        if (f == null) {
+            inFlight.put(index, new InFlight(now, bytes));
+            bytesInFlight += bytes;
+        } else {
+            f.sentAt = now;
+            f.resent = true;
+        }
+    }
+
+    /**
      * The follower acknowledged {@code index}. Counted only for an entry sent to it since it last
      * (re)synced: an acknowledgment still in the network from before (a follower restarted on a
      * wiped disk, then resynced, in the same term) speaks for a log the follower no longer has, and
      * counting it would let the leader skip the entry and commit what too few replicas hold.
      */
-    void ack(long index) {
-        if (index <= ackPrefix || sentAt.remove(index) == null) {
+    void ack(long index, long now) {
+        if (index <= ackPrefix) {
             return;
+        }
+        InFlight f = inFlight.remove(index);
+        if (f == null) {
+            return;
+        }
+        bytesInFlight -= f.bytes;
+        if (!f.resent) {
+            sampleAckLatency(now - f.sentAt);
         }
         ackedAbove.add(index);
         while (ackedAbove.remove(ackPrefix + 1)) {
@@ -58,11 +116,72 @@ final class Progress {
         if (index > ackPrefix) {
             ackPrefix = index;
             ackedAbove.headSet(index, true).clear();
-            sentAt.keySet().removeIf(i -> i <= index);
+            inFlight.entrySet().removeIf(e -> {
+                if (e.getKey() <= index) {
+                    bytesInFlight -= e.getValue().bytes;
+                    return true;
+                }
+                return false;
+            });
             while (ackedAbove.remove(ackPrefix + 1)) {
                 ackPrefix++;
             }
         }
+    }
+
+    /**
+     * A fresh sample: an entry sent once was acknowledged after {@code ticks}. It updates the
+     * estimate and ends any back-off, since the follower is demonstrably answering.
+     */
+    private void sampleAckLatency(long ticks) {
+        if (ackLatency < 0) {
+            ackLatency = ticks;
+            ackLatencyDeviation = ticks / 2.0;
+        } else {
+            ackLatencyDeviation += (Math.abs(ticks - ackLatency) - ackLatencyDeviation) / 4;
+            ackLatency += (ticks - ackLatency) / 8;
+        }
+        backoff = 0;
+    }
+
+    /**
+     * Ticks after which an unacknowledged entry is resent: the estimated acknowledgment time
+     * (mean plus four deviations) but at least {@code minTicks}, doubled per unanswered resend
+     * round, at most {@code maxTicks}.
+     */
+    long retransmitTimeout(int minTicks, int maxTicks) {
+        long base = minTicks;
+        if (ackLatency >= 0) {
+            base = Math.max(base, (long) Math.ceil(ackLatency + 4 * ackLatencyDeviation));
+        }
+        return Math.min(maxTicks, base << backoff);
+    }
+
+    /**
+     * The follower was heard from at {@code now}. After a silence longer than {@code silentTicks}
+     * (it was down or cut off) the back-offs restart from the minimum: they grew while nothing
+     * could arrive, and a returning follower should get what it misses at once.
+     */
+    void heard(long now, long silentTicks) {
+        if (now - lastContact > silentTicks) {
+            backoff = 0;
+            syncResends = 0;
+        }
+        lastContact = now;
+    }
+
+    /** A resend round went out: the next one waits twice as long (up to the maximum). */
+    void backOff() {
+        backoff = Math.min(backoff + 1, MAX_BACKOFF_SHIFT);
+    }
+
+    /**
+     * Whether the sync is due again: {@code minTicks} after the first send, doubling per resend
+     * without a reply, at most {@code maxTicks}.
+     */
+    boolean syncDue(long now, int minTicks, int maxTicks) {
+        long timeout = Math.min(maxTicks, (long) minTicks << Math.min(syncResends, MAX_BACKOFF_SHIFT));
+        return now - syncSentAt >= timeout;
     }
 
     /** The follower needs this term's merged log again (new, restarted from a lost disk, ...). */
@@ -71,6 +190,8 @@ final class Progress {
         finalPrefix = reportedFinalPrefix;
         ackPrefix = 0;
         ackedAbove.clear();
-        sentAt.clear();
+        inFlight.clear();
+        bytesInFlight = 0;
+        backoff = 0;
     }
 }

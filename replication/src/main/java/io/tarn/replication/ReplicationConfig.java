@@ -16,7 +16,12 @@ package io.tarn.replication;
  *   <tr><td>heartbeatTicks</td><td>30</td><td>leader heartbeat period</td></tr>
  *   <tr><td>leaseTicks</td><td>120</td><td>how long after a quorum-acknowledged heartbeat the leader serves
  *       reads without a read-index round; 0 disables leases; must stay below electionTimeoutMin</td></tr>
- *   <tr><td>retransmitTicks</td><td>20</td><td>unacknowledged entries and syncs are resent after this</td></tr>
+ *   <tr><td>retransmitTicks</td><td>20</td><td>shortest wait before unacknowledged entries and syncs are resent;
+ *       entries wait at least the follower's measured acknowledgment time</td></tr>
+ *   <tr><td>retransmitMaxTicks</td><td>500</td><td>longest resend wait: each unanswered resend doubles it up
+ *       to this</td></tr>
+ *   <tr><td>maxBytesInFlight</td><td>16 MiB</td><td>payload bytes sent and unacknowledged per follower; one
+ *       entry always goes when nothing is in flight</td></tr>
  *   <tr><td>checkpointInterval</td><td>1024</td><td>applied entries between checkpoints</td></tr>
  * </table>
  */
@@ -30,6 +35,8 @@ public final class ReplicationConfig {
     private final int heartbeatTicks;
     private final int leaseTicks;
     private final int retransmitTicks;
+    private final int retransmitMaxTicks;
+    private final long maxBytesInFlight;
     private final int checkpointInterval;
     private final boolean unsafePaperMerge;
 
@@ -42,6 +49,8 @@ public final class ReplicationConfig {
         this.heartbeatTicks = b.heartbeatTicks;
         this.leaseTicks = b.leaseTicks;
         this.retransmitTicks = b.retransmitTicks;
+        this.retransmitMaxTicks = b.retransmitMaxTicks;
+        this.maxBytesInFlight = b.maxBytesInFlight;
         this.checkpointInterval = b.checkpointInterval;
         this.unsafePaperMerge = b.unsafePaperMerge;
     }
@@ -67,6 +76,8 @@ public final class ReplicationConfig {
         b.heartbeatTicks = heartbeatTicks;
         b.leaseTicks = leaseTicks;
         b.retransmitTicks = retransmitTicks;
+        b.retransmitMaxTicks = retransmitMaxTicks;
+        b.maxBytesInFlight = maxBytesInFlight;
         b.checkpointInterval = checkpointInterval;
         b.unsafePaperMerge = unsafePaperMerge;
         return b;
@@ -107,9 +118,27 @@ public final class ReplicationConfig {
         return leaseTicks;
     }
 
-    /** Resend period for unacknowledged entries, syncs and checkpoints, in ticks. */
+    /**
+     * Shortest resend period for unacknowledged entries and syncs, in ticks; checkpoints are
+     * resent after five of these. Entries wait longer when a follower's measured acknowledgment
+     * time is longer.
+     */
     public int retransmitTicks() {
         return retransmitTicks;
+    }
+
+    /** Longest resend period for entries and syncs, in ticks: the back-off stops doubling here. */
+    public int retransmitMaxTicks() {
+        return retransmitMaxTicks;
+    }
+
+    /**
+     * Payload bytes the leader keeps sent but unacknowledged per follower; further entries wait
+     * for acknowledgments. A follower with nothing in flight always gets one entry, whatever its
+     * size.
+     */
+    public long maxBytesInFlight() {
+        return maxBytesInFlight;
     }
 
     /** Applied entries between checkpoints. */
@@ -134,7 +163,8 @@ public final class ReplicationConfig {
     public String toString() {
         return "ReplicationConfig{mode=" + mode + ", N=" + lookBehind + ", window=" + window
                 + ", election=" + electionTimeoutMin + ".." + electionTimeoutMax + ", heartbeat=" + heartbeatTicks
-                + ", lease=" + leaseTicks + ", retransmit=" + retransmitTicks
+                + ", lease=" + leaseTicks + ", retransmit=" + retransmitTicks + ".." + retransmitMaxTicks
+                + ", maxBytesInFlight=" + maxBytesInFlight
                 + ", checkpointInterval=" + checkpointInterval + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
     }
 
@@ -148,6 +178,8 @@ public final class ReplicationConfig {
         private int heartbeatTicks = 30;
         private int leaseTicks = 120;
         private int retransmitTicks = 20;
+        private int retransmitMaxTicks = 500;
+        private long maxBytesInFlight = 16L << 20;
         private int checkpointInterval = 1024;
         private boolean unsafePaperMerge;
 
@@ -191,9 +223,21 @@ public final class ReplicationConfig {
             return this;
         }
 
-        /** Sets the resend period in ticks. */
+        /** Sets the shortest resend period in ticks. */
         public Builder retransmitTicks(int value) {
             this.retransmitTicks = value;
+            return this;
+        }
+
+        /** Sets the longest resend period in ticks (at least the shortest). */
+        public Builder retransmitMaxTicks(int value) {
+            this.retransmitMaxTicks = value;
+            return this;
+        }
+
+        /** Sets the payload bytes in flight per follower (positive). */
+        public Builder maxBytesInFlight(long value) {
+            this.maxBytesInFlight = value;
             return this;
         }
 
@@ -224,6 +268,8 @@ public final class ReplicationConfig {
                     "leaseTicks must be below electionTimeoutMin - 1: a lease outliving the followers' "
                             + "promise not to vote would allow stale reads");
             require(retransmitTicks >= 1, "retransmitTicks must be positive");
+            require(retransmitMaxTicks >= retransmitTicks, "retransmitMaxTicks must be at least retransmitTicks");
+            require(maxBytesInFlight >= 1, "maxBytesInFlight must be positive");
             require(checkpointInterval >= window, "checkpointInterval must be at least the window");
             return new ReplicationConfig(this);
         }

@@ -14,6 +14,9 @@ class ReplicationConfigTest {
         assertThat(c.lookBehind()).isEqualTo(2);
         assertThat(c.window()).isEqualTo(32);
         assertThat(c.leaseTicks()).isLessThan(c.electionTimeoutMin());
+        assertThat(c.retransmitTicks()).isEqualTo(20);
+        assertThat(c.retransmitMaxTicks()).isEqualTo(500);
+        assertThat(c.maxBytesInFlight()).isEqualTo(16L << 20);
     }
 
     @Test
@@ -32,11 +35,16 @@ class ReplicationConfigTest {
                 .hasMessageContaining("two heartbeats");
         assertThatThrownBy(() -> ReplicationConfig.builder().checkpointInterval(4).build())
                 .hasMessageContaining("checkpointInterval");
+        assertThatThrownBy(() -> ReplicationConfig.builder().retransmitTicks(30).retransmitMaxTicks(20).build())
+                .hasMessageContaining("retransmitMaxTicks");
+        assertThatThrownBy(() -> ReplicationConfig.builder().maxBytesInFlight(0).build())
+                .hasMessageContaining("maxBytesInFlight");
     }
 
     @Test
     void toBuilderRoundTrips() {
-        ReplicationConfig c = ReplicationConfig.builder().mode(Mode.IN_ORDER).lookBehind(3).window(64).build();
+        ReplicationConfig c = ReplicationConfig.builder().mode(Mode.IN_ORDER).lookBehind(3).window(64)
+                .retransmitMaxTicks(77).maxBytesInFlight(12_345).build();
         assertThat(c.toBuilder().build().toString()).isEqualTo(c.toString());
     }
 }

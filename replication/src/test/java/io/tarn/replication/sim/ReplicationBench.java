@@ -64,7 +64,7 @@ public final class ReplicationBench {
         }
         LatencyModel clientPath = LatencyModel.logNormal(5, 10, 0.8);
         return new SimOptions(config, 3, 1, depth, 0, 0, false, network, clientPath, disk, 65_536, 1, 1.0,
-                1_000_000, 100, 1_000, 0, false);
+                1_000_000, 100, 1_000, 0, false, SimOptions.Bytes.NONE);
     }
 
     private static Result run(SimOptions options, long measureMicros, long seed) {

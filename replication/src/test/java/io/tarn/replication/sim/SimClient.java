@@ -101,7 +101,8 @@ final class SimClient {
         History.Op op = p.op;
         BlockRange range = new BlockRange(op.first, op.count);
         if (p.write) {
-            WriteCommand command = new WriteCommand(id, p.key, unackedSeqs.first(), range, new ValuePayload(op.value));
+            WriteCommand command = new WriteCommand(id, p.key, unackedSeqs.first(), range, new ValuePayload(op.value,
+                    sim.options.bytes().payload()));
             sim.clientRequest(target, r -> r.submitWrite(new ClientWrite(command)));
         } else {
             sim.clientRequest(target, r -> r.submitRead(new ClientRead(id, -p.key, range)));

@@ -26,6 +26,10 @@ final class SimImage implements StateImage {
         return out;
     }
 
+    int blockCount() {
+        return blocks.size();
+    }
+
     @Override
     public long sizeBytes() {
         return 16L * blocks.size();

@@ -187,7 +187,11 @@ final class SimNode {
         disk.flushing = new ArrayList<>(disk.queued);
         disk.queued.clear();
         int inc = incarnation;
-        sim.schedule(sim.diskLatency(), () -> completeFlush(inc));
+        long bytes = 0;
+        for (DiskOp op : disk.flushing) {
+            bytes += sim.bytesOf(op);
+        }
+        sim.schedule(sim.diskLatency() + sim.options.bytes().diskMicros(bytes), () -> completeFlush(inc));
     }
 
     private void completeFlush(int inc) {

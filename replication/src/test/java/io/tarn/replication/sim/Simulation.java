@@ -2,6 +2,8 @@ package io.tarn.replication.sim;
 
 import io.tarn.replication.BlockRange;
 import io.tarn.replication.ClientReply;
+import io.tarn.replication.DiskOp;
+import io.tarn.replication.LogEntry;
 import io.tarn.replication.Message;
 import io.tarn.replication.Replica;
 import io.tarn.replication.ReplicationConfig;
@@ -33,6 +35,7 @@ final class Simulation {
     private static final long FIRST_CLIENT_ID = 1000;
     /** Client ids are FIRST_CLIENT_ID + slot + k * stride, k counting the slot's crashes. */
     private static final long CLIENT_ID_STRIDE = 64;
+    private static final long MESSAGE_HEADER_BYTES = 64;
 
     final SimOptions options;
     final ReplicationConfig config;
@@ -53,6 +56,10 @@ final class Simulation {
     private long steps;
     private boolean chaos;
     private final Map<Long, Double> linkDrop = new HashMap<>();
+    /** Per directed link, when the last queued message has left (only with a link bandwidth). */
+    private final Map<Long, Long> linkFreeAt = new HashMap<>();
+    private long maxLinkWait;
+    private long linkBytes;
     private final Nemesis nemesis;
     private double dropP;
     private double dupP;
@@ -286,6 +293,7 @@ final class Simulation {
     // ---------------------------------------------------------------- network and clients
 
     void network(Message message) {
+        linkBytes += bytesOf(message);
         if (blocked(message.from(), message.to()) || random.nextDouble() < dropP || lossy(message)) {
             return;
         }
@@ -301,11 +309,50 @@ final class Simulation {
     }
 
     private void deliverLater(Message message) {
-        schedule(options.network().sampleMicros(random), () -> {
+        long delay = options.network().sampleMicros(random);
+        long onLink = options.bytes().linkMicros(bytesOf(message));
+        if (onLink > 0) {
+            // The message waits for the ones queued on its link before it, as on one connection.
+            long key = ((long) message.from() << 32) | message.to();
+            long start = Math.max(now, linkFreeAt.getOrDefault(key, 0L));
+            linkFreeAt.put(key, start + onLink);
+            maxLinkWait = Math.max(maxLinkWait, start - now);
+            delay += start + onLink - now;
+        }
+        schedule(delay, () -> {
             if (!blocked(message.from(), message.to())) {
                 nodes.get(message.to()).deliver(message);
             }
         });
+    }
+
+    /** The size of a message on the wire: a fixed header plus the payloads it carries. */
+    long bytesOf(Message message) {
+        long size = MESSAGE_HEADER_BYTES;
+        if (message instanceof Message.Append a) {
+            size += payloadBytes(a.entries());
+        } else if (message instanceof Message.Sync s) {
+            size += payloadBytes(s.entries());
+        } else if (message instanceof Message.InstallCheckpoint c && c.image() instanceof SimImage image) {
+            size += (long) image.blockCount() * options.bytes().payload();
+        }
+        return size;
+    }
+
+    /** The bytes a journal operation writes: the payloads of the entries it carries. */
+    long bytesOf(DiskOp op) {
+        if (op instanceof DiskOp.PersistEntries e) {
+            return payloadBytes(e.entries());
+        }
+        return op instanceof DiskOp.PersistSync s ? payloadBytes(s.entries()) : 0;
+    }
+
+    private static long payloadBytes(List<LogEntry> entries) {
+        long size = 0;
+        for (LogEntry e : entries) {
+            size += e.isNoop() ? 0 : e.command().payload().length();
+        }
+        return size;
     }
 
     private boolean blocked(int from, int to) {
@@ -397,7 +444,8 @@ final class Simulation {
     RunStats stats() {
         long completed = history.ops().stream().filter(op -> op.response != History.PENDING).count();
         return new RunStats(steps, invariants.leadersElected(), invariants.committedCount(), completed,
-                nemesis.crashes(), nemesis.transfers(), nemesis.strikes(), invariants.membershipChanges());
+                nemesis.crashes(), nemesis.transfers(), nemesis.strikes(), invariants.membershipChanges(), linkBytes,
+                maxLinkWait);
     }
 
     /**
@@ -411,8 +459,10 @@ final class Simulation {
      * @param transfers       leadership transfers requested
      * @param strikes         targeted faults that hit a leader change's fragile moment
      * @param memberChanges   membership changes committed
+     * @param sentBytes       bytes of every message replicas sent (see {@link #bytesOf(Message)})
+     * @param maxLinkWait     longest a message waited for the messages queued before it on its link
      */
     record RunStats(long steps, int leaders, long committed, long completedOps, int crashes, int transfers,
-                    int strikes, int memberChanges) {
+                    int strikes, int memberChanges, long sentBytes, long maxLinkWait) {
     }
 }
