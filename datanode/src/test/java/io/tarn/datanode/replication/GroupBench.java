@@ -41,7 +41,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </pre>
  * where {@code cp.txt} is written by {@code mvn -pl datanode dependency:build-classpath
  * -Dmdep.outputFile=cp.txt -Dmdep.includeScope=test}. System properties pick the depths
- * ({@code bench.depths=1,4,16,32}) and the protocol's timing in ticks of 1 ms
+ * ({@code bench.depths=1,4,16,32}), the write sizes in bytes ({@code bench.sizes=4096,1048576}), the
+ * settings per size ({@code bench.groups=3P,3I,1P,3M}: members and P(ARALLEL) or I(N_ORDER) on disk,
+ * M a 3-member PARALLEL group on an in-memory journal at depth 16) and the protocol's timing in ticks of 1 ms
  * ({@code bench.retransmit}, {@code bench.election} (the minimum; the maximum is twice it),
  * {@code bench.heartbeat}, {@code bench.lease}; the core's defaults otherwise).
  */
@@ -72,13 +74,21 @@ public final class GroupBench {
         List<Setting> settings = new ArrayList<>();
         int[] depths = Arrays.stream(System.getProperty("bench.depths", "1,4,16,32").split(","))
                 .mapToInt(Integer::parseInt).toArray();
-        for (int size : new int[] {4096, 1 << 20}) {
+        int[] sizes = Arrays.stream(System.getProperty("bench.sizes", "4096,1048576").split(","))
+                .mapToInt(Integer::parseInt).toArray();
+        List<String> groups = List.of(System.getProperty("bench.groups", "3P,3I,1P,3M").split(","));
+        for (int size : sizes) {
             for (int depth : depths) {
-                settings.add(new Setting(3, Mode.PARALLEL, false, size, depth));
-                settings.add(new Setting(3, Mode.IN_ORDER, false, size, depth));
-                settings.add(new Setting(1, Mode.PARALLEL, false, size, depth));
+                for (String g : groups) {
+                    if (!g.endsWith("M")) {
+                        settings.add(new Setting(g.charAt(0) - '0', g.endsWith("I") ? Mode.IN_ORDER : Mode.PARALLEL,
+                                false, size, depth));
+                    }
+                }
             }
-            settings.add(new Setting(3, Mode.PARALLEL, true, size, 16));
+            if (groups.contains("3M")) {
+                settings.add(new Setting(3, Mode.PARALLEL, true, size, 16));
+            }
         }
         System.out.println("| members | mode | journal | write | depth | writes/s | MB/s | p50 µs | p99 µs |");
         System.out.println("|---|---|---|---|---|---|---|---|---|");
