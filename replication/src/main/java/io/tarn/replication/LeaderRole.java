@@ -272,8 +272,9 @@ final class LeaderRole extends RoleState {
     /**
      * Sends new entries within the follower's window while their payload bytes fit under
      * {@code maxBytesInFlight} (at least one entry when nothing is in flight), and resends entries
-     * whose retransmit timeout expired; a resend round backs the timeout off (see {@link Progress}).
-     * Heartbeats go separately, on their own period, whatever this holds back.
+     * whose retransmit timeout expired and whose copy here is durable; a resend round backs the
+     * timeout off (see {@link Progress}). Heartbeats go separately, on their own period, whatever
+     * this holds back.
      */
     private void sendAppends(Progress p) {
         if (!active || !p.synced) {
@@ -296,7 +297,9 @@ final class LeaderRole extends RoleState {
                 continue;
             }
             Progress.InFlight sent = p.inFlight.get(i);
-            if (sent != null ? now - sent.sentAt < timeout : full) {
+            // A copy is not resent before this leader's own is durable: the follower forces the same
+            // bytes, so while our journal is slower than the timeout the follower's likely is too.
+            if (sent != null ? now - sent.sentAt < timeout || i > selfDurable : full) {
                 continue;
             }
             LogEntry e = log.get(i);

@@ -111,6 +111,22 @@ class FlowControlTest {
     }
 
     @Test
+    void noCopyIsResentBeforeTheLeadersOwnCopyIsDurable() {
+        TestCluster c = new TestCluster(CONFIG, 3);
+        int leader = c.electLeader();
+        int follower = (leader + 1) % 3;
+        c.autoDisk = false;
+        c.lose = m -> m instanceof Append a && a.to() == follower && !a.entries().isEmpty();
+        submit(c, leader, 1, 1_000);
+        c.deliverAll();
+        assertThat(dataAppendsDuring(c, leader, follower, 30)).as("our own journal is still forcing the entry")
+                .isZero();
+        c.completeDisk(leader);
+        c.deliverAll();
+        assertThat(dataAppendsDuring(c, leader, follower, CONFIG.retransmitTicks())).isEqualTo(1);
+    }
+
+    @Test
     void aFollowerBackFromASilenceGetsItsEntriesWithoutWaitingOutTheBackOff() {
         ReplicationConfig config = CONFIG.toBuilder().retransmitMaxTicks(400).build();
         TestCluster c = new TestCluster(config, 3);
@@ -138,6 +154,15 @@ class FlowControlTest {
             }
         }
         return out;
+    }
+
+    /** Ticks {@code ticks} times; returns how many appends carrying entries the leader sent the follower. */
+    private static int dataAppendsDuring(TestCluster c, int leader, int follower, int ticks) {
+        int count = 0;
+        for (int t = 0; t < ticks; t++) {
+            count += (int) tickAndCollect(c, leader, follower).stream().filter(a -> !a.entries().isEmpty()).count();
+        }
+        return count;
     }
 
     private static void submit(TestCluster c, int leader, long seq, int bytes) {
