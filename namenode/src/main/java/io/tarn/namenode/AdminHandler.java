@@ -96,7 +96,8 @@ final class AdminHandler {
 
     /**
      * The groups with a member whose datanode is dead, reported unreachable, or back without the
-     * group's region: all counted, the first {@link AdminProtocol#MAX_DEGRADED_GROUPS} by id detailed.
+     * group's region, or with a member replacement under way:
+     * all counted, the first {@link AdminProtocol#MAX_DEGRADED_GROUPS} by id detailed.
      * One pass over the groups, on an administration request only.
      */
     private ReplicationHealth replication() {
@@ -111,7 +112,7 @@ final class AdminHandler {
                 members.add(new MemberHealth(m.memberId(), dn.id(), dn.host(), dn.port(), state,
                         datanodes.silenceMs(dn)));
             }
-            if (down) {
+            if (down || g.change() != null) {
                 degraded.add(new DegradedGroup(g.id(), members));
             }
         }

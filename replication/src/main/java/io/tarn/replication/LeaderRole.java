@@ -99,6 +99,25 @@ final class LeaderRole extends RoleState {
         return active;
     }
 
+    /**
+     * The members this leader knows to vote and to hold its log: itself (while a voting member) and
+     * each follower whose last answer said it votes and whose log is synced with this leader's.
+     * A member joining empty is not among them until it caught up and was promoted.
+     */
+    List<Integer> confirmedVoters() {
+        List<Integer> out = new ArrayList<>(peers.size() + 1);
+        if (replica.inConfiguration() && replica.voter()) {
+            out.add(replica.id);
+        }
+        for (Progress p : peers.values()) {
+            if (p.voter && p.synced) {
+                out.add(p.id);
+            }
+        }
+        out.sort(null);
+        return out;
+    }
+
     // ---------------------------------------------------------------- sync stage
 
     private void selfSyncDurable() {

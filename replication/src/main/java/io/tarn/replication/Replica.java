@@ -43,6 +43,8 @@ public final class Replica {
     private int leaderId = -1;
     private long lastLeaderContact;
     private boolean capturing;
+    /** Payload bytes applied since the last checkpoint capture began (not persisted: a restart starts over). */
+    private long bytesSinceCapture;
 
     private record PendingOp(long id, Runnable onDurable) {
     }
@@ -275,6 +277,15 @@ public final class Replica {
     }
 
     /** Whether this replica leads and has synced its merged log to a quorum (serves clients). */
+    /**
+     * At an active leader, the members it knows to vote and to hold its log, ascending (see the
+     * leader's accounting of each follower's answers); empty at any other replica. A host reports
+     * a membership change as done only once every member of the new configuration is among them.
+     */
+    public List<Integer> confirmedVoters() {
+        return role instanceof LeaderRole leader && leader.isActive() ? leader.confirmedVoters() : List.of();
+    }
+
     public boolean isActiveLeader() {
         return role instanceof LeaderRole leader && leader.isActive();
     }
@@ -553,16 +564,20 @@ public final class Replica {
             return;
         }
         sessions.recordApplied(command);
+        bytesSinceCapture += command.payload().length();
         emit(new Effect.Apply(entry));
         role.onApplied(entry);
     }
 
     private void maybeCheckpoint() {
         long applied = log.appliedPrefix();
-        if (capturing || applied - log.checkpoint().meta().index() < config.checkpointInterval()) {
+        long sinceCheckpoint = applied - log.checkpoint().meta().index();
+        if (capturing || sinceCheckpoint <= 0 || sinceCheckpoint < config.checkpointInterval()
+                && bytesSinceCapture < config.checkpointBytes()) {
             return;
         }
         capturing = true;
+        bytesSinceCapture = 0;
         emit(new Effect.CaptureCheckpoint(new CheckpointMeta(applied, log.appliedAboveList(), sessions.snapshot(),
                 log.membersAt(applied))));
     }

@@ -23,6 +23,9 @@ package io.tarn.replication;
  *   <tr><td>maxBytesInFlight</td><td>16 MiB</td><td>payload bytes sent and unacknowledged per follower; one
  *       entry always goes when nothing is in flight</td></tr>
  *   <tr><td>checkpointInterval</td><td>1024</td><td>applied entries between checkpoints</td></tr>
+ *   <tr><td>checkpointBytes</td><td>64 MiB</td><td>payload bytes applied since the last checkpoint that also
+ *       start one (whichever comes first), so the log a replica keeps in memory stays bounded by
+ *       bytes whatever the write size</td></tr>
  * </table>
  */
 public final class ReplicationConfig {
@@ -38,6 +41,7 @@ public final class ReplicationConfig {
     private final int retransmitMaxTicks;
     private final long maxBytesInFlight;
     private final int checkpointInterval;
+    private final long checkpointBytes;
     private final boolean unsafePaperMerge;
 
     private ReplicationConfig(Builder b) {
@@ -52,6 +56,7 @@ public final class ReplicationConfig {
         this.retransmitMaxTicks = b.retransmitMaxTicks;
         this.maxBytesInFlight = b.maxBytesInFlight;
         this.checkpointInterval = b.checkpointInterval;
+        this.checkpointBytes = b.checkpointBytes;
         this.unsafePaperMerge = b.unsafePaperMerge;
     }
 
@@ -79,6 +84,7 @@ public final class ReplicationConfig {
         b.retransmitMaxTicks = retransmitMaxTicks;
         b.maxBytesInFlight = maxBytesInFlight;
         b.checkpointInterval = checkpointInterval;
+        b.checkpointBytes = checkpointBytes;
         b.unsafePaperMerge = unsafePaperMerge;
         return b;
     }
@@ -146,6 +152,11 @@ public final class ReplicationConfig {
         return checkpointInterval;
     }
 
+    /** Payload bytes applied since the last checkpoint that start the next one. */
+    public long checkpointBytes() {
+        return checkpointBytes;
+    }
+
     /**
      * Test-only: merge as the PolarFS paper describes (highest ballot per index over all voters,
      * ignoring the synced term). Unsafe; exists so tests can show the checker catches it.
@@ -165,7 +176,8 @@ public final class ReplicationConfig {
                 + ", election=" + electionTimeoutMin + ".." + electionTimeoutMax + ", heartbeat=" + heartbeatTicks
                 + ", lease=" + leaseTicks + ", retransmit=" + retransmitTicks + ".." + retransmitMaxTicks
                 + ", maxBytesInFlight=" + maxBytesInFlight
-                + ", checkpointInterval=" + checkpointInterval + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
+                + ", checkpointInterval=" + checkpointInterval + ", checkpointBytes=" + checkpointBytes
+                + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
     }
 
     /** Mutable builder; {@link #build()} validates the settings and their relations. */
@@ -181,6 +193,7 @@ public final class ReplicationConfig {
         private int retransmitMaxTicks = 500;
         private long maxBytesInFlight = 16L << 20;
         private int checkpointInterval = 1024;
+        private long checkpointBytes = 64L << 20;
         private boolean unsafePaperMerge;
 
         private Builder() {
@@ -242,6 +255,11 @@ public final class ReplicationConfig {
         }
 
         /** Sets the number of applied entries between checkpoints. */
+        public Builder checkpointBytes(long value) {
+            this.checkpointBytes = value;
+            return this;
+        }
+
         public Builder checkpointInterval(int value) {
             this.checkpointInterval = value;
             return this;
@@ -271,6 +289,7 @@ public final class ReplicationConfig {
             require(retransmitMaxTicks >= retransmitTicks, "retransmitMaxTicks must be at least retransmitTicks");
             require(maxBytesInFlight >= 1, "maxBytesInFlight must be positive");
             require(checkpointInterval >= window, "checkpointInterval must be at least the window");
+            require(checkpointBytes >= 1, "checkpointBytes must be positive");
             return new ReplicationConfig(this);
         }
 

@@ -37,8 +37,16 @@ class MembershipChangeTest {
         writeMany(c, leader, 1, 20);
         c.join(3);
         assertThat(c.r(3).isVoter()).isFalse();
+        assertThat(c.r(leader).confirmedVoters()).containsExactly(0, 1, 2);
+        assertThat(c.r((leader + 1) % 3).confirmedVoters()).as("only a leader knows").isEmpty();
+        c.down.add(3);
         assertThat(c.r(leader).addMember(3)).isEqualTo(Status.OK);
+        c.tick(CONFIG.heartbeatTicks() * 3);
+        assertThat(c.r(leader).members()).as("the change is in force").contains(3);
+        assertThat(c.r(leader).confirmedVoters()).as("not before the new member caught up").doesNotContain(3);
+        c.down.remove(3);
         c.tick(CONFIG.heartbeatTicks() * 10);
+        assertThat(c.r(leader).confirmedVoters()).containsExactly(0, 1, 2, 3);
         assertThat(c.r(leader).members()).containsExactly(0, 1, 2, 3);
         assertThat(c.r(3).members()).containsExactly(0, 1, 2, 3);
         assertThat(c.r(3).isVoter()).isTrue();

@@ -259,6 +259,18 @@ public final class TarnKeys {
                     + "checkpoints of a group; the log before a checkpoint is dropped, and a member further behind "
                     + "catches up from a streamed image of the group's region.");
 
+    public static final ConfigKey<Long> REPLICATION_CHECKPOINT_BYTES = ConfigKey.bytes(
+            "tarn.replication.checkpoint.bytes", 64 * MIB, 64 * KIB, 1L << 40, "Payload bytes applied since a group's "
+                    + "last checkpoint that start the next one, whichever of this and tarn.replication.checkpoint."
+                    + "interval comes first: it bounds the log each replica holds in memory (and the journal on "
+                    + "disk) by bytes, however large the writes.");
+
+    public static final ConfigKey<Long> REPLICATION_MAX_BYTES_IN_FLIGHT = ConfigKey.bytes(
+            "tarn.replication.max.bytes.in.flight", 16 * MIB, 4 * KIB, 1L << 40, "Payload bytes a group's leader "
+                    + "may have sent to one follower and not had acknowledged; later writes wait for "
+                    + "acknowledgments (one write always goes when nothing is in flight), so large writes do not "
+                    + "flood a slow follower and crowd out heartbeats.");
+
     public static final ConfigKey<Integer> REPLICATION_THREADS = ConfigKey.integer("tarn.replication.threads", 1, 1,
             256, "threads", "Replication loops of a datanode; each group runs on one of them.");
 
@@ -279,7 +291,8 @@ public final class TarnKeys {
             new Group("Replication: read by tarn datanode for replicated block groups",
                     List.of(REPLICATION_JOURNAL, REPLICATION_JOURNAL_DIR, REPLICATION_MODE,
                             REPLICATION_ELECTION_TIMEOUT, REPLICATION_HEARTBEAT_INTERVAL, REPLICATION_LEASE,
-                            REPLICATION_WINDOW, REPLICATION_CHECKPOINT_INTERVAL, REPLICATION_THREADS)),
+                            REPLICATION_WINDOW, REPLICATION_CHECKPOINT_INTERVAL, REPLICATION_CHECKPOINT_BYTES,
+                            REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_THREADS)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,

@@ -100,6 +100,8 @@ public final class GroupRunner {
     private static final long READ_INDEX_CLIENT = 0;
     private static final BlockRange NOTHING = new BlockRange(0, 0);
     private static final Outcome APPLIED = new Outcome(Status.OK, -1, null, null);
+    /** Ticks between two refreshes of {@link #settledMembers}: leader reports go out every heartbeat. */
+    private static final int SETTLE_EVERY_TICKS = 10;
 
     private record Waiting(long deadline, WriteKey write, long readId, CompletableFuture<Outcome> future) {
     }
@@ -139,8 +141,12 @@ public final class GroupRunner {
 
     /** The replica's configuration as last observed (loop thread only). */
     private List<Integer> configuration;
-    /** The configuration last applied (committed), as reported to the namenode. */
+    /** The configuration last applied (committed). */
     private volatile List<Integer> applied;
+    /** At an active leader: the applied members known to vote and hold its log; else empty. */
+    private volatile List<Integer> settled = List.of();
+    /** Timer firings until {@link #settled} is refreshed next (loop thread only). */
+    private int settleCountdown;
 
     // Copies for other threads, refreshed on the loop after every input (observe()).
     private volatile Role role = Role.FOLLOWER;
@@ -239,10 +245,20 @@ public final class GroupRunner {
 
     /**
      * The last configuration this replica applied (a committed configuration entry; at start, the
-     * one its log or checkpoint gives), ascending: what a leader reports to the namenode.
+     * one its log or checkpoint gives), ascending.
      */
     public List<Integer> appliedMembers() {
         return applied;
+    }
+
+    /**
+     * At an active leader, the members of the applied configuration that it knows to vote and to
+     * hold its log (a new member only once it caught up and was promoted), ascending; empty
+     * elsewhere. What a leader reports to the namenode: a replacement is done when these are the
+     * target's members. Refreshed every few milliseconds.
+     */
+    public List<Integer> settledMembers() {
+        return settled;
     }
 
     /** The leader the replica believed in after its last input, or -1. */
@@ -416,6 +432,10 @@ public final class GroupRunner {
                     outputs.onTimer(groupId);
                     expire();
                     observe();
+                    if (--settleCountdown <= 0) {
+                        settleCountdown = SETTLE_EVERY_TICKS;
+                        settle();
+                    }
                 }
             } finally {
                 busy = false;
@@ -639,6 +659,21 @@ public final class GroupRunner {
             activeLeader = active;
         }
         releaseAppliedWaits();
+    }
+
+    /** Refreshes {@link #settledMembers} (loop thread). */
+    private void settle() {
+        if (!activeLeader) {
+            if (!settled.isEmpty()) {
+                settled = List.of();
+            }
+            return;
+        }
+        List<Integer> voters = replica.confirmedVoters();
+        List<Integer> now = applied.stream().filter(voters::contains).toList();
+        if (!now.equals(settled)) {
+            settled = now;
+        }
     }
 
     /** Completes the callers of {@link #awaitApplied} whose index the applied prefix reached. */

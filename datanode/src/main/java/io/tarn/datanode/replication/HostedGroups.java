@@ -113,7 +113,9 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                 .electionTimeout(election, 2 * election)
                 .heartbeatTicks((int) (long) config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL))
                 .leaseTicks((int) (long) config.get(TarnKeys.REPLICATION_LEASE))
-                .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL));
+                .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL))
+                .checkpointBytes(config.get(TarnKeys.REPLICATION_CHECKPOINT_BYTES))
+                .maxBytesInFlight(config.get(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT));
         ReplicationConfig replication;
         try {
             replication = b.build();
@@ -207,7 +209,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             // across a change names at worst a term it led in, which the namenode orders by term.
             long term = r.term();
             if (r.leads()) {
-                out.add(new LeaderReport(id, h.members().self(), term, r.appliedMembers()));
+                out.add(new LeaderReport(id, h.members().self(), term, r.settledMembers()));
             }
         }
         return out;

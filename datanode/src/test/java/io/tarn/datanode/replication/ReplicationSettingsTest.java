@@ -26,6 +26,8 @@ class ReplicationSettingsTest {
         assertThat(s.config().leaseTicks()).isEqualTo(core.leaseTicks());
         assertThat(s.config().window()).isEqualTo(core.window());
         assertThat(s.config().checkpointInterval()).isEqualTo(core.checkpointInterval());
+        assertThat(s.config().checkpointBytes()).isEqualTo(core.checkpointBytes());
+        assertThat(s.config().maxBytesInFlight()).isEqualTo(core.maxBytesInFlight());
         assertThat(s.tickNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(1));
         assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(
                 TarnKeys.RPC_TIMEOUT.defaultValue()));
@@ -38,6 +40,8 @@ class ReplicationSettingsTest {
                 .set(TarnKeys.REPLICATION_ELECTION_TIMEOUT, 400L).set(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL, 50L)
                 .set(TarnKeys.REPLICATION_LEASE, 300L).set(TarnKeys.REPLICATION_WINDOW, 64)
                 .set(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL, 4096).set(TarnKeys.REPLICATION_THREADS, 2)
+                .set(TarnKeys.REPLICATION_CHECKPOINT_BYTES, 8L << 20)
+                .set(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT, 4L << 20)
                 .set(TarnKeys.RPC_TIMEOUT, 5_000L).build();
         ReplicationHost.Settings s = HostedGroups.settings(c);
         assertThat(s.config().mode()).isEqualTo(Mode.IN_ORDER);
@@ -47,6 +51,8 @@ class ReplicationSettingsTest {
         assertThat(s.config().leaseTicks()).isEqualTo(300);
         assertThat(s.config().window()).isEqualTo(64);
         assertThat(s.config().checkpointInterval()).isEqualTo(4096);
+        assertThat(s.config().checkpointBytes()).isEqualTo(8L << 20);
+        assertThat(s.config().maxBytesInFlight()).isEqualTo(4L << 20);
         assertThat(s.threads()).isEqualTo(2);
         assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(5));
         assertThat(TarnKeys.REPLICATION_MODE.parse("in_order")).isEqualTo(ReplicationMode.IN_ORDER);

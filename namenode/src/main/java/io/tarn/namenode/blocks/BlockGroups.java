@@ -262,14 +262,18 @@ public final class BlockGroups {
                 cancel(g, under);
                 continue;
             }
-            if (under != null || g.liveMembers() <= SIZE / 2) {
+            if (under != null) {
+                if (gone(under.added())) {
+                    place(g, under.removed(), under.added(), nowMs);
+                }
+                continue;
+            }
+            if (g.liveMembers() <= SIZE / 2) {
                 continue;
             }
             for (GroupInfo.Member m : g.members()) {
-                DatanodeInfo dn = m.datanode();
-                boolean gone = m.lost() || !dn.alive() && registry.silenceMs(dn) >= replaceAfterMs;
-                if (gone) {
-                    if (replace(g, m, nowMs)) {
+                if (gone(m)) {
+                    if (place(g, m, null, nowMs)) {
                         begun++;
                     }
                     break;
@@ -279,8 +283,19 @@ public final class BlockGroups {
         return begun;
     }
 
-    /** Places a new member for {@code gone} on another datanode (another host first); false when none can take it. */
-    private synchronized boolean replace(GroupInfo g, GroupInfo.Member gone, long nowMs) {
+    /** Whether {@code m}'s datanode lost the data, or stayed dead for {@code tarn.datanode.replace.after}. */
+    private boolean gone(GroupInfo.Member m) {
+        DatanodeInfo dn = m.datanode();
+        return m.lost() || !dn.alive() && registry.silenceMs(dn) >= replaceAfterMs;
+    }
+
+    /**
+     * Places a new member for {@code gone} on another datanode (another host first): a new change,
+     * or, when {@code deadJoiner} is the new member of the change under way and is gone too, the
+     * same change with another new member (the old one's region is freed). False when no datanode
+     * can take it.
+     */
+    private synchronized boolean place(GroupInfo g, GroupInfo.Member gone, GroupInfo.Member deadJoiner, long nowMs) {
         Set<String> hosts = new HashSet<>();
         for (GroupInfo.Member m : g.members()) {
             if (m != gone) {
@@ -289,7 +304,7 @@ public final class BlockGroups {
         }
         List<DatanodeInfo> candidates = new ArrayList<>();
         for (DatanodeInfo dn : registry.values()) {
-            if (dn.allocatable() && g.memberOn(dn) == null && dn.hasFreeRegion()) {
+            if (dn.allocatable() && g.memberOn(dn) == null && g.joiningOn(dn) == null && dn.hasFreeRegion()) {
                 candidates.add(dn);
             }
         }
@@ -303,7 +318,18 @@ public final class BlockGroups {
                 if (r == null) {
                     continue;
                 }
-                GroupInfo.Change c = g.begin(gone, dn, r.regionId(), r.generations(), r.incarnation(), nowMs);
+                GroupInfo.Change c;
+                if (deadJoiner == null) {
+                    c = g.begin(gone, dn, r.regionId(), r.generations(), r.incarnation(), nowMs);
+                } else {
+                    GroupInfo.Member dropped = g.retarget(dn, r.regionId(), r.generations(), r.incarnation(), nowMs);
+                    c = dropped == null ? null : g.change();
+                    if (dropped != null) {
+                        forget(g, dropped);
+                        LOG.info("New member {} of {} gave out before it joined: member {} on datanode {} instead",
+                                dropped.memberId(), g, c.added().memberId(), dn.id());
+                    }
+                }
                 if (c == null) {
                     dn.releaseRegion(r.regionId(), r.generations());
                     continue;
@@ -326,23 +352,24 @@ public final class BlockGroups {
         if (added == null) {
             return;
         }
-        Set<GroupInfo> pending = unconfirmed.get(added.datanode().id());
+        forget(g, added);
+        LOG.info("Gave up replacing member {} of {}: its datanode is back with the data", change.removed().memberId(),
+                g);
+    }
+
+    /** A member that no longer belongs to {@code g}: its region goes back to its datanode's free list. */
+    private void forget(GroupInfo g, GroupInfo.Member m) {
+        Set<GroupInfo> pending = unconfirmed.get(m.datanode().id());
         if (pending != null) {
             pending.remove(g);
         }
-        added.datanode().releaseRegion(added.regionId(), g.generations());
-        LOG.info("Gave up replacing member {} of {}: its datanode is back with the data", change.removed().memberId(),
-                g);
+        m.datanode().releaseRegion(m.regionId(), g.generations());
     }
 
     /** A replacement took effect: the old member's region goes back to its datanode's free list. */
     private void finish(GroupInfo g, GroupInfo.Change done) {
         GroupInfo.Member old = done.removed();
-        Set<GroupInfo> pending = unconfirmed.get(old.datanode().id());
-        if (pending != null) {
-            pending.remove(g);
-        }
-        old.datanode().releaseRegion(old.regionId(), g.generations());
+        forget(g, old);
         LOG.info("Replaced member {} of {} by member {}: membership version {}", old.memberId(), g,
                 done.added().memberId(), done.target().version());
     }

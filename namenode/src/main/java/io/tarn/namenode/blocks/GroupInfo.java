@@ -269,6 +269,49 @@ public final class GroupInfo {
     }
 
     /**
+     * The change under way keeps its member to remove but gets another new member, on region
+     * {@code regionId} of {@code dn} (its joining member died or lost its data before the change
+     * was done); see {@link #begin} for the generations. Returns the member given up, or null when
+     * there is no change or the region cannot serve.
+     */
+    synchronized Member retarget(DatanodeInfo dn, int regionId, int[] regionGenerations, int incarnation,
+                                 long nowMs) {
+        Change c = change;
+        if (c == null || destroyed || !fits(regionGenerations)) {
+            return null;
+        }
+        raiseFreeSlots(regionGenerations);
+        Member added = new Member(nextMemberId++, dn, regionId, incarnation);
+        List<Member> target = new ArrayList<>(membership.members());
+        target.remove(c.removed());
+        target.add(added);
+        change = new Change(c.removed(), added, new Membership(membership.version() + 1, target), nowMs);
+        return c.added();
+    }
+
+    /** Whether no allocated slot's generation equals the region block's (caller holds the monitor). */
+    private boolean fits(int[] regionGenerations) {
+        if (regionGenerations.length < slots) {
+            return false;
+        }
+        for (int s = 0; s < slots; s++) {
+            if (allocated.get(s) && generations[s] == regionGenerations[s]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Raises the free slots' generations above the region's (caller holds the monitor). */
+    private void raiseFreeSlots(int[] regionGenerations) {
+        for (int s = 0; s < slots; s++) {
+            if (!allocated.get(s)) {
+                generations[s] = Math.max(generations[s], regionGenerations[s]);
+            }
+        }
+    }
+
+    /**
      * Starts replacing {@code removed} by a new member (the next unused id) on region
      * {@code regionId} of {@code dn}, whose blocks' generations there are {@code regionGenerations}:
      * the free slots' generations are raised above them (as a new group's are). Null when a change
@@ -277,19 +320,10 @@ public final class GroupInfo {
      */
     synchronized Change begin(Member removed, DatanodeInfo dn, int regionId, int[] regionGenerations,
                               int incarnation, long nowMs) {
-        if (change != null || destroyed || regionGenerations.length < slots) {
+        if (change != null || destroyed || !fits(regionGenerations)) {
             return null;
         }
-        for (int s = 0; s < slots; s++) {
-            if (allocated.get(s) && generations[s] == regionGenerations[s]) {
-                return null;
-            }
-        }
-        for (int s = 0; s < slots; s++) {
-            if (!allocated.get(s)) {
-                generations[s] = Math.max(generations[s], regionGenerations[s]);
-            }
-        }
+        raiseFreeSlots(regionGenerations);
         Member added = new Member(nextMemberId++, dn, regionId, incarnation);
         List<Member> target = new ArrayList<>(membership.members());
         target.remove(removed);

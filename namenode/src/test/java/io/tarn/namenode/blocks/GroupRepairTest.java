@@ -196,4 +196,27 @@ class GroupRepairTest {
                 new LeaderReport(g.groupId(), leader.memberId(), 4, change.target().ids()));
         assertThat(group(g.groupId()).version()).isEqualTo(2);
     }
+
+    @Test
+    void aNewMemberThatDiesBeforeItJoinedIsReplacedInTurn() throws Exception {
+        datanodes("a", "b", "c", "d", "e");
+        long f = fx.createReplicated("/f", WRITER, 3).fileId();
+        BlockGroup g = fx.write(f, 0, WRITER).group();
+        fx.nn.files().close(f, WRITER, 100); // closed with data: no lease to expire during the long wait
+        GroupMember gone = g.members().get(2);
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 1_000, gone.datanodeId());
+        GroupInfo.Change first = group(g.groupId()).change();
+        int joiner = first.added().datanode().id();
+        long freeOnJoiner = first.added().datanode().freeBlocks();
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 1_000, gone.datanodeId(), joiner);
+        GroupInfo.Change second = group(g.groupId()).change();
+        assertThat(second.removed().memberId()).isEqualTo(gone.memberId());
+        assertThat(second.added().memberId()).as("ids are never reused").isEqualTo(4);
+        assertThat(second.added().datanode().id()).isNotIn(joiner, gone.datanodeId());
+        assertThat(second.target().ids()).doesNotContain(3, gone.memberId()).contains(4);
+        assertThat(dn(joiner).freeBlocks()).as("the dead joiner's region is free again").isEqualTo(freeOnJoiner
+                + SLOTS);
+        assertThat(heartbeat(second.added().datanode().id(), List.of())).singleElement()
+                .isInstanceOfSatisfying(CreateGroup.class, c -> assertThat(c.self()).isEqualTo(4));
+    }
 }

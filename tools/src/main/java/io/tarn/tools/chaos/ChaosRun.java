@@ -89,7 +89,8 @@ public final class ChaosRun {
             workload = new Workload(cluster.clientConfig(), history, options.clients(), options.seed(),
                     options.valueSize());
             workload.start();
-            faults = new FaultScheduler(cluster, history, options.faults(), options.seed(), options.maxFaulty(), log);
+            faults = new FaultScheduler(cluster, history, options.faults(), options.seed(), options.maxFaulty(),
+                    options.replication() > 1, log);
             try {
                 faults.run(options.durationMs());
             } finally {

@@ -1,5 +1,7 @@
 package io.tarn.tools.chaos;
 
+import io.tarn.client.TarnClient;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -15,6 +17,12 @@ import java.util.TreeMap;
  * at most {@code maxFaulty} datanodes faulty at a time. The same seed draws the same sequence of
  * faults, targets, holds and pauses, so a failing run's schedule can be replayed (its interleaving
  * with the clients' operations is up to the machine).
+ *
+ * <p>A wipe destroys a datanode's copies for good. With replication 3 the group repairs itself by
+ * replacing the lost members, so a second wipe before the repair is done could take two copies of
+ * one group; then a drawn wipe is a kill instead (same target and hold, and the log says so) while
+ * the namenode reports an under-replicated group or within {@link #WIPE_SPACING_MS} of the last
+ * wipe (the namenode reports the wiped datanode's groups only once it has missed its heartbeats).
  */
 final class FaultScheduler {
     /** A fault in force, and when to heal it. */
@@ -29,9 +37,22 @@ final class FaultScheduler {
     private final PrintStream log;
     private final List<Active> active = new ArrayList<>();
     private final Map<String, Integer> injected = new TreeMap<>();
+    private final boolean wipeWhenWhole;
+    /**
+     * Least time between two wipes when they wait for the repair: the namenode's datanode timeout
+     * (3 s) and the run's {@code tarn.datanode.replace.after} (5 s), then time for the new members
+     * to catch up.
+     */
+    static final long WIPE_SPACING_MS = 15_000;
+    private long lastWipe = System.nanoTime() - WIPE_SPACING_MS * 1_000_000;
 
+    /**
+     * @param wipeWhenWhole wipe only while no block group is under-replicated (replication 3: the
+     *                      lost copies of one wipe are replaced before the next)
+     */
     FaultScheduler(ProcessCluster cluster, History history, List<Fault> faults, long seed, int maxFaulty,
-                   PrintStream log) {
+                   boolean wipeWhenWhole, PrintStream log) {
+        this.wipeWhenWhole = wipeWhenWhole;
         this.cluster = cluster;
         this.history = history;
         this.faults = List.copyOf(faults);
@@ -73,6 +94,17 @@ final class FaultScheduler {
         }
         Daemon target = healthy.get(random.nextInt(healthy.size()));
         long hold = 1_000 + random.nextInt(2_500);
+        if (fault == Fault.WIPE && wipeWhenWhole) {
+            long degraded = now - lastWipe < WIPE_SPACING_MS * 1_000_000 ? 0 : underReplicated();
+            if (degraded != 0 || now - lastWipe < WIPE_SPACING_MS * 1_000_000) {
+                log.println("chaos: wipe     " + target.name() + " deferred: " + (degraded == 0
+                        ? "less than " + WIPE_SPACING_MS / 1000 + " s since the last wipe" : degraded < 0
+                        ? "no cluster status" : degraded + " block group(s) under-replicated") + "; a kill instead");
+                fault = Fault.KILL;
+            } else {
+                lastWipe = now;
+            }
+        }
         event(fault.label(), target, "for " + hold + " ms");
         switch (fault) {
             case KILL -> target.kill();
@@ -87,6 +119,15 @@ final class FaultScheduler {
         }
         injected.merge(fault.label(), 1, Integer::sum);
         active.add(new Active(fault, target, now + millis(hold)));
+    }
+
+    /** Block groups the namenode reports under-replicated, or -1 when it does not answer. */
+    private long underReplicated() {
+        try (TarnClient client = TarnClient.connect(cluster.clientConfig())) {
+            return client.clusterStatus().replication().underReplicated();
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private void healDue(long now) throws IOException {

@@ -21,8 +21,11 @@ final class Replication {
         }
         // 32 MiB regions: larger than the largest frame (tarn.rpc.max.frame, 16 MiB), so a member
         // catching up from a checkpoint receives its image in chunks, as on a real cluster.
+        // Members replaced 5 s after their datanode is declared dead: longer than any kill, pause,
+        // isolation or restart the schedule holds, so only a wipe (whose datanode never comes back
+        // under its old identity) is repaired, and the repair is over long before the run is.
         return Map.of(TarnKeys.REPLICATION_DEFAULT.name(), String.valueOf(factor),
-                TarnKeys.DRAM_REGION_SIZE.name(), "32m");
+                TarnKeys.DRAM_REGION_SIZE.name(), "32m", TarnKeys.DATANODE_REPLACE_AFTER.name(), "5000");
     }
 
     /** The replica comparison of the verdict. */
