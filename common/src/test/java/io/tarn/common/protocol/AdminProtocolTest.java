@@ -267,7 +267,7 @@ class AdminProtocolTest {
     @Test
     void heartbeatCarriesHostedGroupsAndLeaderReports() {
         HeartbeatRequest h = new HeartbeatRequest(7, 1, 2, List.of(10L, 11L),
-                List.of(new AdminProtocol.LeaderReport(11, 2, 5)));
+                List.of(new AdminProtocol.LeaderReport(11, 2, 5, List.of(0, 2, 3))));
         ByteBuf b = Unpooled.wrappedBuffer(encode(h::encode));
         b.skipBytes(4 + 8 + 8);
         assertThat(b.readInt()).isEqualTo(2);
@@ -277,7 +277,27 @@ class AdminProtocolTest {
         assertThat(b.readLong()).isEqualTo(11);
         assertThat(b.readInt()).isEqualTo(2);
         assertThat(b.readLong()).isEqualTo(5);
+        assertThat((int) b.readUnsignedByte()).as("the applied configuration").isEqualTo(3);
+        assertThat(b.readInt()).isZero();
+        assertThat(b.readInt()).isEqualTo(2);
+        assertThat(b.readInt()).isEqualTo(3);
         assertThat(b.isReadable()).isFalse();
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
+        HeartbeatRequest unknown = new HeartbeatRequest(7, 1, 2, List.of(11L),
+                List.of(new AdminProtocol.LeaderReport(11, 2, 5)));
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(unknown::encode), HeartbeatRequest::decode).leading().get(0)
+                .members()).as("no configuration known").isEmpty();
+    }
+
+    @Test
+    void changeGroupCarriesTheTargetMembership() {
+        BlockGroup target = new BlockGroup(9, 2, 0, List.of(new GroupMember(0, 1, "a", 1, 0, 0),
+                new GroupMember(3, 4, "d", 1, 2, 0)));
+        AdminProtocol.HeartbeatResponse r = new AdminProtocol.HeartbeatResponse(List.of(
+                new AdminProtocol.ChangeGroup(target), new AdminProtocol.DeleteGroup(5)));
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(r::encode), AdminProtocol.HeartbeatResponse::decode))
+                .isEqualTo(r);
+        assertThat(r.commands().get(0).groupId()).isEqualTo(9);
     }
 
     @Test
@@ -294,10 +314,10 @@ class AdminProtocolTest {
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessageContaining("names member 5, which is not in the group");
         byte[] unknownKind = ok.clone();
-        unknownKind[4] = 3;
+        unknownKind[4] = 4;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, unknownKind, AdminProtocol.HeartbeatResponse::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
-                .hasMessageContaining("unknown group command kind 3");
+                .hasMessageContaining("unknown group command kind 4");
     }
 
     @Test

@@ -14,7 +14,7 @@ class OpcodeTest {
     @Test
     void theTableHoldsEveryOperationOnceWithItsConstantsName() {
         int[] all = Opcode.all();
-        assertThat(all).hasSize(44).isSorted().doesNotHaveDuplicates();
+        assertThat(all).hasSize(46).isSorted().doesNotHaveDuplicates();
         Set<String> names = Arrays.stream(all).mapToObj(Opcode::name).collect(Collectors.toSet());
         assertThat(names).hasSize(all.length).noneMatch(n -> n.startsWith("OP_"));
         assertThat(Opcode.name(Opcode.ALLOCATE_BLOCKS)).isEqualTo("ALLOCATE_BLOCKS");
@@ -30,7 +30,8 @@ class OpcodeTest {
                 .collect(Collectors.toCollection(TreeSet::new));
         assertThat(readOnly).containsExactlyInAnyOrder("GET_FILE", "LIST", "GET_BLOCKS", "GET_PARTITIONS",
                 "WHERE_MOVED", "GET_REPLICATION",
-                "DIR_SNAPSHOT", "CLUSTER_STATUS", "FSCK", "PING", "READ_BLOCK", "SC_READ", "GROUP_READ");
+                "DIR_SNAPSHOT", "CLUSTER_STATUS", "FSCK", "PING", "READ_BLOCK", "SC_READ", "GROUP_READ",
+                "REPLICA_READ_INDEX");
         assertThat(Opcode.isReadOnly(-1)).isFalse();
         assertThat(Opcode.isReadOnly(65_535)).isFalse();
     }
@@ -45,7 +46,8 @@ class OpcodeTest {
         assertThat(names(Audience.ADMIN)).containsExactlyInAnyOrder("CLUSTER_STATUS", "FSCK", "PING");
         assertThat(names(Audience.DATA)).containsExactlyInAnyOrder("WRITE_BLOCK", "READ_BLOCK", "SC_READ", "SC_WRITE",
                 "GROUP_WRITE", "GROUP_READ");
-        assertThat(names(Audience.REPLICA)).containsExactly("REPLICA_MESSAGE");
+        assertThat(names(Audience.REPLICA)).containsExactlyInAnyOrder("REPLICA_MESSAGE", "REPLICA_IMAGE_CHUNK",
+                "REPLICA_READ_INDEX");
         assertThat(names(Audience.CLIENT)).hasSize(19)
                 .contains("GET_FILE", "CREATE", "WHERE_MOVED", "SET_REPLICATION", "REPLACE_BLOCK");
         for (int op : Opcode.all()) {

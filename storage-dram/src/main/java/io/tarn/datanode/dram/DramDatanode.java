@@ -109,9 +109,31 @@ public final class DramDatanode implements AutoCloseable {
                 namenodes.stream().map(HostPort::toString).toList(), localFiles, noShortCircuit);
     }
 
-    /** Starts a datanode with its own transport (closed with it). */
+    /**
+     * Starts a datanode with its own transport (closed with it), whose frames may be as large as the
+     * replication of block groups needs ({@link #replicationFrames}).
+     */
     public static DramDatanode start(TarnConfig config) throws IOException {
-        return start(config, Transports.create(config), true);
+        return start(config, Transports.create(replicationFrames(config)), true);
+    }
+
+    /**
+     * {@code config} with {@code tarn.rpc.max.frame} raised, if need be, to what a replication
+     * message between datanodes may take: a follower's catch-up (`Sync`) carries the entries since
+     * its last acknowledged one, which the leader keeps until a checkpoint
+     * ({@code tarn.replication.checkpoint.bytes}), and an append carries up to
+     * {@code tarn.replication.max.bytes.in.flight}; both with writes of up to a block. Clients of the
+     * datanode send no such frame, but a datanode's server cannot tell them apart before decoding.
+     */
+    static TarnConfig replicationFrames(TarnConfig config) {
+        long need = config.get(TarnKeys.REPLICATION_CHECKPOINT_BYTES)
+                + 2 * config.get(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT)
+                + (long) config.get(TarnKeys.REPLICATION_WINDOW) * config.getInt(TarnKeys.BLOCK_SIZE);
+        long frame = Math.min(1L << 30, need);
+        if (config.get(TarnKeys.RPC_MAX_FRAME) >= frame) {
+            return config;
+        }
+        return config.toBuilder().set(TarnKeys.RPC_MAX_FRAME, frame).build();
     }
 
     /** Starts a datanode on a shared transport, which it uses but does not close. */
