@@ -117,7 +117,8 @@ public final class ReplicatedWriteComparison {
                 + "\n- depth = writer threads, each with a file of its own (both clients' streams are"
                 + " synchronous at hflush; for 1 MiB writes each stream keeps its own bytes in flight)");
         out.add(machine(s, loadBefore, (System.nanoTime() - started) / 1e9));
-        return out;
+        // Markdown paragraphs: a blank line after each (the tables end with their own line break).
+        return out.stream().map(p -> p.endsWith("\n") ? p : p + "\n").toList();
     }
 
     private static void baselines(Settings s, ReplicatedWriteTable table, PrintStream log) throws Exception {
