@@ -47,6 +47,9 @@ final class AppendLoad {
         try (RollingFiles files = new RollingFiles(target, dir, replication, depth)) {
             LoadResult r = LoadDriver.threads(depth, warmupSeconds, seconds,
                     (t, i) -> files.append(t, data, true, sync));
+            if (r.opsPerSecond() == 0) { // nothing completed in the window: no latency to report
+                return new Figures(0, 0, Double.NaN, Double.NaN);
+            }
             return new Figures(r.opsPerSecond(), r.opsPerSecond() * SMALL / 1e6, r.p50Micros(), r.p99Micros());
         } finally {
             target.deleteTree(dir);

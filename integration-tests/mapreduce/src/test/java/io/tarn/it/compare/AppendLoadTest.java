@@ -29,6 +29,7 @@ class AppendLoadTest {
         final AtomicLong bytes = new AtomicLong();
         final AtomicInteger syncs = new AtomicInteger();
         volatile String failWith;
+        volatile long flushMillis;
 
         LocalTarget(Path root) {
             this.root = root;
@@ -62,6 +63,14 @@ class AppendLoadTest {
 
                 @Override
                 public void flush(boolean sync) throws IOException {
+                    if (flushMillis > 0) {
+                        try {
+                            Thread.sleep(flushMillis);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IOException(e);
+                        }
+                    }
                     out.flush();
                     if (sync) {
                         out.getFD().sync();
@@ -128,6 +137,17 @@ class AppendLoadTest {
         // Files roll over at the roll size, so the threads made at least one file each, more if they wrote more.
         assertThat((long) target.created.get())
                 .isGreaterThanOrEqualTo(Math.max(2, target.bytes.get() / AppendLoad.ROLL_BYTES));
+        assertThat(target.empty()).isTrue();
+    }
+
+    @Test
+    void aPointWhereNothingCompletedInTheWindowClaimsNoLatency(@TempDir Path dir) throws Exception {
+        LocalTarget target = new LocalTarget(dir);
+        target.flushMillis = 400; // longer than the whole window: no append completes inside it
+        AppendLoad.Figures f = AppendLoad.smallWrites(target, "/slow", 3, false, 1, 0, 0.1);
+        assertThat(f.opsPerSecond()).isZero();
+        assertThat(f.p50Micros()).isNaN();
+        assertThat(f.p99Micros()).isNaN();
         assertThat(target.empty()).isTrue();
     }
 
