@@ -58,6 +58,16 @@ public final class BlockGroups {
     /** Per datanode id: its groups whose CreateGroup it has not confirmed yet. */
     private final Map<Integer, Set<GroupInfo>> unconfirmed = new ConcurrentHashMap<>();
     private volatile long replaceAfterMs = TarnKeys.DATANODE_REPLACE_AFTER.defaultValue();
+    /**
+     * Per datanode id: regions of groups it no longer holds a member of (destroyed, or the member
+     * replaced), by group id, held off the free list until its heartbeat no longer lists the group:
+     * until then the datanode still guards the region as a replica's and would refuse other writes.
+     */
+    private final Map<Integer, Map<Long, Retired>> retiring = new ConcurrentHashMap<>();
+
+    /** A region a group no longer uses on a datanode, with the generations to release it with. */
+    private record Retired(DatanodeInfo datanode, int regionId, int[] generations) {
+    }
 
     /**
      * @param partition this namenode's partition (in the high bits of its group ids)
@@ -179,13 +189,10 @@ public final class BlockGroups {
             holders.add(change.added());
         }
         for (GroupInfo.Member m : holders) {
-            Set<GroupInfo> pending = unconfirmed.get(m.datanode().id());
-            if (pending != null) {
-                pending.remove(g);
-            }
-            m.datanode().releaseRegion(m.regionId(), generations);
+            retire(g, m, generations);
         }
-        LOG.info("Destroyed block {}: its last block was freed; regions back to the free lists", g);
+        LOG.info("Destroyed block {}: its last block was freed; regions back to the free lists once the datanodes "
+                + "dropped it", g);
     }
 
     /**
@@ -208,6 +215,16 @@ public final class BlockGroups {
             } else if (g.change() != null) {
                 commands.add(new ChangeGroup(g.describe(g.change().target())));
             }
+        }
+        Map<Long, Retired> retired = retiring.get(dn.id());
+        if (retired != null) {
+            retired.entrySet().removeIf(e -> {
+                if (listed.contains(e.getKey()) || e.getValue().datanode() != dn) {
+                    return false;
+                }
+                dn.releaseRegion(e.getValue().regionId(), e.getValue().generations());
+                return true;
+            });
         }
         for (LeaderReport r : leading) {
             GroupInfo g = groups.get(r.groupId());
@@ -359,11 +376,20 @@ public final class BlockGroups {
 
     /** A member that no longer belongs to {@code g}: its region goes back to its datanode's free list. */
     private void forget(GroupInfo g, GroupInfo.Member m) {
+        retire(g, m, g.generations());
+    }
+
+    /**
+     * {@code m}'s region leaves the group: it returns to its datanode's free list at the first
+     * heartbeat of that datanode that no longer lists the group ({@link #heartbeat}).
+     */
+    private void retire(GroupInfo g, GroupInfo.Member m, int[] generations) {
         Set<GroupInfo> pending = unconfirmed.get(m.datanode().id());
         if (pending != null) {
             pending.remove(g);
         }
-        m.datanode().releaseRegion(m.regionId(), g.generations());
+        retiring.computeIfAbsent(m.datanode().id(), id -> new ConcurrentHashMap<>())
+                .put(g.id(), new Retired(m.datanode(), m.regionId(), generations));
     }
 
     /** A replacement took effect: the old member's region goes back to its datanode's free list. */

@@ -136,9 +136,11 @@ class BlockGroupsTest {
         fx.nn.namespace().delete("/f", false);
         assertThat(fx.nn.allocator().groups().count()).isZero();
         for (int d = 1; d <= 3; d++) {
-            assertThat(dn(d).freeBlocks()).as("region back on the free list").isEqualTo(SLOTS);
             assertThat(heartbeat(d, List.of(id))).as("the members are told to drop it")
                     .containsExactly(new DeleteGroup(id));
+            assertThat(dn(d).freeBlocks()).as("held while the datanode still hosts the group").isZero();
+            assertThat(heartbeat(d, List.of())).isEmpty();
+            assertThat(dn(d).freeBlocks()).as("region back on the free list once dropped").isEqualTo(SLOTS);
         }
         BlockRef again = fx.write(file("/g"), 0, WRITER);
         assertThat(again.group().groupId()).as("a new group").isNotEqualTo(id);
@@ -146,6 +148,11 @@ class BlockGroupsTest {
         assertThat(again.generation()).as("above every generation the old group gave").isGreaterThan(a.generation());
         long plain = fx.create("/plain", WRITER).fileId();
         fx.nn.namespace().delete("/g", false);
+        assertThat(failsWith(ErrorCode.NO_SPACE, () -> fx.write(plain, 0, WRITER)))
+                .as("the regions stay the group's until the datanodes dropped it").contains("no free block");
+        for (int d = 1; d <= 3; d++) {
+            heartbeat(d, List.of());
+        }
         BlockRef reused = fx.write(plain, 0, WRITER);
         assertThat(reused.generation()).as("an unreplicated block there stays above the group's generations")
                 .isGreaterThan(again.generation() - 1);

@@ -119,8 +119,6 @@ class GroupRepairTest {
                 new LeaderReport(before.groupId(), survivor.memberId(), 3, change.target().ids()));
         assertThat(group(before.groupId()).change()).isNull();
         assertThat(group(before.groupId()).version()).isEqualTo(2);
-        assertThat(dn(gone.datanodeId()).freeBlocks()).as("the old member's region is free again")
-                .isEqualTo(freeOnGone + SLOTS);
 
         BlockRef after = fx.read(f, 0);
         assertThat(after.group().version()).isEqualTo(2);
@@ -130,10 +128,15 @@ class GroupRepairTest {
                 BlockTokens.READ)).as("the new member's token opens its replica").isTrue();
         assertThat(heartbeat(survivor.datanodeId(), List.of(before.groupId()))).isEmpty();
 
-        // The replaced datanode comes back with the group: it is told to delete it.
+        // The replaced datanode comes back with the group: it is told to delete it, and its region is
+        // free once it no longer lists the group.
         fx.nn.datanodes().heartbeat(gone.datanodeId(), dn(gone.datanodeId()).storageId());
         assertThat(heartbeat(gone.datanodeId(), List.of(before.groupId()))).singleElement()
                 .isEqualTo(new DeleteGroup(before.groupId()));
+        assertThat(dn(gone.datanodeId()).freeBlocks()).isEqualTo(freeOnGone);
+        assertThat(heartbeat(gone.datanodeId(), List.of())).isEmpty();
+        assertThat(dn(gone.datanodeId()).freeBlocks()).as("the old member's region is free again")
+                .isEqualTo(freeOnGone + SLOTS);
     }
 
     @Test
@@ -170,9 +173,9 @@ class GroupRepairTest {
         pass(1_000);
         assertThat(group(g.groupId()).change()).isNull();
         assertThat(group(g.groupId()).version()).isEqualTo(1);
+        assertThat(heartbeat(change.added().datanode().id(), List.of())).isEmpty();
         assertThat(change.added().datanode().freeBlocks()).as("the joiner's region is free again")
                 .isEqualTo(freeOnSpare + SLOTS);
-        assertThat(heartbeat(change.added().datanode().id(), List.of())).isEmpty();
     }
 
     @Test
@@ -214,8 +217,10 @@ class GroupRepairTest {
         assertThat(second.added().memberId()).as("ids are never reused").isEqualTo(4);
         assertThat(second.added().datanode().id()).isNotIn(joiner, gone.datanodeId());
         assertThat(second.target().ids()).doesNotContain(3, gone.memberId()).contains(4);
-        assertThat(dn(joiner).freeBlocks()).as("the dead joiner's region is free again").isEqualTo(freeOnJoiner
-                + SLOTS);
+        fx.nn.datanodes().heartbeat(joiner, dn(joiner).storageId());
+        heartbeat(joiner, List.of());
+        assertThat(dn(joiner).freeBlocks()).as("the dead joiner's region is free again once it reports")
+                .isEqualTo(freeOnJoiner + SLOTS);
         assertThat(heartbeat(second.added().datanode().id(), List.of())).singleElement()
                 .isInstanceOfSatisfying(CreateGroup.class, c -> assertThat(c.self()).isEqualTo(4));
     }
