@@ -141,8 +141,8 @@ public final class GroupRunner {
 
     /** The replica's configuration as last observed (loop thread only). */
     private List<Integer> configuration;
-    /** The configuration last applied (committed). */
-    private volatile List<Integer> applied;
+    /** The configuration last applied (committed), loop thread only. */
+    private List<Integer> applied;
     /** At an active leader: the applied members known to vote and hold its log; else empty. */
     private volatile List<Integer> settled = List.of();
     /** Timer firings until {@link #settled} is refreshed next (loop thread only). */
@@ -241,14 +241,6 @@ public final class GroupRunner {
     /** The replica's current term after its last input. */
     public long term() {
         return term;
-    }
-
-    /**
-     * The last configuration this replica applied (a committed configuration entry; at start, the
-     * one its log or checkpoint gives), ascending.
-     */
-    public List<Integer> appliedMembers() {
-        return applied;
     }
 
     /**

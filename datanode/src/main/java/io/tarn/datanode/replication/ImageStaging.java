@@ -149,7 +149,7 @@ final class ImageStaging implements AutoCloseable {
     /** Lets the staged image go (unless a store restored from it, when it holds nothing). */
     private void drop() {
         if (current != null) {
-            current.discard();
+            current.release(); // nothing left to let go if a store restored from it
             current = null;
         }
     }
@@ -197,11 +197,6 @@ final class ImageStaging implements AutoCloseable {
                 released = true;
                 free();
             }
-        }
-
-        /** Given up: let the copy go unless the restore did. */
-        final void discard() {
-            release();
         }
     }
 

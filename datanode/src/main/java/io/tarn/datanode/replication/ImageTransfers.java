@@ -46,7 +46,6 @@ final class ImageTransfers {
     private final ConcurrentHashMap<Key, Transfer> transfers = new ConcurrentHashMap<>();
     private final LongAdder chunksSent = new LongAdder();
     private final LongAdder completed = new LongAdder();
-    private final LongAdder failed = new LongAdder();
 
     /** @param codec encodes the final {@code InstallCheckpoint} (with {@link StagedRef#CODEC}) */
     ImageTransfers(ReplicationCodec codec) {
@@ -92,16 +91,6 @@ final class ImageTransfers {
     /** Transfers whose final message the follower took. */
     long completed() {
         return completed.sum();
-    }
-
-    /** Transfers given up (to start over at the core's next resend). */
-    long failed() {
-        return failed.sum();
-    }
-
-    /** The transfers under way or finished and kept for resends, for tests. */
-    int active() {
-        return transfers.size();
     }
 
     /** Gives up the transfers of a group no longer hosted here. */
@@ -252,7 +241,6 @@ final class ImageTransfers {
                 over = true;
             }
             transfers.remove(key, this);
-            failed.increment();
             LOG.debug("group {}: checkpoint {} transfer to member {} given up: {}", key.groupId(),
                     message.meta().index(), key.to(), why);
         }
