@@ -27,6 +27,25 @@ public interface ChunkedImage extends StateImage {
      */
     ByteBuf slice(long offset, int length);
 
+    /**
+     * Whether this is a replica's capture of its own state, every entry of which its journal still
+     * holds: such a checkpoint may be recorded after later operations, its image saved in the
+     * background, since until it is recorded replay rebuilds the same state from the log. An image
+     * received from another member is not (the entries below it are nowhere in the journal).
+     */
+    default boolean ownState() {
+        return false;
+    }
+
+    /**
+     * For a capture of a replica's own state ({@link #ownState}): false once a checkpoint from
+     * elsewhere was restored over that state, after which the image no longer shows the checkpoint
+     * it was captured for. Other images stay current.
+     */
+    default boolean current() {
+        return true;
+    }
+
     /** Checks that {@code [offset, offset + length)} lies in an image of {@code size} bytes. */
     static void checkRange(long offset, int length, long size) {
         if (offset < 0 || length < 0 || offset + length > size) {

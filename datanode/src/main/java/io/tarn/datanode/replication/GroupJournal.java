@@ -62,6 +62,21 @@ public final class GroupJournal extends JournalBase {
     private long segmentSize;
     private long nextImageId;
 
+    /** A checkpoint of the replica's own state whose image is saved in the background, then recorded. */
+    record Deferred(DiskOp.SaveCheckpoint op, ChunkedImage image, long imageId) {
+    }
+
+    // Background image saves (guarded by `deferred`'s monitor, this journal's lock for them).
+    private final Object deferredLock = new Object();
+    /** The newest own-state checkpoint waiting for its image to be saved, or null. */
+    private Deferred queuedImage;
+    /** The checkpoint whose image the saver is writing, or null. */
+    private Deferred savingImage;
+    /** The image saved or being saved and not yet recorded (0 when none): kept when others are deleted. */
+    private volatile long unrecordedImageId;
+    /** Set when the journal closes: a save under way stops, later ones are not begun. */
+    private volatile boolean closing;
+
     private volatile String failure;
     private boolean failureReported;
     /** Whether the writer's current batch holds records of this journal. */
@@ -151,9 +166,39 @@ public final class GroupJournal extends JournalBase {
         return dir;
     }
 
-    /** Writes what is queued, then closes the files; later appends return {@link Admission#FAILED}. */
+    /** Whether an own-state checkpoint waits for its image to be saved or recorded (for tests). */
+    boolean checkpointPending() {
+        synchronized (deferredLock) {
+            return queuedImage != null || unrecordedImageId != 0;
+        }
+    }
+
+    /**
+     * Writes what is queued, then closes the files; later appends return {@link Admission#FAILED}. A
+     * checkpoint image being saved in the background is abandoned (its checkpoint was never recorded)
+     * and close returns once the save stopped, so the directory may be deleted then.
+     */
     @Override
     public void close() {
+        closing = true;
+        synchronized (deferredLock) {
+            queuedImage = null;
+            boolean interrupted = false;
+            while (savingImage != null) {
+                try {
+                    deferredLock.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        closeQueued();
+    }
+
+    private void closeQueued() {
         writer.call(this, () -> {
             if (failure == null) {
                 failure = "journal " + dir + " is closed";
@@ -167,7 +212,19 @@ public final class GroupJournal extends JournalBase {
 
     // ---------------------------------------------------------------- writer thread
 
-    /** Encodes {@code op} into the staging buffer; a checkpoint also writes its image and ends the segment. */
+    /**
+     * Encodes {@code op} into the staging buffer; a checkpoint also writes its image and ends the segment.
+     *
+     * <p>A checkpoint of the replica's own state ({@link ChunkedImage#ownState}) is different: saving
+     * a region's image takes a while (a 256 MiB region is a quarter of a second of disk), and doing it
+     * here stalled every group's writes on this datanode. Its image is saved by the writer's image
+     * thread instead and its record written once the image is durable ({@link #recordDeferred}); the
+     * operation itself counts as done at once. That keeps the contract of {@link DiskOp}: until the
+     * record is durable, the journal still holds the previous checkpoint and every entry since, from
+     * which replay rebuilds the very state the checkpoint describes (a crash meanwhile loses nothing
+     * but the compaction). A checkpoint received from another member is saved and recorded here, in
+     * order: the entries below it are in no journal on this datanode.
+     */
     void stage(DiskOp op) throws IOException {
         if (!(op instanceof DiskOp.SaveCheckpoint c)) {
             JournalRecords.writeOp(staging, op, 0, crc);
@@ -176,18 +233,146 @@ public final class GroupJournal extends JournalBase {
         }
         long imageId = 0;
         boolean newer = state.isNewer(c.checkpoint().meta());
+        if (newer && c.checkpoint().image() instanceof ChunkedImage own && own.ownState()) {
+            defer(new Deferred(c, own, nextImageId++));
+            return;
+        }
         if (newer && c.checkpoint().image() != null) {
             imageId = nextImageId++;
             images.save(imageId, c.checkpoint().image());
         }
-        JournalRecords.writeOp(staging, op, imageId, crc);
-        state.apply(op, imageId);
+        record(c, imageId);
+    }
+
+    /** Writes and forces a checkpoint's record, deletes images no longer needed and ends the segment. */
+    private void record(DiskOp.SaveCheckpoint c, long imageId) throws IOException {
+        boolean newer = state.isNewer(c.checkpoint().meta());
+        JournalRecords.writeOp(staging, c, imageId, crc);
+        state.apply(c, imageId);
         current().maxCompactTo = Math.max(current().maxCompactTo, c.compactTo());
         flush();
         if (newer) {
-            images.retainOnly(state.imageId);
+            images.retainOnly(state.imageId, unrecordedImageId);
         }
         roll();
+    }
+
+    /** Hands an own-state checkpoint to the image thread; a newer one replaces one not yet begun. */
+    private void defer(Deferred d) {
+        boolean idle;
+        synchronized (deferredLock) {
+            idle = queuedImage == null && unrecordedImageId == 0;
+            queuedImage = d;
+        }
+        if (idle) {
+            writer.saveImage(this);
+        }
+    }
+
+    /**
+     * On the writer's image thread: saves the image of the newest deferred checkpoint, then asks the
+     * writer thread to record it; the next save begins once that record is written. A capture a
+     * restore has overtaken ({@link ChunkedImage#current}), or a journal closing, is abandoned; a save
+     * that fails (a full disk) fails the journal.
+     */
+    void saveDeferred() {
+        Deferred d;
+        synchronized (deferredLock) {
+            d = queuedImage;
+            queuedImage = null;
+            if (d == null || closing || failure != null) {
+                return;
+            }
+            savingImage = d;
+            unrecordedImageId = d.imageId();
+        }
+        Throwable failed = null;
+        boolean saved = false;
+        try {
+            images.save(d.imageId(), new Abandonable(d.image()));
+            saved = d.image().current();
+        } catch (Abandoned e) {
+            LOG.debug("journal {}: image {} abandoned: {}", dir, d.imageId(), e.getMessage());
+        } catch (Throwable e) {
+            failed = e;
+        } finally {
+            synchronized (deferredLock) {
+                savingImage = null;
+                deferredLock.notifyAll();
+            }
+        }
+        Throwable cause = failed;
+        if (saved) {
+            writer.submit(this, () -> recordDeferred(d));
+            return;
+        }
+        if (cause instanceof Error error) {
+            // As if the writer thread had hit it (a heap OutOfMemoryError): the writer dies with it and
+            // fails every journal, naming it, rather than leaving this group without checkpoints.
+            writer.submit(this, () -> {
+                throw error;
+            });
+        } else if (cause != null && !closing) {
+            writer.submit(this, () -> writer.report(this, (Exception) cause));
+        }
+        saveNextDeferred();
+    }
+
+    /** On the writer thread: records a deferred checkpoint whose image is durable, unless a newer one was. */
+    private void recordDeferred(Deferred d) {
+        try {
+            if (failure == null && d.image().current() && state.isNewer(d.op().checkpoint().meta())) {
+                record(d.op(), d.imageId());
+            }
+        } catch (IOException | RuntimeException e) {
+            writer.report(this, e);
+        } finally {
+            saveNextDeferred();
+        }
+    }
+
+    /** The deferred image is recorded or dropped: begins saving the next one, if one is waiting. */
+    private void saveNextDeferred() {
+        boolean more;
+        synchronized (deferredLock) {
+            unrecordedImageId = 0;
+            more = queuedImage != null;
+        }
+        if (more) {
+            writer.saveImage(this);
+        }
+    }
+
+    /** The image of a deferred checkpoint, read until its journal closes or a restore overtakes it. */
+    private final class Abandonable implements ChunkedImage {
+        private final ChunkedImage image;
+
+        Abandonable(ChunkedImage image) {
+            this.image = image;
+        }
+
+        @Override
+        public long sizeBytes() {
+            return image.sizeBytes();
+        }
+
+        @Override
+        public ByteBuf slice(long offset, int length) {
+            if (closing || failure != null) {
+                throw new Abandoned("the journal closed");
+            }
+            if (!image.current()) {
+                throw new Abandoned("a checkpoint from another member was restored over it");
+            }
+            return image.slice(offset, length);
+        }
+    }
+
+    /** Stops a background save that no longer matters. */
+    private static final class Abandoned extends RuntimeException {
+        Abandoned(String why) {
+            super(why, null, false, false);
+        }
     }
 
     /** Writes the staged records to the current segment and forces them; nothing to do when none are staged. */

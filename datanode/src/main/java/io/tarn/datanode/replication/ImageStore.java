@@ -18,6 +18,6 @@ public interface ImageStore {
     /** Reads the image stored under {@code id}; fails when it is missing or damaged. */
     StateImage load(long id) throws IOException;
 
-    /** Deletes every image except {@code id} (0 keeps none). */
-    void retainOnly(long id) throws IOException;
+    /** Deletes every image except those stored, or being stored, under {@code ids} (0 keeps none). */
+    void retainOnly(long... ids) throws IOException;
 }

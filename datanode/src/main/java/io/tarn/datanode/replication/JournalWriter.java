@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Executors;
@@ -70,6 +71,8 @@ public final class JournalWriter implements AutoCloseable {
     private final List<GroupJournal> forcing = new ArrayList<>();
     /** Threads that force several group files at once. */
     private final ExecutorService forcers;
+    /** The thread that saves the images of own-state checkpoints in the background ({@link GroupJournal#stage}). */
+    private final ExecutorService imageSaver;
     private volatile boolean closed;
     /** Why the writer thread died, or null while it runs. */
     private volatile String death;
@@ -84,6 +87,11 @@ public final class JournalWriter implements AutoCloseable {
         AtomicInteger forcerIds = new AtomicInteger();
         this.forcers = Executors.newFixedThreadPool(FORCERS, r -> {
             Thread t = new Thread(r, "tarn-journal-forcer-" + forcerIds.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.imageSaver = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tarn-journal-images");
             t.setDaemon(true);
             return t;
         });
@@ -156,6 +164,35 @@ public final class JournalWriter implements AutoCloseable {
             throw new IllegalStateException("journal task failed", e.getCause());
         } catch (Exception e) {
             throw new IllegalStateException("journal task failed", e);
+        }
+    }
+
+    /** Has the image thread save {@code j}'s deferred checkpoint image ({@link GroupJournal#saveDeferred}). */
+    void saveImage(GroupJournal j) {
+        try {
+            imageSaver.execute(j::saveDeferred);
+        } catch (RejectedExecutionException e) {
+            // Closing: the checkpoint stays unrecorded, which replay does not need.
+        }
+    }
+
+    /**
+     * Runs {@code task} on the writer thread after the operations queued before it, without waiting
+     * for it; dropped once the writer is closed or dead (what it would have written is then moot).
+     */
+    void submit(GroupJournal j, Runnable task) {
+        Request r = new Request(j, null, () -> {
+            task.run();
+            return null;
+        });
+        try {
+            while (!closed && death == null && thread.isAlive()) {
+                if (queue.offer(r, 100, TimeUnit.MILLISECONDS)) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -378,6 +415,7 @@ public final class JournalWriter implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        imageSaver.shutdownNow();
         if (thread.isAlive()) {
             putUninterruptibly(STOP);
             try {

@@ -43,6 +43,8 @@ public final class RegionGroupStore implements GroupStore {
     private final int blockSize;
     private final int blocks;
     private final LiveImage live = new LiveImage();
+    /** Restores into this store so far: a capture taken before the latest one no longer shows its checkpoint. */
+    private volatile long restores;
 
     /**
      * @param regions     the datanode's regions
@@ -106,7 +108,7 @@ public final class RegionGroupStore implements GroupStore {
 
     @Override
     public StateImage capture(CheckpointMeta meta) {
-        return live;
+        return new Capture(restores);
     }
 
     /** The live image of this store (see the class comment), the one {@link #capture} returns. */
@@ -122,7 +124,7 @@ public final class RegionGroupStore implements GroupStore {
     @Override
     public void restore(Checkpoint checkpoint) {
         StateImage image = checkpoint.image();
-        if (image == live) {
+        if (image == live || image instanceof Capture c && c.of(this)) {
             return;
         }
         if (!(image instanceof ChunkedImage chunked)) {
@@ -131,6 +133,7 @@ public final class RegionGroupStore implements GroupStore {
         if (chunked instanceof RestorableImage r && r.restoredAs(live)) {
             return;
         }
+        restores++; // before the first byte changes: a capture being saved stops showing its checkpoint
         load(chunked);
         if (chunked instanceof RestorableImage r) {
             r.restored(live);
@@ -171,6 +174,48 @@ public final class RegionGroupStore implements GroupStore {
         @Override
         public String toString() {
             return "live image of region " + region + " (" + imageBytes() + " bytes)";
+        }
+    }
+
+    /**
+     * What {@link #capture} returns: the live image, which stays this replica's state until a
+     * checkpoint from elsewhere is restored into the store ({@link #current}). The journal saves such
+     * an image in the background ({@link GroupJournal}).
+     */
+    private final class Capture implements ChunkedImage {
+        private final long restoresAtCapture;
+
+        Capture(long restoresAtCapture) {
+            this.restoresAtCapture = restoresAtCapture;
+        }
+
+        boolean of(RegionGroupStore store) {
+            return store == RegionGroupStore.this;
+        }
+
+        @Override
+        public long sizeBytes() {
+            return live.sizeBytes();
+        }
+
+        @Override
+        public ByteBuf slice(long offset, int length) {
+            return live.slice(offset, length);
+        }
+
+        @Override
+        public boolean ownState() {
+            return true;
+        }
+
+        @Override
+        public boolean current() {
+            return restores == restoresAtCapture;
+        }
+
+        @Override
+        public String toString() {
+            return "capture of region " + region + " (" + imageBytes() + " bytes)";
         }
     }
 

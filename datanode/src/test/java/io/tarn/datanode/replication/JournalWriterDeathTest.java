@@ -54,8 +54,8 @@ class JournalWriterDeathTest {
         }
 
         @Override
-        public void retainOnly(long id) throws IOException {
-            files.retainOnly(id);
+        public void retainOnly(long... ids) throws IOException {
+            files.retainOnly(ids);
         }
     }
 

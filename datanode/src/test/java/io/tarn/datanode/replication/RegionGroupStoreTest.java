@@ -131,4 +131,27 @@ class RegionGroupStoreTest {
                 ByteImage.copyOf(new byte[12])))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("does not fit");
     }
+
+    @Test
+    void aCaptureIsTheReplicasOwnStateUntilAnotherImageIsRestoredOverIt() {
+        RegionGroupStore leader = store();
+        leader.apply(entry(1, 0, 3, "lead"));
+        RegionGroupStore follower = store();
+        follower.apply(entry(1, BLOCK, 2, "mine"));
+        CheckpointMeta meta = new CheckpointMeta(1, List.of(), Map.of());
+        ChunkedImage own = (ChunkedImage) follower.capture(meta);
+        assertThat(own.ownState()).isTrue();
+        assertThat(own.current()).isTrue();
+        assertThat(leader.liveImage().ownState()).as("only captures are").isFalse();
+        follower.apply(entry(2, BLOCK, 2, "more"));
+        assertThat(own.current()).as("writes of its own keep it current").isTrue();
+        follower.restore(new Checkpoint(meta, own));
+        assertThat(own.current()).as("restoring its own capture changes nothing").isTrue();
+        assertThat(text(follower, BLOCK, 4)).isEqualTo("more");
+
+        follower.restore(new Checkpoint(new CheckpointMeta(5, List.of(), Map.of()), leader.capture(meta)));
+        assertThat(own.current()).as("a restore from another replica overtakes it").isFalse();
+        assertThat(((ChunkedImage) follower.capture(meta)).current()).isTrue();
+        assertThat(text(follower, 0, 4)).isEqualTo("lead");
+    }
 }
