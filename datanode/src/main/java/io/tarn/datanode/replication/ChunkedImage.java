@@ -3,6 +3,8 @@ package io.tarn.datanode.replication;
 import io.netty.buffer.ByteBuf;
 import io.tarn.replication.StateImage;
 
+import java.util.BitSet;
+
 /**
  * A checkpoint image read piece by piece, so that no one ever holds a whole region's image in one
  * buffer: a follower receives it in chunks ({@link ImageTransfers}), the journal streams it to a
@@ -16,6 +18,9 @@ public interface ChunkedImage extends StateImage {
 
     /** Bytes a chunk has at most when an image is copied piece by piece. */
     int CHUNK_BYTES = 1 << 20;
+
+    /** Bytes of a page: the unit in which changes are tracked and image files checksummed. */
+    int PAGE_BYTES = 4096;
 
     /**
      * The {@code length} bytes at {@code offset}, as a buffer the caller owns and must release (or
@@ -44,6 +49,26 @@ public interface ChunkedImage extends StateImage {
      */
     default boolean current() {
         return true;
+    }
+
+    /**
+     * For a capture of a replica's own state: its number among the captures of its store, increasing
+     * (0 for other images). An image saved from a capture differs from the live state only in the
+     * pages {@link #changedSince} that number.
+     */
+    default long epoch() {
+        return 0;
+    }
+
+    /**
+     * For a capture of a replica's own state: the pages ({@link #PAGE_BYTES} each, counted from the
+     * image's start) that may have changed in its store since the capture numbered {@code epoch} of
+     * the same store, or null when that is not known (then any page may have). Null for other images.
+     * May be called from any thread: a page changed while this runs may be left out only if it
+     * changed after this capture.
+     */
+    default BitSet changedSince(long epoch) {
+        return null;
     }
 
     /** Checks that {@code [offset, offset + length)} lies in an image of {@code size} bytes. */

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.zip.CRC32C;
@@ -20,20 +21,35 @@ import java.util.zip.CRC32C;
 /**
  * Keeps images ({@link ChunkedImage}s: a live region image as it is while it is saved, an image a
  * follower received, a {@link ByteImage}) as files {@code image-<id>.img} in a group's journal
- * directory: {@code length[i64] crc32c[i32] bytes[length]}. A save streams the image chunk by chunk
- * into a temporary file (never holding the whole image in memory), forces it, renames it into place
- * and forces the directory, so an image is either whole or absent. A load verifies length and
- * checksum by reading the file once, and returns a handle that reads the file in chunks again when
- * the image is restored or sent.
+ * directory:
+ * <pre>
+ * magic[i32] length[i64] tableCrc[i32] pageCrcs[pages][i32] bytes[length]
+ * </pre>
+ * where a page is {@value ChunkedImage#PAGE_BYTES} bytes of the image (the last may be shorter),
+ * {@code pageCrcs} holds the CRC32C of each and {@code tableCrc} that of the table.
+ *
+ * <p>A full save ({@link #save}) streams the image chunk by chunk into a temporary file (never
+ * holding the whole image in memory), forces it, renames it into place and forces the directory,
+ * so an image is either whole or absent. An incremental save ({@link #saveChanged}) turns an older
+ * image file into the new one: it renames the older file to the new one's temporary name, rewrites
+ * only the pages that changed since the older image was taken and their checksums, forces, and
+ * renames it into place; so a checkpoint of a region that took a thousand 4 KiB writes writes a few
+ * MiB, not the region. A save that fails or is abandoned deletes its temporary file (an incremental
+ * one thereby loses its older file too). A load verifies the table and every page by reading the
+ * file once, and returns a handle that reads the file in chunks again when the image is restored
+ * or sent.
  */
 public final class FileImageStore implements ImageStore {
 
     private static final String PREFIX = "image-";
     private static final String SUFFIX = ".img";
     private static final String TMP = ".tmp";
+    /** "TIM2": the format above. */
+    private static final int MAGIC = 0x54494D32;
+    /** magic, length, table checksum. */
+    private static final int HEADER = Integer.BYTES + Long.BYTES + Integer.BYTES;
     /** Chunks written between two forces of an image file. */
     private static final int FORCE_EVERY_CHUNKS = 4;
-    private static final int HEADER = 12;
 
     private final Path dir;
 
@@ -46,14 +62,24 @@ public final class FileImageStore implements ImageStore {
         return dir.resolve(PREFIX + id + SUFFIX);
     }
 
+    private Path tmp(long id) {
+        return dir.resolve(PREFIX + id + SUFFIX + TMP);
+    }
+
+    private static int pages(long length) {
+        return (int) ((length + ChunkedImage.PAGE_BYTES - 1) / ChunkedImage.PAGE_BYTES);
+    }
+
+    private static long dataOffset(long length) {
+        return HEADER + (long) pages(length) * Integer.BYTES;
+    }
+
     @Override
     public void save(long id, StateImage image) throws IOException {
-        if (!(image instanceof ChunkedImage chunked)) {
-            throw new IllegalArgumentException("cannot save an image of kind " + image.getClass().getName());
-        }
-        Path tmp = dir.resolve(PREFIX + id + SUFFIX + TMP);
+        ChunkedImage chunked = chunked(image);
+        Path tmp = tmp(id);
         try {
-            write(chunked, tmp);
+            writeWhole(chunked, tmp);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp); // a failed or abandoned save leaves nothing behind
             throw e;
@@ -62,23 +88,49 @@ public final class FileImageStore implements ImageStore {
         Segments.forceDirectory(dir);
     }
 
-    /** Streams {@code chunked} into {@code tmp} with its header, and forces it. */
-    private static void write(ChunkedImage chunked, Path tmp) throws IOException {
-        long size = chunked.sizeBytes();
-        CRC32C crc = new CRC32C();
+    /**
+     * Saves {@code image} under {@code id} by rewriting, in the file of image {@code fromId}, the pages
+     * in {@code changed} (every page where the two images may differ); that file is gone afterwards,
+     * even when the save fails. Without that file, or when it holds an image of another size, this is
+     * a full {@link #save}.
+     */
+    @Override
+    public void saveChanged(long fromId, long id, StateImage image, BitSet changed) throws IOException {
+        ChunkedImage chunked = chunked(image);
+        Path from = file(fromId);
+        long length = chunked.sizeBytes();
+        if (fromId == id || !Files.exists(from) || Files.size(from) != dataOffset(length) + length) {
+            save(id, image);
+            return;
+        }
+        Path tmp = tmp(id);
+        Files.move(from, tmp, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try {
+            writeChanged(chunked, changed, tmp);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.move(tmp, file(id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Segments.forceDirectory(dir);
+    }
+
+    private static ChunkedImage chunked(StateImage image) {
+        if (!(image instanceof ChunkedImage chunked)) {
+            throw new IllegalArgumentException("cannot save an image of kind " + image.getClass().getName());
+        }
+        return chunked;
+    }
+
+    /** Streams {@code chunked} into {@code tmp} with its header and page checksums, and forces it. */
+    private static void writeWhole(ChunkedImage chunked, Path tmp) throws IOException {
+        long length = chunked.sizeBytes();
+        ByteBuffer table = ByteBuffer.allocate(pages(length) * Integer.BYTES);
+        long data = dataOffset(length);
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            long position = HEADER;
-            for (long at = 0; at < size; at += ChunkedImage.CHUNK_BYTES) {
-                ByteBuf chunk = readChunk(chunked, at, (int) Math.min(ChunkedImage.CHUNK_BYTES, size - at));
-                try {
-                    for (ByteBuffer part : chunk.nioBuffers()) {
-                        crc.update(part.duplicate());
-                        position += writeFully(ch, part, position);
-                    }
-                } finally {
-                    chunk.release();
-                }
+            for (long at = 0; at < length; at += ChunkedImage.CHUNK_BYTES) {
+                writeRun(ch, chunked, at, (int) Math.min(ChunkedImage.CHUNK_BYTES, length - at), data, table);
                 if ((at / ChunkedImage.CHUNK_BYTES) % FORCE_EVERY_CHUNKS == FORCE_EVERY_CHUNKS - 1) {
                     // Never much unforced: a journal's force on the same file system waits for the
                     // dirty data of every file (ext4's ordered mode), so a whole region's worth of
@@ -86,10 +138,75 @@ public final class FileImageStore implements ImageStore {
                     ch.force(false);
                 }
             }
-            ByteBuffer header = ByteBuffer.allocate(HEADER).putLong(size).putInt((int) crc.getValue()).flip();
-            writeFully(ch, header, 0);
+            writeTable(ch, length, table);
             ch.force(true);
         }
+    }
+
+    /** Rewrites the changed pages of the image file {@code tmp} (of an image of the same size) and forces it. */
+    private static void writeChanged(ChunkedImage chunked, BitSet changed, Path tmp) throws IOException {
+        long length = chunked.sizeBytes();
+        int pages = pages(length);
+        long data = dataOffset(length);
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer table = ByteBuffer.allocate(pages * Integer.BYTES);
+            readFully(ch, table, HEADER, tmp);
+            long written = 0;
+            for (int p = changed.nextSetBit(0); p >= 0 && p < pages; p = changed.nextSetBit(p)) {
+                int end = Math.min(pages, changed.nextClearBit(p));
+                // Runs of changed pages, a chunk at most each.
+                end = Math.min(end, p + ChunkedImage.CHUNK_BYTES / ChunkedImage.PAGE_BYTES);
+                long at = (long) p * ChunkedImage.PAGE_BYTES;
+                int n = (int) Math.min((long) (end - p) * ChunkedImage.PAGE_BYTES, length - at);
+                writeRun(ch, chunked, at, n, data, table);
+                written += n;
+                if (written >= (long) FORCE_EVERY_CHUNKS * ChunkedImage.CHUNK_BYTES) {
+                    ch.force(false);
+                    written = 0;
+                }
+                p = end;
+            }
+            writeTable(ch, length, table.clear());
+            ch.force(false);
+        }
+    }
+
+    /**
+     * Writes the image's {@code n} bytes at {@code at} (a page boundary) into the file's data area and
+     * the checksum of each of their pages into {@code table}.
+     */
+    private static void writeRun(FileChannel ch, ChunkedImage image, long at, int n, long data, ByteBuffer table)
+            throws IOException {
+        ByteBuf run = readChunk(image, at, n);
+        try {
+            ByteBuffer bytes = run.nioBufferCount() == 1 ? run.nioBuffer() : copy(run);
+            CRC32C crc = new CRC32C();
+            for (int off = 0; off < n; off += ChunkedImage.PAGE_BYTES) {
+                int len = Math.min(ChunkedImage.PAGE_BYTES, n - off);
+                crc.reset();
+                crc.update(bytes.duplicate().position(off).limit(off + len));
+                table.putInt((int) ((at + off) / ChunkedImage.PAGE_BYTES) * Integer.BYTES, (int) crc.getValue());
+            }
+            writeFully(ch, bytes, data + at);
+        } finally {
+            run.release();
+        }
+    }
+
+    private static ByteBuffer copy(ByteBuf run) {
+        ByteBuffer b = ByteBuffer.allocate(run.readableBytes());
+        run.getBytes(run.readerIndex(), b);
+        return b.flip();
+    }
+
+    /** Writes the header (magic, length, the table's checksum) and the page checksum table. */
+    private static void writeTable(FileChannel ch, long length, ByteBuffer table) throws IOException {
+        CRC32C crc = new CRC32C();
+        crc.update(table.duplicate().clear());
+        ByteBuffer header = ByteBuffer.allocate(HEADER).putInt(MAGIC).putLong(length).putInt((int) crc.getValue())
+                .flip();
+        writeFully(ch, header, 0);
+        writeFully(ch, table.duplicate().clear(), HEADER);
     }
 
     private static ByteBuf readChunk(ChunkedImage image, long offset, int length) throws IOException {
@@ -119,24 +236,43 @@ public final class FileImageStore implements ImageStore {
             }
             ByteBuffer header = ByteBuffer.allocate(HEADER);
             readFully(ch, header, 0, f);
-            long length = header.flip().getLong();
-            int crc = header.getInt();
-            if (length != fileSize - HEADER) {
-                throw new IOException("checkpoint image " + f + " holds " + (fileSize - HEADER)
-                        + " bytes, its header says " + length);
+            header.flip();
+            int magic = header.getInt();
+            long length = header.getLong();
+            int tableCrc = header.getInt();
+            if (magic != MAGIC) {
+                throw new IOException("checkpoint image " + f + " is not an image of this version (magic "
+                        + Integer.toHexString(magic) + ")");
             }
-            CRC32C actual = new CRC32C();
+            if (length < 0 || length != fileSize - dataOffset(length)) {
+                throw new IOException("checkpoint image " + f + " has " + fileSize + " bytes, its header says "
+                        + length + " of image");
+            }
+            ByteBuffer table = ByteBuffer.allocate(pages(length) * Integer.BYTES);
+            readFully(ch, table, HEADER, f);
+            CRC32C crc = new CRC32C();
+            crc.update(table.flip());
+            if ((int) crc.getValue() != tableCrc) {
+                throw new IOException("checkpoint image " + f + " is damaged: its page checksums do not match");
+            }
+            long data = dataOffset(length);
             ByteBuffer buf = ByteBuffer.allocateDirect((int) Math.min(ChunkedImage.CHUNK_BYTES, Math.max(1, length)));
             for (long at = 0; at < length; at += buf.capacity()) {
                 buf.clear().limit((int) Math.min(buf.capacity(), length - at));
-                readFully(ch, buf, HEADER + at, f);
-                actual.update(buf.flip());
+                readFully(ch, buf, data + at, f);
+                buf.flip();
+                for (int off = 0; off < buf.limit(); off += ChunkedImage.PAGE_BYTES) {
+                    int page = (int) ((at + off) / ChunkedImage.PAGE_BYTES);
+                    crc.reset();
+                    int end = Math.min(buf.limit(), off + ChunkedImage.PAGE_BYTES);
+                    crc.update(buf.duplicate().position(off).limit(end));
+                    if ((int) crc.getValue() != table.getInt(page * Integer.BYTES)) {
+                        throw new IOException("checkpoint image " + f + " is damaged: page " + page + " (bytes "
+                                + (long) page * ChunkedImage.PAGE_BYTES + "..) does not match its checksum");
+                    }
+                }
             }
-            if ((int) actual.getValue() != crc) {
-                throw new IOException("checkpoint image " + f + " is damaged: checksum "
-                        + Integer.toHexString((int) actual.getValue()) + " instead of " + Integer.toHexString(crc));
-            }
-            return new FileImage(f, length);
+            return new FileImage(f, data, length);
         }
     }
 
@@ -191,16 +327,18 @@ public final class FileImageStore implements ImageStore {
      */
     static final class FileImage extends RestorableImage {
         private final Path file;
+        private final long data;
 
-        FileImage(Path file, long length) {
+        FileImage(Path file, long data, long length) {
             super(length);
             this.file = file;
+            this.data = data;
         }
 
         @Override
         ByteBuf read(long offset, int length) {
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-                return readBuffer(ch, HEADER + offset, length, file);
+                return readBuffer(ch, data + offset, length, file);
             } catch (IOException e) {
                 throw new UncheckedIOException("checkpoint image " + file + " cannot be read: " + e.getMessage(), e);
             }

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -74,6 +75,15 @@ public final class GroupJournal extends JournalBase {
     private Deferred savingImage;
     /** The image saved or being saved and not yet recorded (0 when none): kept when others are deleted. */
     private volatile long unrecordedImageId;
+    /**
+     * An image file other than the recorded checkpoint's (0 when none), kept for the next save to
+     * rewrite in place ({@link ImageStore#saveChanged}), and the number of the capture it holds
+     * ({@link ChunkedImage#epoch}, 0 when not a capture of this process).
+     */
+    private long baseImageId;
+    private long baseEpoch;
+    /** The capture number of the recorded checkpoint's image (0 when not a capture of this process). */
+    private long recordedEpoch;
     /** Set when the journal closes: a save under way stops, later ones are not begun. */
     private volatile boolean closing;
 
@@ -241,18 +251,31 @@ public final class GroupJournal extends JournalBase {
             imageId = nextImageId++;
             images.save(imageId, c.checkpoint().image());
         }
-        record(c, imageId);
+        record(c, imageId, 0);
     }
 
-    /** Writes and forces a checkpoint's record, deletes images no longer needed and ends the segment. */
-    private void record(DiskOp.SaveCheckpoint c, long imageId) throws IOException {
+    /**
+     * Writes and forces a checkpoint's record, deletes images no longer needed and ends the segment.
+     * The image the checkpoint replaces stays, as the base the next save rewrites.
+     */
+    private void record(DiskOp.SaveCheckpoint c, long imageId, long epoch) throws IOException {
         boolean newer = state.isNewer(c.checkpoint().meta());
+        long previous = state.imageId;
         JournalRecords.writeOp(staging, c, imageId, crc);
         state.apply(c, imageId);
         current().maxCompactTo = Math.max(current().maxCompactTo, c.compactTo());
         flush();
         if (newer) {
-            images.retainOnly(state.imageId, unrecordedImageId);
+            long keepBase;
+            synchronized (deferredLock) {
+                if (imageId != 0 && previous != 0 && previous != imageId) {
+                    baseImageId = previous;
+                    baseEpoch = recordedEpoch;
+                }
+                recordedEpoch = imageId == 0 ? 0 : epoch;
+                keepBase = baseImageId;
+            }
+            images.retainOnly(state.imageId, unrecordedImageId, keepBase);
         }
         roll();
     }
@@ -277,6 +300,8 @@ public final class GroupJournal extends JournalBase {
      */
     void saveDeferred() {
         Deferred d;
+        long from;
+        long fromEpoch;
         synchronized (deferredLock) {
             d = queuedImage;
             queuedImage = null;
@@ -285,11 +310,19 @@ public final class GroupJournal extends JournalBase {
             }
             savingImage = d;
             unrecordedImageId = d.imageId();
+            from = baseImageId;
+            fromEpoch = baseEpoch;
+            baseImageId = 0; // rewritten into the new image, or gone
         }
         Throwable failed = null;
         boolean saved = false;
         try {
-            images.save(d.imageId(), new Abandonable(d.image()));
+            BitSet changed = from == 0 ? null : d.image().changedSince(fromEpoch);
+            if (changed == null) {
+                images.save(d.imageId(), new Abandonable(d.image()));
+            } else {
+                images.saveChanged(from, d.imageId(), new Abandonable(d.image()), changed);
+            }
             saved = d.image().current();
         } catch (Abandoned e) {
             LOG.debug("journal {}: image {} abandoned: {}", dir, d.imageId(), e.getMessage());
@@ -322,7 +355,13 @@ public final class GroupJournal extends JournalBase {
     private void recordDeferred(Deferred d) {
         try {
             if (failure == null && d.image().current() && state.isNewer(d.op().checkpoint().meta())) {
-                record(d.op(), d.imageId());
+                record(d.op(), d.imageId(), d.image().epoch());
+            } else {
+                synchronized (deferredLock) {
+                    // Saved but not recorded: a base for the next save all the same.
+                    baseImageId = d.imageId();
+                    baseEpoch = d.image().epoch();
+                }
             }
         } catch (IOException | RuntimeException e) {
             writer.report(this, e);

@@ -10,6 +10,8 @@ import io.tarn.replication.CheckpointMeta;
 import io.tarn.replication.LogEntry;
 import io.tarn.replication.StateImage;
 
+import java.util.BitSet;
+
 /**
  * A group's block state in one region of this datanode's {@link RegionStore}: the group's slot
  * {@code s} is block {@code s} of the region, so a replica's bytes sit where the datanode's
@@ -45,6 +47,12 @@ public final class RegionGroupStore implements GroupStore {
     private final LiveImage live = new LiveImage();
     /** Restores into this store so far: a capture taken before the latest one no longer shows its checkpoint. */
     private volatile long restores;
+    /** The number the next capture gets; writes applied now are marked with it (loop thread writes). */
+    private volatile long epoch = 1;
+    /** The epoch in which every page last changed at once (a restore, or this store's start). */
+    private volatile long allChangedIn = 1;
+    /** For each image page, the epoch of the last write to it. */
+    private final int[] pageEpochs;
 
     /**
      * @param regions     the datanode's regions
@@ -61,6 +69,7 @@ public final class RegionGroupStore implements GroupStore {
         this.region = region;
         this.blockSize = blockSize;
         this.blocks = (int) (regions.regionSize() / blockSize);
+        this.pageEpochs = new int[(int) ((imageBytes() + ChunkedImage.PAGE_BYTES - 1) / ChunkedImage.PAGE_BYTES)];
     }
 
     @Override
@@ -92,6 +101,13 @@ public final class RegionGroupStore implements GroupStore {
         int generation = bytes.getInt(0);
         regions.write(region, range.first(), bytes, PAYLOAD_HEADER, range.count());
         generations.advance(region, block, generation);
+        int e = (int) epoch;
+        long at = headerBytes() + range.first();
+        int last = (int) ((at + Math.max(0, range.count() - 1)) / ChunkedImage.PAGE_BYTES);
+        for (int p = (int) (at / ChunkedImage.PAGE_BYTES); p <= last; p++) {
+            pageEpochs[p] = e;
+        }
+        pageEpochs[(int) ((long) block * Integer.BYTES / ChunkedImage.PAGE_BYTES)] = e;
     }
 
     @Override
@@ -108,7 +124,23 @@ public final class RegionGroupStore implements GroupStore {
 
     @Override
     public StateImage capture(CheckpointMeta meta) {
-        return new Capture(restores);
+        long e = epoch;
+        epoch = e + 1;
+        return new Capture(restores, e);
+    }
+
+    /** The pages changed since capture {@code since}, or null when all may have (see {@link ChunkedImage}). */
+    private BitSet changedSince(long since) {
+        if (since <= 0 || allChangedIn > since) {
+            return null;
+        }
+        BitSet changed = new BitSet(pageEpochs.length);
+        for (int p = 0; p < pageEpochs.length; p++) {
+            if (pageEpochs[p] > since) {
+                changed.set(p);
+            }
+        }
+        return changed;
     }
 
     /** The live image of this store (see the class comment), the one {@link #capture} returns. */
@@ -134,6 +166,7 @@ public final class RegionGroupStore implements GroupStore {
             return;
         }
         restores++; // before the first byte changes: a capture being saved stops showing its checkpoint
+        allChangedIn = epoch;
         load(chunked);
         if (chunked instanceof RestorableImage r) {
             r.restored(live);
@@ -184,9 +217,21 @@ public final class RegionGroupStore implements GroupStore {
      */
     private final class Capture implements ChunkedImage {
         private final long restoresAtCapture;
+        private final long number;
 
-        Capture(long restoresAtCapture) {
+        Capture(long restoresAtCapture, long number) {
             this.restoresAtCapture = restoresAtCapture;
+            this.number = number;
+        }
+
+        @Override
+        public long epoch() {
+            return number;
+        }
+
+        @Override
+        public BitSet changedSince(long since) {
+            return RegionGroupStore.this.changedSince(since);
         }
 
         boolean of(RegionGroupStore store) {

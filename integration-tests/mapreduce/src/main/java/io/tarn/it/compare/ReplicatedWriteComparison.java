@@ -44,11 +44,13 @@ public final class ReplicatedWriteComparison {
             + " [--rounds N] [--depths 1,4,16,32] [--work-dir DIR] [--datanode-mb MB] [--tcp-mb MB]";
     private static final Series TARN_3 = new Series("Tarn", 3, false);
     private static final Series TARN_1 = new Series("Tarn", 1, false);
+    /** Replication 3 with the groups in tarn.replication.mode = in_order (plain Raft's order). */
+    private static final Series TARN_3_IN_ORDER = new Series("Tarn in-order", 3, false);
     private static final Series HDFS_3 = new Series("HDFS", 3, false);
     private static final Series HDFS_3_SYNC = new Series("HDFS", 3, true);
     private static final Series HDFS_1 = new Series("HDFS", 1, false);
     private static final List<Ratio> RATIOS = List.of(new Ratio(TARN_3, HDFS_3), new Ratio(TARN_3, HDFS_3_SYNC),
-            new Ratio(TARN_1, HDFS_1), new Ratio(TARN_3, TARN_1));
+            new Ratio(TARN_1, HDFS_1), new Ratio(TARN_3, TARN_1), new Ratio(TARN_3, TARN_3_IN_ORDER));
     /** Unmeasured load on a freshly started file system before its first point. */
     private static final double START_WARMUP_SECONDS = 1;
 
@@ -83,19 +85,27 @@ public final class ReplicatedWriteComparison {
     static List<String> run(Settings s, PrintStream log) throws Exception {
         String loadBefore = loadAverage();
         long started = System.nanoTime();
-        ReplicatedWriteTable table = new ReplicatedWriteTable(List.of(TARN_3, TARN_1, HDFS_3, HDFS_3_SYNC, HDFS_1));
+        ReplicatedWriteTable table = new ReplicatedWriteTable(List.of(TARN_3, TARN_3_IN_ORDER, TARN_1, HDFS_3,
+                HDFS_3_SYNC, HDFS_1));
         String tarnDescription = null;
         String hdfsDescription = null;
         for (int round = 1; round <= s.rounds(); round++) {
             log.printf(Locale.ROOT, "replbench: round %d of %d, load average %s%n", round, s.rounds(), loadAverage());
             baselines(s, table, log);
             try (TarnAppendTarget tarn = TarnAppendTarget.start(s.datanodeMb(),
-                    s.workDir().resolve("tarn-journal-" + round), s.workDir().resolve("tarn-logs-" + round))) {
+                    s.workDir().resolve("tarn-journal-" + round), s.workDir().resolve("tarn-logs-" + round),
+                    "parallel")) {
                 tarnDescription = tarn.description();
                 // Replication 1 first: a region freed by a destroyed block group was handed out for
                 // unreplicated blocks while its datanode still held the group's replica, and every
                 // WRITE_BLOCK there was refused (see docs/replication-benchmarks.md).
                 measure(tarn, List.of(TARN_1, TARN_3), s, round, table, log);
+            }
+            // The same cluster with the groups acknowledging in log order, as in-order Raft does.
+            try (TarnAppendTarget tarn = TarnAppendTarget.start(s.datanodeMb(),
+                    s.workDir().resolve("tarn-journal-in-order-" + round),
+                    s.workDir().resolve("tarn-logs-in-order-" + round), "in_order")) {
+                measure(tarn, List.of(TARN_3_IN_ORDER), s, round, table, log);
             }
             try (HdfsAppendTarget hdfs = HdfsAppendTarget.start(
                     Files.createDirectories(s.workDir().resolve("minidfs-" + round)).toFile())) {

@@ -53,14 +53,17 @@ final class TarnAppendTarget implements AppendTarget {
      * @param journalDir where the datanodes keep their journals (one subdirectory each)
      * @param keepLogsIn where the daemons' logs are copied when the cluster stops (LocalCluster
      *                   deletes its run directory)
+     * @param mode       tarn.replication.mode: parallel (ParallelRaft) or in_order
      */
-    static TarnAppendTarget start(long datanodeMb, Path journalDir, Path keepLogsIn) throws IOException {
+    static TarnAppendTarget start(long datanodeMb, Path journalDir, Path keepLogsIn, String mode)
+            throws IOException {
         Files.createDirectories(journalDir);
         LocalCluster servers = LocalCluster.start(LocalCluster.home(), DATANODES, Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
                 "tarn.datanode.dram.region.size", "256m",
                 "tarn.replication.journal", "disk",
-                "tarn.replication.journal.dir", journalDir.toString()));
+                "tarn.replication.journal.dir", journalDir.toString(),
+                "tarn.replication.mode", mode));
         try {
             String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();
             TarnClient client = TarnClient.connect(TarnConfig.builder()
