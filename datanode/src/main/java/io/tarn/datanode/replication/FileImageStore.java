@@ -127,10 +127,12 @@ public final class FileImageStore implements ImageStore {
         long length = chunked.sizeBytes();
         ByteBuffer table = ByteBuffer.allocate(pages(length) * Integer.BYTES);
         long data = dataOffset(length);
+        ByteBuffer scratch = scratch(length);
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             for (long at = 0; at < length; at += ChunkedImage.CHUNK_BYTES) {
-                writeRun(ch, chunked, at, (int) Math.min(ChunkedImage.CHUNK_BYTES, length - at), data, table);
+                writeRun(ch, chunked, at, (int) Math.min(ChunkedImage.CHUNK_BYTES, length - at), data, table,
+                        scratch);
                 if ((at / ChunkedImage.CHUNK_BYTES) % FORCE_EVERY_CHUNKS == FORCE_EVERY_CHUNKS - 1) {
                     // Never much unforced: a journal's force on the same file system waits for the
                     // dirty data of every file (ext4's ordered mode), so a whole region's worth of
@@ -151,6 +153,7 @@ public final class FileImageStore implements ImageStore {
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer table = ByteBuffer.allocate(pages * Integer.BYTES);
             readFully(ch, table, HEADER, tmp);
+            ByteBuffer scratch = scratch(length);
             long written = 0;
             for (int p = changed.nextSetBit(0); p >= 0 && p < pages; p = changed.nextSetBit(p)) {
                 int end = Math.min(pages, changed.nextClearBit(p));
@@ -158,7 +161,7 @@ public final class FileImageStore implements ImageStore {
                 end = Math.min(end, p + ChunkedImage.CHUNK_BYTES / ChunkedImage.PAGE_BYTES);
                 long at = (long) p * ChunkedImage.PAGE_BYTES;
                 int n = (int) Math.min((long) (end - p) * ChunkedImage.PAGE_BYTES, length - at);
-                writeRun(ch, chunked, at, n, data, table);
+                writeRun(ch, chunked, at, n, data, table, scratch);
                 written += n;
                 if (written >= (long) FORCE_EVERY_CHUNKS * ChunkedImage.CHUNK_BYTES) {
                     ch.force(false);
@@ -173,30 +176,33 @@ public final class FileImageStore implements ImageStore {
 
     /**
      * Writes the image's {@code n} bytes at {@code at} (a page boundary) into the file's data area and
-     * the checksum of each of their pages into {@code table}.
+     * the checksum of each of their pages into {@code table}. The bytes are copied into {@code scratch}
+     * first: a live image's slice shares memory with a region that writes may change at any moment,
+     * and the checksums must be those of the bytes written.
      */
-    private static void writeRun(FileChannel ch, ChunkedImage image, long at, int n, long data, ByteBuffer table)
-            throws IOException {
+    private static void writeRun(FileChannel ch, ChunkedImage image, long at, int n, long data, ByteBuffer table,
+                                 ByteBuffer scratch) throws IOException {
         ByteBuf run = readChunk(image, at, n);
         try {
-            ByteBuffer bytes = run.nioBufferCount() == 1 ? run.nioBuffer() : copy(run);
-            CRC32C crc = new CRC32C();
-            for (int off = 0; off < n; off += ChunkedImage.PAGE_BYTES) {
-                int len = Math.min(ChunkedImage.PAGE_BYTES, n - off);
-                crc.reset();
-                crc.update(bytes.duplicate().position(off).limit(off + len));
-                table.putInt((int) ((at + off) / ChunkedImage.PAGE_BYTES) * Integer.BYTES, (int) crc.getValue());
-            }
-            writeFully(ch, bytes, data + at);
+            scratch.clear().limit(n);
+            run.getBytes(run.readerIndex(), scratch);
+            scratch.flip();
         } finally {
             run.release();
         }
+        CRC32C crc = new CRC32C();
+        for (int off = 0; off < n; off += ChunkedImage.PAGE_BYTES) {
+            int len = Math.min(ChunkedImage.PAGE_BYTES, n - off);
+            crc.reset();
+            crc.update(scratch.duplicate().position(off).limit(off + len));
+            table.putInt((int) ((at + off) / ChunkedImage.PAGE_BYTES) * Integer.BYTES, (int) crc.getValue());
+        }
+        writeFully(ch, scratch, data + at);
     }
 
-    private static ByteBuffer copy(ByteBuf run) {
-        ByteBuffer b = ByteBuffer.allocate(run.readableBytes());
-        run.getBytes(run.readerIndex(), b);
-        return b.flip();
+    /** A buffer for one run of pages (a chunk at most). */
+    private static ByteBuffer scratch(long length) {
+        return ByteBuffer.allocateDirect((int) Math.max(1, Math.min(ChunkedImage.CHUNK_BYTES, length)));
     }
 
     /** Writes the header (magic, length, the table's checksum) and the page checksum table. */

@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -117,6 +118,34 @@ public final class GroupJournal extends JournalBase {
             throws IOException {
         Files.createDirectories(dir);
         return open(groupId, dir, ifNew, writer, new FileImageStore(dir), DEFAULT_SEGMENT_BYTES);
+    }
+
+    /**
+     * Opens the journal in {@code dir} like {@link #open(long, Path, PersistentState, JournalWriter)};
+     * but one whose durable state is lost (its latest checkpoint image is damaged), which would keep
+     * the group from being hosted here at all, has its files moved aside, into
+     * {@code damaged-<millis>/} in the same directory for a post-mortem, and starts again empty as a
+     * {@link PersistentState#wiped() wiped} replica: it does not vote until its leader has brought it
+     * up to date, so the group loses nothing its other members hold.
+     */
+    public static GroupJournal openOrWipe(long groupId, Path dir, PersistentState ifNew, JournalWriter writer)
+            throws IOException {
+        try {
+            return open(groupId, dir, ifNew, writer);
+        } catch (JournalLostException e) {
+            Path aside = dir.resolve("damaged-" + System.currentTimeMillis());
+            Files.createDirectories(aside);
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "{segment-,image-}*")) {
+                for (Path f : files) {
+                    Files.move(f, aside.resolve(f.getFileName()));
+                }
+            }
+            Segments.forceDirectory(dir);
+            LOG.error("Block group {}: {}; its journal files were moved to {} and the replica starts again as a "
+                    + "wiped one, catching up from its group (delete that directory once it is no longer needed)",
+                    groupId, e.getMessage(), aside);
+            return open(groupId, dir, PersistentState.wiped(), writer);
+        }
     }
 
     /**

@@ -351,7 +351,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         ReplicationHost h = host();
         ReplicaJournal journal;
         try {
-            journal = mode == JournalMode.DISK ? GroupJournal.open(id, catalog.directory(id), ifNew, writer)
+            journal = mode == JournalMode.DISK ? GroupJournal.openOrWipe(id, catalog.directory(id), ifNew, writer)
                     : new MemoryJournal(id, ifNew, h);
         } catch (IOException e) {
             LOG.error("Cannot host block group {}: its journal in {} cannot be opened: {}", id,

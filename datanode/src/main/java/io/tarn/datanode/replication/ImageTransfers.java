@@ -1,6 +1,7 @@
 package io.tarn.datanode.replication;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.replication.Message;
 import io.tarn.replication.StateImage;
@@ -20,7 +21,8 @@ import java.util.zip.CRC32C;
  * Streams checkpoint images from a leader's datanode to a follower's: an {@code InstallCheckpoint}
  * the core sends becomes a transfer of {@code REPLICA_IMAGE_CHUNK} calls of at most
  * {@link ChunkedImage#CHUNK_BYTES} (a few in flight, each read from the image only when it is sent,
- * handed to the transport without a copy where the image allows), then the {@code InstallCheckpoint}
+ * into a buffer of its own: a live region changes under a slice, and the checksum must be that of
+ * the bytes sent), then the {@code InstallCheckpoint}
  * itself, carrying a {@link StagedRef} to the chunks the follower staged ({@link ImageStaging}). No
  * frame is ever larger than a chunk, and no buffer ever holds the whole image.
  *
@@ -175,7 +177,7 @@ final class ImageTransfers {
                 }
                 ByteBuf data;
                 try {
-                    data = image.slice(offset, n);
+                    data = copy(image.slice(offset, n));
                 } catch (RuntimeException e) {
                     fail("cannot read the image at " + offset + ": " + e);
                     return;
@@ -243,6 +245,20 @@ final class ImageTransfers {
             transfers.remove(key, this);
             LOG.debug("group {}: checkpoint {} transfer to member {} given up: {}", key.groupId(),
                     message.meta().index(), key.to(), why);
+        }
+    }
+
+    /**
+     * A private copy of a chunk: a live image's slice shares memory with a region that the group's
+     * writes change while the chunk waits to be sent, and the checksum must be that of the bytes sent.
+     */
+    private static ByteBuf copy(ByteBuf slice) {
+        try {
+            ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer(slice.readableBytes());
+            copy.writeBytes(slice, slice.readerIndex(), slice.readableBytes());
+            return copy;
+        } finally {
+            slice.release();
         }
     }
 

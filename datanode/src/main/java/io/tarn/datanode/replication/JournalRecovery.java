@@ -74,7 +74,7 @@ final class JournalRecovery {
             try {
                 r.state.image = images.load(r.state.imageId);
             } catch (IOException e) {
-                throw new IOException("journal " + dir + ": the latest checkpoint's image " + r.state.imageId
+                throw new JournalLostException("journal " + dir + ": the latest checkpoint's image " + r.state.imageId
                         + " cannot be read (" + e.getMessage() + "); this replica's durable state is lost: restart"
                         + " the group on this datanode as a wiped replica", e);
             }

@@ -192,6 +192,88 @@ class IncrementalImageTest {
         }
     }
 
+    @Test
+    void aJournalWhoseImageIsDamagedStartsAgainWipedWithItsFilesSetAside() throws Exception {
+        ownCheckpointsThroughTheJournalKeepTwoImageFilesAndRecoverTheLatest();
+        Path image;
+        try (Stream<Path> files = Files.list(dir)) {
+            // The recorded image is the newest file (ids increase).
+            image = files.filter(p -> p.getFileName().toString().startsWith("image-"))
+                    .max(java.util.Comparator.comparingLong(p -> Long.parseLong(
+                            p.getFileName().toString().replaceAll("\\D", "")))).orElseThrow();
+        }
+        long size = Files.size(image);
+        try (FileChannel ch = FileChannel.open(image, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), size - 100);
+        }
+        try (JournalWriter writer = new JournalWriter(64, new JournalFixtures.Recorder())) {
+            assertThatThrownBy(() -> GroupJournal.open(7, dir, io.tarn.replication.PersistentState.initialVoter(),
+                    writer)).isInstanceOf(JournalLostException.class).hasMessageContaining("wiped replica");
+            try (GroupJournal j = GroupJournal.openOrWipe(7, dir, io.tarn.replication.PersistentState.initialVoter(),
+                    writer)) {
+                assertThat(j.failure()).isNull();
+                assertThat(j.recovered()).isEqualTo(io.tarn.replication.PersistentState.wiped());
+            }
+        }
+        List<Path> aside;
+        try (Stream<Path> files = Files.list(dir)) {
+            aside = files.filter(p -> p.getFileName().toString().startsWith("damaged-")).toList();
+        }
+        assertThat(aside).hasSize(1);
+        try (Stream<Path> files = Files.list(aside.get(0))) {
+            assertThat(files.map(p -> p.getFileName().toString()).toList())
+                    .contains(image.getFileName().toString()).anyMatch(n -> n.startsWith("segment-"));
+        }
+    }
+
+    /** Shares memory with its bytes, as a live region image does: what a slice shows may change. */
+    private static final class SharedBytes implements ChunkedImage {
+        final byte[] bytes;
+
+        SharedBytes(int size) {
+            bytes = new byte[size];
+        }
+
+        @Override
+        public long sizeBytes() {
+            return bytes.length;
+        }
+
+        @Override
+        public io.netty.buffer.ByteBuf slice(long offset, int length) {
+            return io.netty.buffer.Unpooled.wrappedBuffer(bytes, (int) offset, length);
+        }
+    }
+
+    @Test
+    void anImageChangingWhileItIsSavedStillLoadsWithMatchingChecksums() throws Exception {
+        FileImageStore images = new FileImageStore(dir);
+        SharedBytes image = new SharedBytes(3 * ChunkedImage.CHUNK_BYTES);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread writes = new Thread(() -> {
+            SplittableRandom r = new SplittableRandom(1);
+            while (!stop.get()) {
+                image.bytes[r.nextInt(image.bytes.length)] = (byte) r.nextInt();
+            }
+        });
+        writes.start();
+        try {
+            BitSet all = new BitSet();
+            all.set(0, image.bytes.length / ChunkedImage.PAGE_BYTES);
+            for (long id = 1; id <= 20; id++) {
+                if (id % 2 == 1) {
+                    images.save(id, image);
+                } else {
+                    images.saveChanged(id - 1, id, image, all);
+                }
+                assertThat(images.load(id).sizeBytes()).isEqualTo(image.bytes.length);
+            }
+        } finally {
+            stop.set(true);
+            writes.join();
+        }
+    }
+
     private List<String> imageFiles() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("image-")).toList();
