@@ -48,8 +48,10 @@ public final class FileImageStore implements ImageStore {
     private static final int MAGIC = 0x54494D32;
     /** magic, length, table checksum. */
     private static final int HEADER = Integer.BYTES + Long.BYTES + Integer.BYTES;
-    /** Chunks written between two forces of an image file. */
-    private static final int FORCE_EVERY_CHUNKS = 4;
+    /** Bytes written between two forces of an image file. */
+    private static final long FORCE_EVERY_BYTES = 4L * ChunkedImage.CHUNK_BYTES;
+    /** A page of zeros, to find the pages a new image file may leave as holes. */
+    private static final ByteBuffer ZERO_PAGE = ByteBuffer.allocateDirect(ChunkedImage.PAGE_BYTES).asReadOnlyBuffer();
 
     private final Path dir;
 
@@ -130,15 +132,21 @@ public final class FileImageStore implements ImageStore {
         ByteBuffer scratch = scratch(length);
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
+            long unforced = 0;
             for (long at = 0; at < length; at += ChunkedImage.CHUNK_BYTES) {
-                writeRun(ch, chunked, at, (int) Math.min(ChunkedImage.CHUNK_BYTES, length - at), data, table,
-                        scratch);
-                if ((at / ChunkedImage.CHUNK_BYTES) % FORCE_EVERY_CHUNKS == FORCE_EVERY_CHUNKS - 1) {
+                unforced += writeRun(ch, chunked, at, (int) Math.min(ChunkedImage.CHUNK_BYTES, length - at), data,
+                        table, scratch, true);
+                if (unforced >= FORCE_EVERY_BYTES) {
                     // Never much unforced: a journal's force on the same file system waits for the
                     // dirty data of every file (ext4's ordered mode), so a whole region's worth of
                     // it would stall every group's acknowledgments for a quarter of a second.
                     ch.force(false);
+                    unforced = 0;
                 }
+            }
+            if (ch.size() < data + length) {
+                // The last pages were zeros, left as a hole: one zero byte gives the file its length.
+                writeFully(ch, ByteBuffer.allocate(1), data + length - 1);
             }
             writeTable(ch, length, table);
             ch.force(true);
@@ -161,9 +169,8 @@ public final class FileImageStore implements ImageStore {
                 end = Math.min(end, p + ChunkedImage.CHUNK_BYTES / ChunkedImage.PAGE_BYTES);
                 long at = (long) p * ChunkedImage.PAGE_BYTES;
                 int n = (int) Math.min((long) (end - p) * ChunkedImage.PAGE_BYTES, length - at);
-                writeRun(ch, chunked, at, n, data, table, scratch);
-                written += n;
-                if (written >= (long) FORCE_EVERY_CHUNKS * ChunkedImage.CHUNK_BYTES) {
+                written += writeRun(ch, chunked, at, n, data, table, scratch, false);
+                if (written >= FORCE_EVERY_BYTES) {
                     ch.force(false);
                     written = 0;
                 }
@@ -176,12 +183,14 @@ public final class FileImageStore implements ImageStore {
 
     /**
      * Writes the image's {@code n} bytes at {@code at} (a page boundary) into the file's data area and
-     * the checksum of each of their pages into {@code table}. The bytes are copied into {@code scratch}
-     * first: a live image's slice shares memory with a region that writes may change at any moment,
-     * and the checksums must be those of the bytes written.
+     * the checksum of each of their pages into {@code table}; returns the bytes written. The bytes are
+     * copied into {@code scratch} first: a live image's slice shares memory with a region that writes
+     * may change at any moment, and the checksums must be those of the bytes written. With
+     * {@code skipZeros} (a new file, whose holes read as zeros) pages of zeros are not written: a
+     * group's first images, of a region still mostly empty, cost little more than its data.
      */
-    private static void writeRun(FileChannel ch, ChunkedImage image, long at, int n, long data, ByteBuffer table,
-                                 ByteBuffer scratch) throws IOException {
+    private static long writeRun(FileChannel ch, ChunkedImage image, long at, int n, long data, ByteBuffer table,
+                                 ByteBuffer scratch, boolean skipZeros) throws IOException {
         ByteBuf run = readChunk(image, at, n);
         try {
             scratch.clear().limit(n);
@@ -191,13 +200,26 @@ public final class FileImageStore implements ImageStore {
             run.release();
         }
         CRC32C crc = new CRC32C();
+        long written = 0;
+        int spanStart = -1;
         for (int off = 0; off < n; off += ChunkedImage.PAGE_BYTES) {
             int len = Math.min(ChunkedImage.PAGE_BYTES, n - off);
+            ByteBuffer page = scratch.duplicate().position(off).limit(off + len);
             crc.reset();
-            crc.update(scratch.duplicate().position(off).limit(off + len));
+            crc.update(page.duplicate());
             table.putInt((int) ((at + off) / ChunkedImage.PAGE_BYTES) * Integer.BYTES, (int) crc.getValue());
+            boolean write = !skipZeros || page.mismatch(ZERO_PAGE.duplicate().limit(len)) >= 0;
+            if (write && spanStart < 0) {
+                spanStart = off;
+            } else if (!write && spanStart >= 0) {
+                written += writeFully(ch, scratch.duplicate().position(spanStart).limit(off), data + at + spanStart);
+                spanStart = -1;
+            }
         }
-        writeFully(ch, scratch, data + at);
+        if (spanStart >= 0) {
+            written += writeFully(ch, scratch.duplicate().position(spanStart).limit(n), data + at + spanStart);
+        }
+        return written;
     }
 
     /** A buffer for one run of pages (a chunk at most). */
