@@ -11,6 +11,7 @@
 
 # Extra JVM options for every Tarn JVM: GC flags, -Dtarn.key=value configuration overrides
 # (between tarn-site.conf and -D options on the command line), -Dlogback.configurationFile=...
+# Daemons run with -XX:+UseG1GC -XX:G1HeapRegionSize=1m before these, which a GC flag here overrides.
 # export TARN_OPTS="-XX:+UseParallelGC"
 
 # Where 'tarn start' keeps pid files and the cluster's start arguments. Default: $TARN_HOME/run.
