@@ -134,6 +134,25 @@ public final class GroupRunner {
     private boolean closed;
     /** Messages that could not be sent (loop thread only). */
     private long droppedSends;
+    /**
+     * Writes the leader refused for a full window ({@code BUSY}), held here in arrival order and
+     * proposed again once the group made progress, instead of bouncing each back to its client to
+     * retry (loop thread only). At most {@link #maxHeld}; beyond that a client hears BUSY.
+     */
+    private final ArrayDeque<WriteCommand> held = new ArrayDeque<>();
+    private final int maxHeld;
+    /** Payload bytes of the held writes, at most {@link #maxHeldBytes} (one write always fits). */
+    private long heldBytes;
+    private final long maxHeldBytes;
+    /** The write being handed to the replica in this step, so that a BUSY answer can hold it. */
+    private WriteCommand submitting;
+    /** Whether {@link #submitting} comes from {@link #held} (held again at the front if refused again). */
+    private boolean resubmitting;
+    /** Set when the answer to {@link #submitting} was BUSY and it was held. */
+    private boolean heldAgain;
+    /** Commit prefix and term when the held writes were last proposed: new ones are proposed on a change. */
+    private long heldAtCommit = -1;
+    private long heldAtTerm = -1;
     /** Why the group was stopped here (an effect or its journal failed), or null (written on the loop). */
     private volatile String stopped;
     /** True while an input is fed and its effects performed (loop thread only). */
@@ -181,6 +200,8 @@ public final class GroupRunner {
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.maxCatchUpTicks = config.electionTimeoutMax() + config.leaseTicks();
         this.silenceTicks = 3 * config.heartbeatTicks();
+        this.maxHeld = 4 * config.window();
+        this.maxHeldBytes = config.maxBytesInFlight();
         this.lastTick = System.nanoTime();
         this.leaseNanos = config.leaseTicks() * tickNanos;
         long now = lastTick;
@@ -360,6 +381,15 @@ public final class GroupRunner {
             WriteKey key = new WriteKey(command.clientId(), command.sequence());
             writes.computeIfAbsent(key, k -> new ArrayList<>(1)).add(future);
             deadlines.add(new Waiting(System.nanoTime() + requestTimeoutNanos, key, 0, future));
+            if (!held.isEmpty()) {
+                proposeHeld(true); // the window may have room: the waiting writes go first
+                if (!held.isEmpty() && mayHold(command)) {
+                    hold(command, false); // behind the writes still waiting, in arrival order
+                    return;
+                }
+            }
+            submitting = command;
+            resubmitting = false;
             replica.submitWrite(new ClientWrite(command));
         }, future);
         return future;
@@ -421,6 +451,7 @@ public final class GroupRunner {
                 catchUp();
                 perform();
                 if (stopped == null) {
+                    proposeHeld();
                     outputs.onTimer(groupId);
                     expire();
                     observe();
@@ -450,6 +481,8 @@ public final class GroupRunner {
         }
         deadlines.clear();
         writes.clear();
+        held.clear();
+        heldBytes = 0;
         appliedWaits.clear();
         reads.clear();
     }
@@ -481,10 +514,13 @@ public final class GroupRunner {
                 catchUp();
                 input.run();
                 perform();
+                submitting = null;
                 if (stopped == null) {
+                    proposeHeld();
                     observe();
                 }
             } finally {
+                submitting = null;
                 busy = false;
             }
         };
@@ -707,7 +743,63 @@ public final class GroupRunner {
         return joined;
     }
 
+    /**
+     * Proposes the held writes again, oldest first, once the group committed more or changed term
+     * since the last refusal; stops at the first one refused again (it stays first). A write whose
+     * callers are gone (timed out, or answered by an earlier copy) is dropped.
+     */
+    private void proposeHeld() {
+        proposeHeld(false);
+    }
+
+    /** As {@link #proposeHeld()}; with {@code always}, even without progress since the last refusal. */
+    private void proposeHeld(boolean always) {
+        if (held.isEmpty() || !always && replica.commitPrefix() == heldAtCommit
+                && replica.currentTerm() == heldAtTerm) {
+            return;
+        }
+        while (!held.isEmpty() && stopped == null) {
+            WriteCommand c = held.pollFirst();
+            heldBytes -= c.payload().length();
+            if (!writes.containsKey(new WriteKey(c.clientId(), c.sequence()))) {
+                continue;
+            }
+            submitting = c;
+            resubmitting = true;
+            heldAgain = false;
+            replica.submitWrite(new ClientWrite(c));
+            perform();
+            submitting = null;
+            resubmitting = false;
+            if (heldAgain) {
+                return;
+            }
+        }
+    }
+
+    private boolean mayHold(WriteCommand c) {
+        return held.isEmpty() || held.size() < maxHeld && heldBytes + c.payload().length() <= maxHeldBytes;
+    }
+
+    private void hold(WriteCommand c, boolean first) {
+        if (first) {
+            held.addFirst(c);
+        } else {
+            held.addLast(c);
+        }
+        heldBytes += c.payload().length();
+    }
+
     private void answer(ClientReply reply) {
+        if (reply instanceof ClientReply.WriteReply w && w.status() == Status.BUSY && submitting != null
+                && submitting.clientId() == w.clientId() && submitting.sequence() == w.sequence()
+                && (resubmitting || mayHold(submitting))) {
+            hold(submitting, resubmitting);
+            heldAgain = true;
+            heldAtCommit = replica.commitPrefix(); // full as of now: tried again after progress
+            heldAtTerm = replica.currentTerm();
+            return;
+        }
         if (reply instanceof ClientReply.WriteReply w) {
             List<CompletableFuture<Outcome>> waiting = writes.remove(new WriteKey(w.clientId(), w.sequence()));
             if (waiting != null) {

@@ -101,6 +101,29 @@ class GroupRunnerTest {
     }
 
     @Test
+    void writesBeyondTheWindowWaitAtTheLeaderAndApplyInArrivalOrder() throws Exception {
+        try (LocalGroup g = new LocalGroup()) {
+            g.runner(1).campaign();
+            int leader = awaitLeader(g, 2000);
+            // A window's worth in flight, the rest held (the runner holds up to four windows).
+            int n = 4 * LocalGroup.CONFIG.window();
+            List<CompletableFuture<Outcome>> all = new ArrayList<>();
+            for (int i = 1; i <= n; i++) {
+                // Every write overwrites the same bytes: the last one proposed is what stays.
+                all.add(g.runner(leader).write(write(9, i, 100, String.format("w%04d", i))));
+            }
+            for (CompletableFuture<Outcome> f : all) {
+                assertThat(f.get(10, TimeUnit.SECONDS).status()).as("no write bounced for a full window")
+                        .isEqualTo(Status.OK);
+            }
+            awaitIdentical(g, g.members);
+            byte[] last = g.onLoop(leader, () -> Arrays.copyOfRange(g.stores.get(leader).bytes, 100, 105));
+            assertThat(new String(last, java.nio.charset.StandardCharsets.US_ASCII))
+                    .isEqualTo(String.format("w%04d", n));
+        }
+    }
+
+    @Test
     void followerAnswersNotLeaderWithAHint() throws Exception {
         try (LocalGroup g = new LocalGroup()) {
             g.runner(0).campaign();
