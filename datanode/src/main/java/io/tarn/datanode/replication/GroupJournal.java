@@ -295,16 +295,16 @@ public final class GroupJournal extends JournalBase {
         current().maxCompactTo = Math.max(current().maxCompactTo, c.compactTo());
         flush();
         if (newer) {
-            long keepBase;
+            // Under the lock: the image thread may be starting a save, which renames the base file to
+            // the new image's temporary name; it does so only after naming the new image here.
             synchronized (deferredLock) {
                 if (imageId != 0 && previous != 0 && previous != imageId) {
                     baseImageId = previous;
                     baseEpoch = recordedEpoch;
                 }
                 recordedEpoch = imageId == 0 ? 0 : epoch;
-                keepBase = baseImageId;
+                images.retainOnly(state.imageId, unrecordedImageId, baseImageId);
             }
-            images.retainOnly(state.imageId, unrecordedImageId, keepBase);
         }
         roll();
     }
