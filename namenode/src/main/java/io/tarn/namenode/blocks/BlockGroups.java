@@ -214,6 +214,7 @@ public final class BlockGroups {
                 commands.add(new DeleteGroup(id));
             } else if (g.change() != null) {
                 commands.add(new ChangeGroup(g.describe(g.change().target())));
+                g.changeCommanded();
             }
         }
         Map<Long, Retired> retired = retiring.get(dn.id());
@@ -275,8 +276,7 @@ public final class BlockGroups {
         int begun = 0;
         for (GroupInfo g : groups.values()) {
             GroupInfo.Change under = g.change();
-            if (under != null && under.removed().live()) {
-                cancel(g, under);
+            if (under != null && under.removed().live() && cancel(g, under)) {
                 continue;
             }
             if (under != null) {
@@ -363,15 +363,19 @@ public final class BlockGroups {
         return false;
     }
 
-    /** The member to replace came back with its data before the change took effect: the group stays as it was. */
-    private void cancel(GroupInfo g, GroupInfo.Change change) {
+    /**
+     * The member to replace came back with its data before the change was handed to the group: the
+     * group stays as it was. False when the change goes on (it may have begun in the group).
+     */
+    private boolean cancel(GroupInfo g, GroupInfo.Change change) {
         GroupInfo.Member added = g.cancel();
         if (added == null) {
-            return;
+            return false;
         }
         forget(g, added);
         LOG.info("Gave up replacing member {} of {}: its datanode is back with the data", change.removed().memberId(),
                 g);
+        return true;
     }
 
     /** A member that no longer belongs to {@code g}: its region goes back to its datanode's free list. */

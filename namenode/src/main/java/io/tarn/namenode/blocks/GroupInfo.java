@@ -104,6 +104,11 @@ public final class GroupInfo {
     private boolean destroyed;
     /** The configuration the leader last reported its replicas applied, or null before any report. */
     private volatile List<Integer> reported;
+    /**
+     * Whether the change under way was handed to a member's datanode ({@code ChangeGroup}): from then
+     * on its leader may have removed the member at any moment, before any report says so.
+     */
+    private volatile boolean changeCommanded;
     /** The id the next replacement member gets: ids are never reused. */
     private int nextMemberId;
 
@@ -329,18 +334,27 @@ public final class GroupInfo {
         target.remove(removed);
         target.add(added);
         change = new Change(removed, added, new Membership(membership.version() + 1, target), nowMs);
+        changeCommanded = false;
         return change;
     }
 
+    /** The change under way was sent to a member's datanode (see {@link #cancel}). */
+    void changeCommanded() {
+        changeCommanded = true;
+    }
+
     /**
-     * Gives up the change under way (its member to remove is back with its data) unless the
-     * leader reported a configuration other than the current members' (the change began there);
-     * the joining member is returned so its region can be freed, or null when nothing was given up.
+     * Gives up the change under way (its member to remove is back with its data) unless it was
+     * already sent to a member's datanode or the leader reported a configuration other than the
+     * current members' (the change began there): a leader may remove the member the moment it gets
+     * the command, well before its next report, and a group that lost the member without the
+     * namenode knowing would be left with two. The joining member is returned so its region can be
+     * freed, or null when nothing was given up.
      */
     synchronized Member cancel() {
         Change c = change;
         List<Integer> applied = reported;
-        if (c == null || applied != null && !applied.equals(membership.ids())) {
+        if (c == null || changeCommanded || applied != null && !applied.equals(membership.ids())) {
             return null; // the group's replicas have begun the change: it is carried through
         }
         change = null;
