@@ -196,10 +196,18 @@ class ReplicationOverTcpTest {
         Node wiped = nodes.get(gone);
         wiped.regions.write(0, 0, Unpooled.wrappedBuffer(new byte[REGION]), 0, REGION);
         deleteTree(GroupJournal.directory(wiped.journals, GROUP));
-        wiped.join(new GroupMembers(GROUP, 1, gone, addresses), PersistentState.wiped());
+        GroupRunner rejoined = wiped.join(new GroupMembers(GROUP, 1, gone, addresses), PersistentState.wiped());
         awaitIdentical(nodes);
         assertThat(wiped.generations.get(0, 5)).isEqualTo(nodes.get(writer.leader()).generations.get(0, 5))
                 .isPositive();
+        // The bytes are restored in the loop step that hands the checkpoint to the journal: wait for
+        // that step to end, then for the journal writer to have written what was queued before.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (rejoined.loop().submit(() -> rejoined.replica().checkpointIndex()).get() == 0) {
+            assertThat(System.nanoTime()).as("the checkpoint was installed").isLessThan(deadline);
+            Thread.sleep(2);
+        }
+        ((GroupJournal) wiped.host.hosted(GROUP).journal()).segmentCount();
         wiped.host.remove(GROUP);
         PersistentState saved = GroupJournal.open(GROUP, GroupJournal.directory(wiped.journals, GROUP),
                 PersistentState.wiped(), wiped.writer).recovered();
