@@ -151,11 +151,17 @@ class NamespaceRouterTest {
         assertThat(failureCode(router.known()[1].getBlocks(oldId, 0, 1))).as("the old namenode, asked directly")
                 .isEqualTo(ErrorCode.MOVED);
 
-        long oldNamenodeOps = cluster.namenode(1).service().operations();
-        List<BlockRef> blocks = get(router.readBlocks(ref, 0, 1));
-        assertThat(blocks).hasSize(1);
-        assertThat(cluster.namenode(1).service().operations() - oldNamenodeOps)
-                .as("one call answered MOVED with the new id: no WHERE_MOVED after it").isEqualTo(1);
+        // The namenode counts every request it serves, datanode heartbeats and its peers' calls
+        // too, which may land in the window: the fewest over a few tries is the router's own count.
+        long fewest = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 5 && fewest > 1; attempt++) {
+            ref = new FileRef(oldId);
+            long oldNamenodeOps = cluster.namenode(1).service().operations();
+            List<BlockRef> blocks = get(router.readBlocks(ref, 0, 1));
+            assertThat(blocks).hasSize(1);
+            fewest = Math.min(fewest, cluster.namenode(1).service().operations() - oldNamenodeOps);
+        }
+        assertThat(fewest).as("one call answered MOVED with the new id: no WHERE_MOVED after it").isEqualTo(1);
         assertThat(ref.id()).as("the reference took the new id").isEqualTo(newId);
         NamenodeClient next = get(router.following(ref, (nn, fileId) -> CompletableFuture.completedFuture(nn)));
         assertThat(next).as("later calls go straight to the new namenode").isSameAs(router.known()[2]);
