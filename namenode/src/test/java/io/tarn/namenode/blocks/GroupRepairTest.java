@@ -178,16 +178,28 @@ class GroupRepairTest {
                 .isEqualTo(freeOnSpare + SLOTS);
     }
 
-    @Test
-    void aReplacementTheReplicasBeganIsCarriedThroughEvenIfTheMemberComesBack() throws Exception {
+    /** A group on three of four datanodes whose first member stayed dead: the replacement has begun. */
+    private record Replacing(BlockGroup g, GroupMember gone, GroupMember leader, GroupInfo.Change change) {
+    }
+
+    private Replacing replacingFirstMember() throws Exception {
         datanodes("a", "b", "c", "d");
         long f = fx.createReplicated("/f", WRITER, 3).fileId();
         BlockGroup g = fx.write(f, 0, WRITER).group();
         GroupMember gone = g.members().get(0);
-        GroupMember leader = g.members().get(1);
         pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 1_000, gone.datanodeId());
         GroupInfo.Change change = group(g.groupId()).change();
         assertThat(change).isNotNull();
+        return new Replacing(g, gone, g.members().get(1), change);
+    }
+
+    @Test
+    void aReplacementTheReplicasBeganIsCarriedThroughEvenIfTheMemberComesBack() throws Exception {
+        Replacing r = replacingFirstMember();
+        BlockGroup g = r.g();
+        GroupMember gone = r.gone();
+        GroupMember leader = r.leader();
+        GroupInfo.Change change = r.change();
         List<Integer> removed = g.members().stream().map(GroupMember::memberId)
                 .filter(m -> m != gone.memberId()).toList();
         heartbeat(leader.datanodeId(), List.of(g.groupId()),
@@ -202,14 +214,11 @@ class GroupRepairTest {
 
     @Test
     void aReplacementSentToTheGroupIsCarriedThroughEvenIfTheMemberComesBackBeforeAnyReport() throws Exception {
-        datanodes("a", "b", "c", "d");
-        long f = fx.createReplicated("/f", WRITER, 3).fileId();
-        BlockGroup g = fx.write(f, 0, WRITER).group();
-        GroupMember gone = g.members().get(0);
-        GroupMember leader = g.members().get(1);
-        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER + 1_000, gone.datanodeId());
-        GroupInfo.Change change = group(g.groupId()).change();
-        assertThat(change).isNotNull();
+        Replacing r = replacingFirstMember();
+        BlockGroup g = r.g();
+        GroupMember gone = r.gone();
+        GroupMember leader = r.leader();
+        GroupInfo.Change change = r.change();
         // The leader's datanode gets the change; its leader may remove the member at once, long
         // before its next report (a chaos run saw the namenode give up 3 ms after the removal, and
         // the group was left with two members the namenode did not know of).
