@@ -192,6 +192,37 @@ final class LeaderRole extends RoleState {
         }
     }
 
+    /**
+     * The host could not deliver a message of this term to a follower: what it carried may be lost,
+     * so the follower's entries and sync are resent at the usual timeouts until it acknowledges an
+     * entry sent once again. Nothing is sent here: the next tick resends what is due, so a peer
+     * that refuses every connection at once is not flooded.
+     */
+    @Override
+    void onSendFailed(Message message) {
+        Progress p = peers.get(message.to());
+        if (p != null && message.term() == term) {
+            p.lossSuspected = true;
+        }
+    }
+
+    /**
+     * The lowest index a follower heard from within an election timeout still needs: the first it
+     * has not acknowledged, or for one not synced in this term the first above its durable prefix.
+     * A follower silent for longer (down, cut off) is not waited for: it catches up from an image.
+     */
+    @Override
+    long neededFrom() {
+        long needed = Long.MAX_VALUE;
+        long now = replica.now();
+        for (Progress p : peers.values()) {
+            if (now - p.lastContact < replica.config.electionTimeoutMax()) {
+                needed = Math.min(needed, (p.synced ? p.ackPrefix : p.finalPrefix) + 1);
+            }
+        }
+        return needed;
+    }
+
     /** Records contact from a member; null for a sender that is no longer one. */
     private Progress contact(Message reply, boolean voter) {
         Progress p = peers.get(reply.from());
@@ -285,7 +316,8 @@ final class LeaderRole extends RoleState {
 
     private boolean syncDue(Progress p) {
         ReplicationConfig config = replica.config;
-        return p.syncDue(replica.now(), config.retransmitTicks(), config.retransmitMaxTicks());
+        return p.syncDue(replica.now(), config.retransmitTicks(), config.retransmitMaxTicks(),
+                config.reliableLinks());
     }
 
     /**
@@ -306,7 +338,8 @@ final class LeaderRole extends RoleState {
         }
         ReplicationConfig config = replica.config;
         long now = replica.now();
-        long timeout = p.retransmitTimeout(config.retransmitTicks(), config.retransmitMaxTicks());
+        long timeout = p.retransmitTimeout(config.retransmitTicks(), config.retransmitMaxTicks(),
+                config.reliableLinks());
         long hi = Math.min(log.lastIndex(), p.ackPrefix + config.window());
         List<LogEntry> batch = null;
         boolean resent = false;
@@ -407,11 +440,37 @@ final class LeaderRole extends RoleState {
             return;
         }
         ReplicaLog log = replica.log;
-        if (log.lastIndex() - log.commitPrefix() >= replica.config.window() || changeUnderWay()) {
+        if (log.lastIndex() - log.commitPrefix() >= replica.config.window() || changeUnderWay()
+                || voterFallingOffTheLog()) {
             replyWrite(command, Status.BUSY);
             return;
         }
         append(command, key);
+    }
+
+    /**
+     * Whether a voter heard from within an election timeout still catches up from the log but needs
+     * entries below where the next checkpoint may cut it (the previous checkpoint's cut, see the
+     * replica's compaction): new writes then wait until it catches up, so a live voter slower than
+     * the quorum (a slower disk, a busier host) paces the group instead of falling behind until only
+     * a whole image of the region can bring it back. A silent voter, or one already past the log
+     * (it gets an image), is not waited for.
+     */
+    private boolean voterFallingOffTheLog() {
+        ReplicaLog log = replica.log;
+        long floor = log.checkpoint().meta().index() - replica.config.window();
+        if (floor <= 0) {
+            return false;
+        }
+        long now = replica.now();
+        for (Progress p : peers.values()) {
+            long needed = (p.synced ? p.ackPrefix : p.finalPrefix) + 1;
+            if (p.voter && now - p.lastContact < replica.config.electionTimeoutMax()
+                    && needed >= log.logStart() && needed - 1 < floor) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void append(WriteCommand command, WriteKey key) {

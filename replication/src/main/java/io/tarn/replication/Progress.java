@@ -18,6 +18,12 @@ import java.util.TreeSet;
  * configured maximum; a follower heard from again after a silence starts over from the minimum.
  * A journal that takes longer to force than the retransmit period therefore gets each entry about
  * once instead of a copy per period.
+ *
+ * <p>Over {@link ReplicationConfig#reliableLinks() reliable links} nothing is lost unless the host
+ * says so: a loss is suspected only after a reported failed send (and until the follower next
+ * acknowledges an entry sent once); otherwise the leader waits the longest resend period, a safety
+ * net for what a follower received and lost in a crash, instead of the estimate. A silence is no
+ * sign of loss there: under load the follower's answers queue behind the data on its connection.
  */
 final class Progress {
 
@@ -52,6 +58,11 @@ final class Progress {
     long lastContact;
     long rejoinProbe = -1;
     boolean promote;
+    /**
+     * Over reliable links: a send to this follower failed and it has not since acknowledged an
+     * entry sent once; what is in flight may be lost and is resent at the usual timeouts meanwhile.
+     */
+    boolean lossSuspected;
     /** Smoothed acknowledgment latency and its mean deviation, in ticks; negative until sampled. */
     private double ackLatency = -1;
     private double ackLatencyDeviation;
@@ -131,9 +142,11 @@ final class Progress {
 
     /**
      * A fresh sample: an entry sent once was acknowledged after {@code ticks}. It updates the
-     * estimate and ends any back-off, since the follower is demonstrably answering.
+     * estimate and ends any back-off and suspicion of loss, since the follower is demonstrably
+     * receiving and answering.
      */
     private void sampleAckLatency(long ticks) {
+        lossSuspected = false;
         if (ackLatency < 0) {
             ackLatency = ticks;
             ackLatencyDeviation = ticks / 2.0;
@@ -173,6 +186,26 @@ final class Progress {
     /** A resend round went out: the next one waits twice as long (up to the maximum). */
     void backOff() {
         backoff = Math.min(backoff + 1, MAX_BACKOFF_SHIFT);
+    }
+
+    /**
+     * Ticks after which an unacknowledged entry is resent, over links that are {@code reliable} or
+     * not: over reliable ones the longest period unless a loss is suspected.
+     */
+    long retransmitTimeout(int minTicks, int maxTicks, boolean reliable) {
+        return reliable && !lossSuspected ? maxTicks : retransmitTimeout(minTicks, maxTicks);
+    }
+
+    /**
+     * Whether the sync is due again: {@code minTicks} after the first send, doubling per resend
+     * without a reply, at most {@code maxTicks}; over {@code reliable} links only {@code maxTicks}
+     * after it unless a loss is suspected.
+     */
+    boolean syncDue(long now, int minTicks, int maxTicks, boolean reliable) {
+        if (reliable && !lossSuspected && syncSentAt != NEVER) {
+            return now - syncSentAt >= maxTicks;
+        }
+        return syncDue(now, minTicks, maxTicks);
     }
 
     /**

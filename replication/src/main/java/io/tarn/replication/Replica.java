@@ -128,6 +128,20 @@ public final class Replica {
         afterInput();
     }
 
+    /**
+     * The host could not deliver {@code message}, which this replica sent (the connection to its
+     * addressee failed or refused it). Only {@link ReplicationConfig#reliableLinks() reliable links}
+     * need to say so; a leader then resends what the message carried on its next tick, with the
+     * usual back-off, instead of at the longest resend wait.
+     */
+    public void onSendFailed(Message message) {
+        if (message.from() != id || message.to() == id) {
+            return;
+        }
+        role.onSendFailed(message);
+        afterInput();
+    }
+
     /** The host completed every disk operation up to and including {@code opId}. */
     public void onDiskComplete(long opId) {
         while (!pendingOps.isEmpty() && pendingOps.peek().id() <= opId) {
@@ -223,7 +237,7 @@ public final class Replica {
             return;
         }
         Checkpoint checkpoint = new Checkpoint(meta, image);
-        long compactTo = Math.max(0, meta.index() - config.window());
+        long compactTo = compactTo(meta.index());
         persist(opId -> new DiskOp.SaveCheckpoint(opId, checkpoint, compactTo), () -> {
             capturing = false;
             if (meta.index() > log.checkpoint().meta().index()) {
@@ -580,6 +594,24 @@ public final class Replica {
         bytesSinceCapture = 0;
         emit(new Effect.CaptureCheckpoint(new CheckpointMeta(applied, log.appliedAboveList(), sessions.snapshot(),
                 log.membersAt(applied))));
+    }
+
+    /**
+     * Where a checkpoint at {@code index} cuts the log: {@code window} entries below it (so a new
+     * entry's look-behind can always be filled), or lower, down to where the previous checkpoint cut
+     * it, while a member the leader heard from lately still needs older entries. A follower that
+     * lags by more than the window (a slow disk, a burst of large writes) then catches up from the
+     * log instead of a whole image of the region, and the log held never grows beyond two
+     * checkpoint intervals.
+     */
+    private long compactTo(long index) {
+        long compactTo = Math.max(0, index - config.window());
+        long needed = role.neededFrom();
+        if (needed - 1 < compactTo) {
+            long previous = Math.max(0, log.checkpoint().meta().index() - config.window());
+            compactTo = Math.max(previous, needed - 1);
+        }
+        return compactTo;
     }
 
     /** Replaces the applied state with an installed checkpoint; the host gets the image. */

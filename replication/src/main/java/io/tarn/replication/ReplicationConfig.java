@@ -22,6 +22,10 @@ package io.tarn.replication;
  *       to this</td></tr>
  *   <tr><td>maxBytesInFlight</td><td>16 MiB</td><td>payload bytes sent and unacknowledged per follower; one
  *       entry always goes when nothing is in flight</td></tr>
+ *   <tr><td>reliableLinks</td><td>false</td><td>the host's links deliver every message unless they
+ *       report it lost ({@link Replica#onSendFailed}): entries and syncs are then resent at the
+ *       usual timeouts only after a reported loss, and otherwise at the longest resend wait, as a
+ *       safety net</td></tr>
  *   <tr><td>checkpointInterval</td><td>1024</td><td>applied entries between checkpoints</td></tr>
  *   <tr><td>checkpointBytes</td><td>64 MiB</td><td>payload bytes applied since the last checkpoint that also
  *       start one (whichever comes first), so the log a replica keeps in memory stays bounded by
@@ -42,6 +46,7 @@ public final class ReplicationConfig {
     private final long maxBytesInFlight;
     private final int checkpointInterval;
     private final long checkpointBytes;
+    private final boolean reliableLinks;
     private final boolean unsafePaperMerge;
 
     private ReplicationConfig(Builder b) {
@@ -57,6 +62,7 @@ public final class ReplicationConfig {
         this.maxBytesInFlight = b.maxBytesInFlight;
         this.checkpointInterval = b.checkpointInterval;
         this.checkpointBytes = b.checkpointBytes;
+        this.reliableLinks = b.reliableLinks;
         this.unsafePaperMerge = b.unsafePaperMerge;
     }
 
@@ -85,6 +91,7 @@ public final class ReplicationConfig {
         b.maxBytesInFlight = maxBytesInFlight;
         b.checkpointInterval = checkpointInterval;
         b.checkpointBytes = checkpointBytes;
+        b.reliableLinks = reliableLinks;
         b.unsafePaperMerge = unsafePaperMerge;
         return b;
     }
@@ -158,6 +165,19 @@ public final class ReplicationConfig {
     }
 
     /**
+     * Whether the host's links are reliable, as TCP connections between members are: a message sent
+     * is delivered (not necessarily in order) unless the host reports it lost
+     * ({@link Replica#onSendFailed}).
+     * A leader then resends an entry or a sync at the usual timeouts only after such a report, and
+     * otherwise not before {@link #retransmitMaxTicks} (a safety net for what a follower received
+     * and lost in a crash): a slow follower gets each entry once instead of a copy per retransmit
+     * period, which over one connection only queues behind the first.
+     */
+    public boolean reliableLinks() {
+        return reliableLinks;
+    }
+
+    /**
      * Test-only: merge as the PolarFS paper describes (highest ballot per index over all voters,
      * ignoring the synced term). Unsafe; exists so tests can show the checker catches it.
      */
@@ -177,6 +197,7 @@ public final class ReplicationConfig {
                 + ", lease=" + leaseTicks + ", retransmit=" + retransmitTicks + ".." + retransmitMaxTicks
                 + ", maxBytesInFlight=" + maxBytesInFlight
                 + ", checkpointInterval=" + checkpointInterval + ", checkpointBytes=" + checkpointBytes
+                + (reliableLinks ? ", reliableLinks" : "")
                 + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
     }
 
@@ -194,6 +215,7 @@ public final class ReplicationConfig {
         private long maxBytesInFlight = 16L << 20;
         private int checkpointInterval = 1024;
         private long checkpointBytes = 64L << 20;
+        private boolean reliableLinks;
         private boolean unsafePaperMerge;
 
         private Builder() {
@@ -262,6 +284,12 @@ public final class ReplicationConfig {
 
         public Builder checkpointInterval(int value) {
             this.checkpointInterval = value;
+            return this;
+        }
+
+        /** Declares the host's links reliable ({@link ReplicationConfig#reliableLinks()}). */
+        public Builder reliableLinks(boolean value) {
+            this.reliableLinks = value;
             return this;
         }
 

@@ -36,6 +36,15 @@ abstract sealed class RoleState permits FollowerRole, CandidateRole, LeaderRole 
     void onVoteGranted() {
     }
 
+    /** The lowest log index a member still needs from this replica's log; none but a leader's. */
+    long neededFrom() {
+        return Long.MAX_VALUE;
+    }
+
+    /** A message this replica sent was not delivered (reliable links only report this). */
+    void onSendFailed(Message message) {
+    }
+
     void onClientWrite(WriteCommand command) {
         replica.emit(new Effect.Reply(new ClientReply.WriteReply(command.clientId(), command.sequence(),
                 Status.NOT_LEADER, replica.leaderHint())));

@@ -53,6 +53,8 @@ class MembershipTest {
         int leader = c.electLeader();
         int lagging = (leader + 1) % 3;
         c.down.add(lagging);
+        // Once it has been silent for an election timeout the leader no longer waits for it.
+        c.tick(CONFIG.electionTimeoutMax());
         writeMany(c, leader, 1, 30);
         assertThat(c.r(leader).checkpointIndex()).isGreaterThan(CONFIG.window());
         c.down.remove(lagging);

@@ -127,4 +127,48 @@ class ProgressTest {
         p.syncResends = 30;
         assertThat(p.syncDue(500, 20, 500)).isTrue();
     }
+
+    @Test
+    void overReliableLinksEntriesWaitTheLongestPeriodUntilALossIsSuspected() {
+        Progress p = new Progress(1, 0, 0);
+        p.synced = true;
+        p.sent(1, 1 << 20, 0);
+        p.ack(1, 40); // a 40-tick acknowledgment: the estimate alone resends after mean + 4 deviations
+        long estimated = p.retransmitTimeout(20, 500);
+        assertThat(estimated).isBetween(40L, 200L);
+        assertThat(p.retransmitTimeout(20, 500, false)).isEqualTo(estimated);
+        assertThat(p.retransmitTimeout(20, 500, true)).as("nothing is lost unless the host says so").isEqualTo(500);
+
+        p.lossSuspected = true; // the host reported a failed send
+        assertThat(p.retransmitTimeout(20, 500, true)).isEqualTo(estimated);
+        p.sent(2, 1 << 20, 100);
+        p.sent(2, 1 << 20, 200); // a resend: no sample (Karn), the suspicion stays
+        p.ack(2, 210);
+        assertThat(p.lossSuspected).isTrue();
+        p.sent(3, 1 << 20, 220);
+        p.ack(3, 250); // sent once and acknowledged: the follower is receiving again
+        assertThat(p.lossSuspected).isFalse();
+        assertThat(p.retransmitTimeout(20, 500, true)).isEqualTo(500);
+    }
+
+    @Test
+    void aSilenceAloneIsNoSignOfLoss() {
+        Progress p = new Progress(1, 0, 0);
+        p.heard(10, 60);
+        p.heard(300, 60); // answers queued behind data on a loaded connection arrive late
+        assertThat(p.lossSuspected).isFalse();
+        assertThat(p.retransmitTimeout(20, 500, true)).isEqualTo(500);
+    }
+
+    @Test
+    void overReliableLinksASyncIsResentOnlyAfterTheLongestPeriodOrASuspectedLoss() {
+        Progress p = new Progress(1, 0, 0);
+        assertThat(p.syncDue(0, 20, 500, true)).as("never sent: due").isTrue();
+        p.syncSentAt = 100;
+        assertThat(p.syncDue(130, 20, 500, false)).isTrue();
+        assertThat(p.syncDue(130, 20, 500, true)).isFalse();
+        assertThat(p.syncDue(600, 20, 500, true)).isTrue();
+        p.lossSuspected = true;
+        assertThat(p.syncDue(130, 20, 500, true)).isTrue();
+    }
 }

@@ -312,6 +312,14 @@ public final class GroupRunner {
         });
     }
 
+    /**
+     * A message this replica sent did not reach its addressee's replica (see
+     * {@link PeerMessenger#send}): a leader resends what it carried.
+     */
+    public void undelivered(Message message) {
+        run(() -> replica.onSendFailed(message));
+    }
+
     /** The journal completed every operation up to {@code opId}. */
     public void durable(long opId) {
         run(() -> replica.onDiskComplete(opId));

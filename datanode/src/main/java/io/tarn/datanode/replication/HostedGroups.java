@@ -115,7 +115,10 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                 .leaseTicks((int) (long) config.get(TarnKeys.REPLICATION_LEASE))
                 .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL))
                 .checkpointBytes(config.get(TarnKeys.REPLICATION_CHECKPOINT_BYTES))
-                .maxBytesInFlight(config.get(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT));
+                .maxBytesInFlight(config.get(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT))
+                // One TCP connection per pair of datanodes, and PeerMessenger reports what it could
+                // not deliver: entries are resent only after a loss, not once per retransmit period.
+                .reliableLinks(true);
         ReplicationConfig replication;
         try {
             replication = b.build();

@@ -143,7 +143,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
             @Override
             public void send(long group, Message message) {
                 Hosted now = groups.get(groupId);
-                messenger.send(now != null ? now.members() : members, message, loop);
+                messenger.send(now != null ? now.members() : members, message, loop, self[0]::undelivered);
             }
 
             @Override

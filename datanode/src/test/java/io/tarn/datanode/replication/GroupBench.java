@@ -121,7 +121,8 @@ public final class GroupBench {
                 .retransmitTicks(Integer.getInteger("bench.retransmit", 20))
                 .electionTimeout(election, 2 * election)
                 .heartbeatTicks(Integer.getInteger("bench.heartbeat", 30))
-                .leaseTicks(Integer.getInteger("bench.lease", 120)).build();
+                .leaseTicks(Integer.getInteger("bench.lease", 120))
+                .reliableLinks(!Boolean.getBoolean("bench.unreliable")).build();
         List<Node> nodes = new ArrayList<>();
         try (Transport clients = Transports.create(TarnConfig.defaults())) {
             Map<Integer, InetSocketAddress> addresses = new HashMap<>();

@@ -16,6 +16,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.datanode.GenerationTable;
 import io.tarn.datanode.replication.GroupRunner.Outcome;
 import io.tarn.replication.BlockRange;
+import io.tarn.replication.Message;
 import io.tarn.replication.PersistentState;
 import io.tarn.replication.ReplicationConfig;
 import io.tarn.replication.Status;
@@ -23,7 +24,9 @@ import io.tarn.replication.WriteCommand;
 import io.tarn.rpc.RpcServer;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +37,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,7 +53,9 @@ class ReplicationOverTcpTest {
     private static final int BLOCK = 1024;
     private static final int REGION = 16 * BLOCK;
     private static final long GROUP = 7;
-    private static final ReplicationConfig CONFIG = ReplicationConfig.builder().checkpointInterval(64).build();
+    /** As datanodes run it: over TCP, whose failed sends PeerMessenger reports. */
+    private static final ReplicationConfig CONFIG = ReplicationConfig.builder().checkpointInterval(64)
+            .reliableLinks(true).build();
     /** The namenode's token key, as every datanode learns it at registration; datanode i has id i. */
     private static final BlockTokens TOKENS = BlockTokens.random();
 
@@ -374,6 +381,44 @@ class ReplicationOverTcpTest {
                     ErrorCode.GROUP_UNAVAILABLE);
             assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(8));
             c.close();
+        }
+    }
+
+    /**
+     * The replication links are reliable because the messenger reports what it could not deliver:
+     * a message for a group the other datanode does not host, and one to a datanode that is gone.
+     * A message that did arrive is not reported.
+     */
+    @Test
+    void messagesThatDoNotReachTheOtherReplicaAreReportedToTheSender() throws Exception {
+        Map<Integer, InetSocketAddress> addresses = start(2);
+        Map<Integer, InetSocketAddress> withGone = new HashMap<>(addresses);
+        withGone.put(2, closedPort());
+        nodes.get(1).join(new GroupMembers(GROUP, 1, 1, addresses), PersistentState.initialVoter());
+        PeerMessenger messenger = nodes.get(0).host.messenger();
+        List<Message> undelivered = new CopyOnWriteArrayList<>();
+        Executor loop = Runnable::run;
+        Message hosted = new Message.Append(0, 1, 1, List.of(), 0,
+                List.of(), 1, false);
+        Message unknownGroup = new Message.Append(0, 1, 1, List.of(), 0,
+                List.of(), 2, false);
+        Message gone = new Message.Append(0, 2, 1, List.of(), 0,
+                List.of(), 3, false);
+        messenger.send(new GroupMembers(GROUP, 1, 0, withGone), hosted, loop, undelivered::add);
+        messenger.send(new GroupMembers(GROUP + 1, 1, 0, withGone), unknownGroup, loop, undelivered::add);
+        messenger.send(new GroupMembers(GROUP, 1, 0, withGone), gone, loop, undelivered::add);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (undelivered.size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        Thread.sleep(200); // time for a wrong report of the delivered message to arrive as well
+        assertThat(undelivered).containsExactlyInAnyOrder(unknownGroup, gone);
+    }
+
+    /** An address on this host where nothing listens. */
+    private static InetSocketAddress closedPort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return new InetSocketAddress("127.0.0.1", s.getLocalPort());
         }
     }
 

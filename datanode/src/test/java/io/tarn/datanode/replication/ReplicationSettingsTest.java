@@ -32,6 +32,9 @@ class ReplicationSettingsTest {
         assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(
                 TarnKeys.RPC_TIMEOUT.defaultValue()));
         assertThat(s.threads()).isEqualTo(1);
+        // The one setting the datanode does not take from the core: its TCP links report losses.
+        assertThat(core.reliableLinks()).isFalse();
+        assertThat(s.config().reliableLinks()).isTrue();
     }
 
     @Test

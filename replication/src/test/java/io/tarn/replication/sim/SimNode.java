@@ -110,6 +110,14 @@ final class SimNode {
         }
     }
 
+    /** The network reports that {@code message}, which this node sent, was not delivered. */
+    void sendFailed(Message message) {
+        if (replica != null) {
+            replica.onSendFailed(message);
+            process();
+        }
+    }
+
     /** Runs {@code input} against the replica if up, then performs the effects. */
     void input(java.util.function.Consumer<Replica> input) {
         if (replica != null) {

@@ -295,6 +295,7 @@ final class Simulation {
     void network(Message message) {
         linkBytes += bytesOf(message);
         if (blocked(message.from(), message.to()) || random.nextDouble() < dropP || lossy(message)) {
+            reportLoss(message);
             return;
         }
         deliverLater(message);
@@ -320,10 +321,25 @@ final class Simulation {
             delay += start + onLink - now;
         }
         schedule(delay, () -> {
-            if (!blocked(message.from(), message.to())) {
-                nodes.get(message.to()).deliver(message);
+            SimNode to = nodes.get(message.to());
+            if (!blocked(message.from(), message.to()) && to.isUp()) {
+                to.deliver(message);
+            } else {
+                reportLoss(message);
             }
         });
+    }
+
+    /**
+     * Over reliable links ({@link io.tarn.replication.ReplicationConfig#reliableLinks()}), as a TCP
+     * connection that breaks or is refused: the sender learns of the lost message a network delay
+     * later. A message a node received and lost by crashing before it was durable is not reported,
+     * as over TCP.
+     */
+    private void reportLoss(Message message) {
+        if (options.config().reliableLinks()) {
+            schedule(options.network().sampleMicros(random), () -> nodes.get(message.from()).sendFailed(message));
+        }
     }
 
     /** The size of a message on the wire: a fixed header plus the payloads it carries. */

@@ -1,0 +1,82 @@
+package io.tarn.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tarn.replication.Message.Append;
+import io.tarn.replication.Message.InstallCheckpoint;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A leader's checkpoint cuts its log no further than a follower it hears from still needs, down
+ * to where the previous checkpoint cut it: a follower that lags by more than the window catches up
+ * from the log. New writes wait while a live voter is about to fall off it; only one that was
+ * silent (down, cut off) falls further behind and needs an image.
+ */
+class LogRetentionTest {
+
+    private static final ReplicationConfig CONFIG = ReplicationConfig.builder().window(8).checkpointInterval(32)
+            .build();
+
+    private static void write(TestCluster c, int leader, int from, int to) {
+        for (int seq = from; seq <= to; seq++) {
+            c.write(leader, 9, seq, seq % 16, 1, seq);
+        }
+    }
+
+    @Test
+    void aLaggingFollowerCatchesUpFromTheLogWithinOneInterval() {
+        TestCluster c = new TestCluster(CONFIG, 3);
+        int leader = c.electLeader();
+        int slow = (leader + 1) % 3;
+        // The slow follower hears the heartbeats (so the leader hears from it) but no entry arrives.
+        c.lose = m -> m instanceof Append a && a.to() == slow && !a.entries().isEmpty();
+        write(c, leader, 1, 40);
+        assertThat(c.r(leader).checkpointIndex()).as("the leader checkpointed").isGreaterThanOrEqualTo(32);
+        assertThat(c.r(leader).log.logStart()).as("the log the slow follower needs is kept").isLessThanOrEqualTo(2);
+
+        c.lose = m -> false;
+        c.tick(3 * CONFIG.retransmitMaxTicks());
+        assertThat(c.sentBy(leader, InstallCheckpoint.class)).as("caught up from the log").isEmpty();
+        assertThat(c.data.get(slow)).isEqualTo(c.data.get(leader));
+    }
+
+    @Test
+    void writesWaitForALiveFollowerAboutToFallOffTheLogButNotForASilentOne() {
+        TestCluster c = new TestCluster(CONFIG, 3);
+        int leader = c.electLeader();
+        int slow = (leader + 1) % 3;
+        c.lose = m -> m instanceof Append a && a.to() == slow && !a.entries().isEmpty();
+        write(c, leader, 1, 80);
+        assertThat(c.count(ClientReply.WriteReply.class, Status.BUSY)).as("writes wait for the live follower")
+                .isPositive();
+        assertThat(c.r(leader).checkpointIndex()).as("one checkpoint only").isLessThan(64);
+        assertThat(c.r(leader).log.logStart()).isLessThanOrEqualTo(2);
+
+        // Silent for an election timeout: no longer waited for; the next checkpoints cut the log.
+        c.isolated.add(slow);
+        c.tick(CONFIG.electionTimeoutMax() + 1);
+        write(c, leader, 81, 160);
+        long checkpoint = c.r(leader).checkpointIndex();
+        assertThat(checkpoint).isGreaterThanOrEqualTo(64);
+        assertThat(c.r(leader).log.logStart()).as("never more than two intervals of log")
+                .isGreaterThan(checkpoint - 2L * CONFIG.checkpointInterval());
+
+        c.isolated.remove(slow);
+        c.lose = m -> false;
+        c.tick(3 * CONFIG.retransmitMaxTicks());
+        assertThat(c.sentBy(leader, InstallCheckpoint.class)).as("too far behind for the log").isNotEmpty();
+        assertThat(c.data.get(slow)).isEqualTo(c.data.get(leader));
+    }
+
+    @Test
+    void aFollowerNotHeardFromIsNotWaitedFor() {
+        TestCluster c = new TestCluster(CONFIG, 3);
+        int leader = c.electLeader();
+        int gone = (leader + 1) % 3;
+        c.isolated.add(gone);
+        c.tick(2 * CONFIG.electionTimeoutMax());
+        write(c, leader, 1, 40);
+        assertThat(c.r(leader).log.logStart()).as("cut at the window below the checkpoint")
+                .isEqualTo(c.r(leader).checkpointIndex() - CONFIG.window() + 1);
+    }
+}
