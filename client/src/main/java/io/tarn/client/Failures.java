@@ -60,4 +60,17 @@ final class Failures {
         }
         return e;
     }
+
+    /**
+     * A new exception of the same type and message as {@code e}, caused by it: what a stream throws
+     * for a failure it already reported. Throwing the same instance again breaks try-with-resources,
+     * which adds the exception that {@code close()} throws to the one the body threw as suppressed,
+     * and Java refuses to suppress an exception in itself.
+     */
+    static IOException again(IOException e) {
+        IOException copy = e instanceof TarnError t ? TarnException.of(t.code(), e.getMessage())
+                : new IOException(e.getMessage());
+        copy.initCause(e);
+        return copy;
+    }
 }

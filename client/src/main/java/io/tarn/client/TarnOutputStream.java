@@ -589,7 +589,7 @@ public final class TarnOutputStream extends OutputStream {
     private void throwIfFailed() throws IOException {
         Throwable f = failure;
         if (f != null) {
-            throw describe(Failures.asIOException(f));
+            throw Failures.again(describe(Failures.asIOException(f)));
         }
     }
 
