@@ -67,6 +67,27 @@ class ReplicatedWriteTest {
         }
     }
 
+    /**
+     * A new group reaches its members with the answers to their heartbeats. With heartbeats a
+     * minute apart, the first write (and the first member's request for votes) would find the
+     * members without the group for the whole client timeout; a request for a group a datanode
+     * does not host makes it ask its namenode at once, so the write goes through.
+     */
+    @Test
+    void aNewGroupDoesNotWaitForTheMembersNextHeartbeat() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
+                .set(TarnKeys.HEARTBEAT_INTERVAL, 60_000L).set(TarnKeys.DATANODE_TIMEOUT, 600_000L)
+                .set(TarnKeys.RPC_TIMEOUT, 10_000L).start();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            byte[] data = bytes((int) (2 * BLOCK), 9);
+            try (TarnOutputStream out = client.create("/new-group", CreateOptions.DEFAULT.withReplication(3))) {
+                out.write(data);
+                out.hflush();
+            }
+            assertThat(readAll(client, "/new-group")).isEqualTo(data);
+        }
+    }
+
     @Test
     void aReplicatedFileIsReadShortCircuitFromAReplicaOnThisHostAndFromTheLeaderOverTcp() throws Exception {
         try (MiniCluster cluster = cluster(3);

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -96,6 +97,9 @@ public final class NamenodeLink implements AutoCloseable {
     private final Object registeredSignal = new Object();
     private final long backoffCapMs;
     private volatile ScheduledFuture<?> ticking;
+    /** Shortest time between two heartbeats sent ahead of the interval ({@link #heartbeatSoon}). */
+    static final long SOON_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private final AtomicLong soonAt = new AtomicLong(System.nanoTime() - SOON_GAP_NANOS);
 
     // Owned by the link thread.
     private boolean inFlight;
@@ -165,6 +169,26 @@ public final class NamenodeLink implements AutoCloseable {
     public static long backoff(long intervalMs, long capMs, int failures) {
         int doublings = Math.min(Math.max(failures, 1) - 1, 30);
         return Math.min(capMs, intervalMs << doublings);
+    }
+
+    /**
+     * Sends a heartbeat now instead of at the next interval, at most once per
+     * {@link #SOON_GAP_NANOS}: a client or another member asked for a block group this datanode does
+     * not host yet, and the namenode's {@code CreateGroup} for it comes with the answer. Without it
+     * a new group waited for each member's next heartbeat (up to {@code tarn.datanode.heartbeat.interval})
+     * before it could elect a leader and take its first write.
+     */
+    public void heartbeatSoon() {
+        long now = System.nanoTime();
+        long last = soonAt.get();
+        if (closed || now - last < SOON_GAP_NANOS || !soonAt.compareAndSet(last, now)) {
+            return;
+        }
+        try {
+            thread.execute(this::tick);
+        } catch (RejectedExecutionException e) {
+            // The link is stopping: nothing more to ask.
+        }
     }
 
     /** Starts registering in the background at once; returns immediately. */

@@ -85,6 +85,18 @@ public final class NamenodeLinks implements AutoCloseable {
         links.forEach(NamenodeLink::start);
     }
 
+    /**
+     * Asks partition {@code partition}'s namenode for its commands now ({@link NamenodeLink#heartbeatSoon});
+     * every namenode when {@code partition} is negative or unknown.
+     */
+    public void heartbeatSoon(int partition) {
+        if (partition >= 0 && partition < links.size()) {
+            links.get(partition).heartbeatSoon();
+        } else {
+            links.forEach(NamenodeLink::heartbeatSoon);
+        }
+    }
+
     /** How many namenodes. */
     public int count() {
         return links.size();

@@ -100,6 +100,8 @@ public final class GroupRunner {
     private static final long READ_INDEX_CLIENT = 0;
     private static final BlockRange NOTHING = new BlockRange(0, 0);
     private static final Outcome APPLIED = new Outcome(Status.OK, -1, null, null);
+    /** "Up to now" for {@link #catchUp(long)}. */
+    private static final long NOW = Long.MIN_VALUE;
     /** Ticks between two refreshes of {@link #settledMembers}: leader reports go out every heartbeat. */
     private static final int SETTLE_EVERY_TICKS = 10;
 
@@ -300,16 +302,24 @@ public final class GroupRunner {
 
     // ---------------------------------------------------------------- inputs, from any thread
 
-    /** Delivers a message from another member. */
+    /**
+     * Delivers a message from another member. The replica first gets the ticks that elapsed up to the
+     * message's arrival here, not up to when the loop gets to it: after the loop stalled (a long GC
+     * pause, a starved thread) the heartbeats that waited in its queue are handled in time order
+     * before the election timer, which would otherwise fire on the whole stall at once and depose a
+     * leader that never stopped sending. Contact is dated by arrival too (earlier, so a lease
+     * counted from it is never longer). Client requests and the timer still get every elapsed tick
+     * first, so a paused leader's lease has run out before it answers anyone.
+     */
     public void deliver(Message message) {
+        long arrived = System.nanoTime();
         run(() -> {
-            long now = System.nanoTime();
-            lastHeard.put(message.from(), now);
+            lastHeard.put(message.from(), arrived);
             replica.handle(message);
             if (message.term() == replica.currentTerm()) {
-                heard(message.from(), message.term(), now);
+                heard(message.from(), message.term(), arrived);
             }
-        });
+        }, null, arrived);
     }
 
     /**
@@ -509,6 +519,11 @@ public final class GroupRunner {
     }
 
     private void run(Runnable input, CompletableFuture<Outcome> failOnReject) {
+        run(input, failOnReject, NOW);
+    }
+
+    /** Runs {@code input} on the loop after the ticks due at {@code ticksUpTo} ({@link #NOW}: when it runs). */
+    private void run(Runnable input, CompletableFuture<Outcome> failOnReject, long ticksUpTo) {
         Runnable task = () -> {
             if (closed || stopped != null) {
                 if (failOnReject != null) {
@@ -519,7 +534,7 @@ public final class GroupRunner {
             }
             busy = true;
             try {
-                catchUp();
+                catchUp(ticksUpTo);
                 input.run();
                 perform();
                 submitting = null;
@@ -549,7 +564,15 @@ public final class GroupRunner {
     }
 
     private void catchUp() {
+        catchUp(NOW);
+    }
+
+    /** Delivers the ticks elapsed up to {@code upTo} (a {@link System#nanoTime} value, or {@link #NOW}). */
+    private void catchUp(long upTo) {
         long now = System.nanoTime();
+        if (upTo != NOW && upTo - now < 0) {
+            now = upTo;
+        }
         long due = (now - lastTick) / tickNanos;
         if (due <= 0) {
             return;
@@ -593,6 +616,7 @@ public final class GroupRunner {
         } else if (effect instanceof Effect.RestoreCheckpoint restore) {
             store.restore(restore.checkpoint());
         } else if (effect instanceof Effect.RoleChanged changed) {
+            logRoleChange(changed);
             outputs.roleChanged(groupId, changed.role(), changed.term(), replica.leaderId());
         } else if (effect instanceof Effect.MembershipChanged changed) {
             applied = List.copyOf(changed.members());
@@ -600,6 +624,29 @@ public final class GroupRunner {
                     changed.members(), changed.index());
         }
         return effects;
+    }
+
+    /**
+     * One line per change of leadership, as an operator reading the log after an incident wants
+     * them: who stands for election and how long it had not heard from the leader it knew (or
+     * from any member), who leads which term, and a leader stepping down. {@link #role} and
+     * {@link #leaderId} still hold the values from before this input.
+     */
+    private void logRoleChange(Effect.RoleChanged changed) {
+        if (changed.role() == Role.CANDIDATE) {
+            int previous = leaderId;
+            Long heard = previous >= 0 ? lastHeard.get(previous) : null;
+            String since = previous < 0 ? "no leader known"
+                    : heard == null ? "nothing ever heard from leader " + previous
+                    : "nothing from leader " + previous + " for " + (System.nanoTime() - heard) / 1_000_000 + " ms";
+            LOG.info("Block group {}: member {} stands for election in term {} ({})", groupId, replica.id(),
+                    changed.term(), since);
+        } else if (changed.role() == Role.LEADER) {
+            LOG.info("Block group {}: member {} leads term {}", groupId, replica.id(), changed.term());
+        } else if (role == Role.LEADER) {
+            LOG.info("Block group {}: member {} no longer leads, now in term {}", groupId, replica.id(),
+                    changed.term());
+        }
     }
 
     /**

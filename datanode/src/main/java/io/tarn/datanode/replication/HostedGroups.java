@@ -37,6 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
+import java.util.function.LongConsumer;
 
 /**
  * The block groups a datanode hosts, as the namenodes command: creates each group's replica
@@ -73,6 +74,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     /** 1 for each region that holds a hosted group's replica. */
     private final AtomicIntegerArray replicaRegions;
     private volatile ReplicationHost host;
+    private volatile LongConsumer unknownGroup = id -> { };
     private JournalWriter writer;
     private volatile boolean closed;
 
@@ -137,6 +139,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     private synchronized ReplicationHost host() {
         if (host == null) {
             ReplicationHost h = new ReplicationHost(transport, settings, this::allows, name);
+            h.onUnknownGroup(unknownGroup);
             if (mode == JournalMode.DISK) {
                 writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, h);
             }
@@ -398,11 +401,25 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         }
     }
 
+    /**
+     * Told the id of each group a client or another member asked for that this datanode does not
+     * host, or -1 when it hosts none yet (see {@link ReplicationHost#onUnknownGroup}): the datanode
+     * then asks its namenode for its commands at once, in case the group is a new one.
+     */
+    public void onUnknownGroup(LongConsumer listener) {
+        unknownGroup = listener;
+        ReplicationHost h = host;
+        if (h != null) {
+            h.onUnknownGroup(listener);
+        }
+    }
+
     /** The REPLICA audience: the host's replication service, or UNKNOWN_GROUP before the first group. */
     @Override
     public void handle(RpcRequest request) throws Exception {
         ReplicationHost h = host;
         if (h == null) {
+            unknownGroup.accept(-1);
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode hosts no block group");
             return;
         }

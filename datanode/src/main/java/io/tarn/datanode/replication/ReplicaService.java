@@ -90,6 +90,7 @@ public final class ReplicaService implements RpcHandler {
         ReplicationCodec.Header h = header.get().read(request.body());
         GroupRunner runner = host.runner(h.groupId());
         if (runner == null) {
+            host.unknownGroup(h.groupId());
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + h.groupId());
             return;
         }
@@ -110,6 +111,7 @@ public final class ReplicaService implements RpcHandler {
     private void install(RpcRequest request, long groupId, Message.InstallCheckpoint install, StagedRef ref) {
         ReplicationHost.Hosted group = host.hosted(groupId);
         if (group == null) {
+            host.unknownGroup(groupId);
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + groupId);
             return;
         }
@@ -141,6 +143,7 @@ public final class ReplicaService implements RpcHandler {
         long groupId = h.groupId();
         ReplicationHost.Hosted group = host.hosted(groupId);
         if (group == null) {
+            host.unknownGroup(groupId);
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + groupId);
             return;
         }
@@ -292,6 +295,7 @@ public final class ReplicaService implements RpcHandler {
         long groupId = h.groupId();
         ReplicationHost.Hosted group = host.hosted(groupId);
         if (group == null) {
+            host.unknownGroup(groupId);
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + groupId);
             return;
         }
@@ -313,8 +317,9 @@ public final class ReplicaService implements RpcHandler {
     private ReplicationHost.Hosted admit(RpcRequest request, GroupProtocol.Access a, int mode) {
         ReplicationHost.Hosted group = host.hosted(a.groupId());
         if (group == null) {
+            host.unknownGroup(a.groupId());
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + a.groupId()
-                    + " (yet: a new group reaches its members with their next heartbeat)");
+                    + " (yet: a new group reaches its members with their next heartbeat, which this request hastens)");
             return null;
         }
         GroupStore store = group.store();

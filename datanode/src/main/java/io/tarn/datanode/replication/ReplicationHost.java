@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -66,6 +67,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     private final ReplicaService service;
     private final ConcurrentHashMap<Long, Hosted> groups = new ConcurrentHashMap<>();
     private final ImageStaging.Budget stagingBudget = new ImageStaging.Budget(MEMORY_STAGING_LIMIT);
+    private volatile LongConsumer unknownGroup = id -> { };
 
     /**
      * @param transport the datanode's transport, for connections to other members
@@ -80,6 +82,20 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         ReplicationCodec codec = new ReplicationCodec(StagedRef.CODEC);
         this.messenger = new PeerMessenger(transport, codec);
         this.service = new ReplicaService(this, codec);
+    }
+
+    /**
+     * Told the id of each group a request named that this datanode does not host (it may be a new
+     * group whose creation has not reached this datanode yet); on the calling I/O thread, so it
+     * must not block.
+     */
+    public void onUnknownGroup(LongConsumer listener) {
+        this.unknownGroup = listener;
+    }
+
+    /** A request named group {@code groupId}, which is not hosted here. */
+    void unknownGroup(long groupId) {
+        unknownGroup.accept(groupId);
     }
 
     /** The handler of replication messages from other datanodes. */

@@ -6,6 +6,7 @@ import io.tarn.datanode.replication.GroupRunner.Outcome;
 import io.tarn.datanode.replication.LocalGroup.Bytes;
 import io.tarn.replication.BlockRange;
 import io.tarn.replication.DiskOp;
+import io.tarn.replication.Role;
 import io.tarn.replication.Status;
 import io.tarn.replication.WriteCommand;
 import java.util.ArrayList;
@@ -210,6 +211,40 @@ class GroupRunnerTest {
             CompletableFuture<Outcome> staleRead = g.runner(old).read(9, new BlockRange(0, 3));
             Outcome r = staleRead.get(5, TimeUnit.SECONDS);
             assertThat(r.ok()).as("the old leader must not serve a read once its lease ran out").isFalse();
+        }
+    }
+
+    /**
+     * A follower whose loop stalls for longer than an election timeout (a GC pause, a thread that got
+     * no core) finds the leader's heartbeats waiting in its queue when it resumes: it handles them
+     * in time order before its election timer, and the leader keeps its term.
+     */
+    @Test
+    void aFollowerWhoseLoopStalledDoesNotDeposeALeaderThatKeptSending() throws Exception {
+        try (LocalGroup g = new LocalGroup()) {
+            g.runner(0).campaign();
+            TestWriter writer = new TestWriter(g::runner, 3, 0);
+            assertThat(writer.write(write(1, 1, 0, "abc")).ok()).isTrue();
+            int leader = writer.leader();
+            long term = g.runner(leader).term();
+            int follower = (leader + 1) % 3;
+            CountDownLatch stalled = new CountDownLatch(1);
+            g.runner(follower).loop().execute(() -> {
+                stalled.countDown();
+                try {
+                    Thread.sleep(4L * LocalGroup.CONFIG.electionTimeoutMax());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            stalled.await();
+            Thread.sleep(4L * LocalGroup.CONFIG.electionTimeoutMax() + 200);
+            assertThat(g.onLoop(follower, () -> g.runner(follower).replica().role()))
+                    .isEqualTo(Role.FOLLOWER);
+            assertThat(g.runner(follower).term()).as("no election after the stall").isEqualTo(term);
+            assertThat(g.runner(leader).term()).isEqualTo(term);
+            assertThat(writer.write(write(1, 2, 0, "def")).ok()).isTrue();
+            assertThat(writer.leader()).isEqualTo(leader);
         }
     }
 }

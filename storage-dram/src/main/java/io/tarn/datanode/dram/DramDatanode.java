@@ -9,6 +9,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.datanode.BlockService;
 import io.tarn.datanode.DatanodeMetrics;
+import io.tarn.common.fs.BlockGroup;
 import io.tarn.datanode.NamenodeLinks;
 import io.tarn.datanode.RegionShare;
 import io.tarn.datanode.Registration;
@@ -182,6 +183,8 @@ public final class DramDatanode implements AutoCloseable {
         links = new NamenodeLinks(transport, namenodes, registrar, groups,
                 Duration.ofMillis(config.get(TarnKeys.HEARTBEAT_INTERVAL)),
                 "tarn-dram-datanode-" + address().getPort() + "-namenodes");
+        // A request for a group not hosted here may be for a new one: ask its namenode now.
+        groups.onUnknownGroup(id -> links.heartbeatSoon(id < 0 ? -1 : BlockGroup.partitionOf(id)));
         links.start();
         LOG.info("DRAM datanode {} serving {} as {}:{}, {} regions of {} bytes ({}{}), namenodes {}",
                 storage.storageId(), server.localAddress(), advertisedHost, address().getPort(),
