@@ -172,4 +172,30 @@ class ReplicatedWriteTest {
             assertThat(waitedMs).as("failed within about tarn.rpc.timeout, no hang").isLessThan(15_000);
         }
     }
+
+    /**
+     * Every member of a group unreachable: the write fails with the group's error (no member
+     * answered), not with an attempt to move the block elsewhere as for a block of replication 1,
+     * which the namenode refuses for a replicated block and whose refusal hid the cause.
+     */
+    @Test
+    void aWriteToAGroupWhoseMembersAreAllGoneFailsWithTheGroupsError() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
+                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.RPC_TIMEOUT, 3000L).start();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            TarnOutputStream out = client.create("/r/all", CreateOptions.DEFAULT.withReplication(3));
+            out.write(bytes((int) BLOCK, 5));
+            out.hsync();
+            BlockGroup group = client.getBlock(client.getStatus("/r/all").fileId(), 0).group();
+            for (GroupMember m : group.members()) {
+                cluster.crashDatanode(indexOf(cluster, m));
+            }
+            Throwable t = catchThrowable(() -> {
+                out.write(bytes(100, 6)); // the start of block 1, nothing of it stored yet
+                out.hsync();
+            });
+            assertThat(t).isInstanceOf(TarnException.class).hasMessageContaining("/r/all")
+                    .hasMessageNotContaining("REPLACE_BLOCK");
+        }
+    }
 }

@@ -483,7 +483,10 @@ public final class TarnOutputStream extends OutputStream {
         Throwable cause = Failures.unwrap(failure);
         boolean unreachable = Failures.hasCode(cause, ErrorCode.CONNECTION_LOST)
                 || Failures.hasCode(cause, ErrorCode.TIMEOUT);
-        if (!unreachable) {
+        if (!unreachable || allocated.group() != null) {
+            // A replicated block is not moved: its write already went to every member of its group
+            // (GroupCalls), and the namenode refuses to replace such a block; the group's error says
+            // what is wrong.
             data.release();
             return CompletableFuture.failedFuture(cause);
         }
