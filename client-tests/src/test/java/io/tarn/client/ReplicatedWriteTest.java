@@ -31,6 +31,12 @@ class ReplicatedWriteTest {
                 .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).start();
     }
 
+    /** Three datanodes, and calls that give up after 3 s: for writes to groups that cannot answer. */
+    private static MiniCluster shortTimeoutCluster() throws IOException {
+        return MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
+                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.RPC_TIMEOUT, 3000L).start();
+    }
+
     private static byte[] bytes(int n, long seed) {
         byte[] b = new byte[n];
         new Random(seed).nextBytes(b);
@@ -146,8 +152,7 @@ class ReplicatedWriteTest {
 
     @Test
     void aWriteToAGroupThatLostItsQuorumFailsNamingIt() throws Exception {
-        try (MiniCluster cluster = MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
-                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.RPC_TIMEOUT, 3000L).start();
+        try (MiniCluster cluster = shortTimeoutCluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             TarnOutputStream out = client.create("/r/q", CreateOptions.DEFAULT.withReplication(3));
             out.write(bytes(100, 3));
@@ -180,8 +185,7 @@ class ReplicatedWriteTest {
      */
     @Test
     void aWriteToAGroupWhoseMembersAreAllGoneFailsWithTheGroupsError() throws Exception {
-        try (MiniCluster cluster = MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
-                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.RPC_TIMEOUT, 3000L).start();
+        try (MiniCluster cluster = shortTimeoutCluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             TarnOutputStream out = client.create("/r/all", CreateOptions.DEFAULT.withReplication(3));
             out.write(bytes((int) BLOCK, 5));
