@@ -20,6 +20,19 @@ public sealed interface Message {
     long term();
 
     /**
+     * Whether this message carries log entries or a checkpoint image. A transport should carry
+     * these on a connection apart from the rest, so that heartbeats, votes and replies never wait
+     * behind megabytes of data: a follower that hears no heartbeat for an election timeout
+     * because a large sync occupies its only link stands for election and deposes a healthy
+     * leader.
+     */
+    default boolean carriesData() {
+        return this instanceof Append a && !a.entries().isEmpty()
+                || this instanceof Sync s && !s.entries().isEmpty()
+                || this instanceof InstallCheckpoint;
+    }
+
+    /**
      * A candidate asks for a vote and for the voter's non-final entries (merge stage input).
      *
      * @param from            candidate id

@@ -63,7 +63,7 @@ public final class PeerMessenger implements AutoCloseable {
             undelivered.accept(message);
             return;
         }
-        RpcClient peer = (carriesData(message) ? bulk : control).computeIfAbsent(to, transport::connect);
+        RpcClient peer = (message.carriesData() ? bulk : control).computeIfAbsent(to, transport::connect);
         sent.increment();
         if (message instanceof Message.InstallCheckpoint install) {
             transfers.send(members, install, peer, loop);
@@ -80,13 +80,6 @@ public final class PeerMessenger implements AutoCloseable {
                         failure.toString());
             }
         });
-    }
-
-    /** Whether {@code message} goes on the connection for entries and images. */
-    static boolean carriesData(Message message) {
-        return message instanceof Message.Append a && !a.entries().isEmpty()
-                || message instanceof Message.Sync s && !s.entries().isEmpty()
-                || message instanceof Message.InstallCheckpoint;
     }
 
     /**

@@ -33,7 +33,9 @@ record SimOptions(ReplicationConfig config, int nodes, int clients, int clientDe
 
     /**
      * Sizes and bandwidths. A message occupies its directed link for its size over the link's
-     * bandwidth (messages queue behind each other, as on one TCP connection), then travels for the
+     * bandwidth (messages queue behind each other, as on a TCP connection; as between datanodes,
+     * messages that {@link io.tarn.replication.Message#carriesData() carry data} have a connection
+     * of their own, with the same bandwidth, so heartbeats never wait behind them), then travels for the
      * sampled latency; a journal flush takes the sampled latency plus its entries' bytes over the
      * journal's bandwidth. A bandwidth of 0 is unlimited.
      *

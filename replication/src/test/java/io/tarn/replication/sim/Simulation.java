@@ -56,7 +56,7 @@ final class Simulation {
     private long steps;
     private boolean chaos;
     private final Map<Long, Double> linkDrop = new HashMap<>();
-    /** Per directed link, when the last queued message has left (only with a link bandwidth). */
+    /** Per directed link and lane, when the last queued message has left (only with a link bandwidth). */
     private final Map<Long, Long> linkFreeAt = new HashMap<>();
     private long maxLinkWait;
     private long linkBytes;
@@ -313,8 +313,9 @@ final class Simulation {
         long delay = options.network().sampleMicros(random);
         long onLink = options.bytes().linkMicros(bytesOf(message));
         if (onLink > 0) {
-            // The message waits for the ones queued on its link before it, as on one connection.
-            long key = ((long) message.from() << 32) | message.to();
+            // The message waits for the ones queued before it on its connection. As between two
+            // datanodes, each directed link has two: one for entries and images, one for the rest.
+            long key = ((long) message.from() << 32) | ((long) message.to() << 1) | (message.carriesData() ? 1 : 0);
             long start = Math.max(now, linkFreeAt.getOrDefault(key, 0L));
             linkFreeAt.put(key, start + onLink);
             maxLinkWait = Math.max(maxLinkWait, start - now);

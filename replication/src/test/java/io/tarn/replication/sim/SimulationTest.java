@@ -48,6 +48,14 @@ class SimulationTest {
      */
     private static final List<Long> FOUND_BY_FRESH_SEEDS = List.of(3688635434717993L);
 
+    /**
+     * Big-write seeds that once failed: 1614344921685833 never converged after healing (a follower
+     * far behind was sent its 2 MiB sync again and again on the one queue its heartbeats shared, for
+     * longer than an election timeout, so it kept standing and deposing leaders; fixed by giving
+     * data a link of its own, as the datanodes do).
+     */
+    private static final List<Long> BIG_WRITES_FOUND_BY_FRESH_SEEDS = List.of(1614344921685833L);
+
     @Test
     void parallelRaftKeepsEveryInvariantUnderFaults(TestReporter reporter) {
         // Seeds 1..UNSAFE_SEARCH_SEEDS run in the unsafe-merge test, with the same options.
@@ -71,8 +79,10 @@ class SimulationTest {
 
     @Test
     void bigWritesUnderFlowControlKeepEveryInvariantUnderFaults(TestReporter reporter) {
+        List<Long> fixed = new ArrayList<>(range(1, FIXED_BIG_WRITES));
+        fixed.addAll(BIG_WRITES_FOUND_BY_FRESH_SEEDS);
         runSeeds("bigWritesUnderFlowControlKeepEveryInvariantUnderFaults", SimOptions.chaos(PARALLEL).withBigWrites(),
-                range(1, FIXED_BIG_WRITES), Math.max(1, freshCount() / 4), reporter);
+                fixed, Math.max(1, freshCount() / 4), reporter);
     }
 
     /**
