@@ -8,8 +8,9 @@ import java.util.Map;
 /**
  * Candidate: has durably voted for itself in a new term, asks the other members for votes and
  * collects their non-final entries. On a quorum of usable votes it runs the {@link Merge} and
- * becomes LEADER; on timeout it stands again in the next term; on a higher term or a leader of its
- * own term it becomes FOLLOWER.
+ * becomes LEADER; on timeout it becomes a FOLLOWER running a pre-vote round (or, without
+ * {@link ReplicationConfig#preVote()}, stands again in the next term); on a higher term or a leader
+ * of its own term it becomes FOLLOWER.
  */
 final class CandidateRole extends RoleState {
 
@@ -48,7 +49,7 @@ final class CandidateRole extends RoleState {
     @Override
     void onTick() {
         if (replica.now() >= electionDeadline) {
-            replica.startElection(false);
+            replica.electionTimedOut();
         }
     }
 

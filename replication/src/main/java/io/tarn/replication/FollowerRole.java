@@ -4,11 +4,15 @@ import io.tarn.replication.Message.Append;
 import io.tarn.replication.Message.AppendReply;
 import io.tarn.replication.Message.InstallCheckpoint;
 import io.tarn.replication.Message.InstallCheckpointReply;
+import io.tarn.replication.Message.PreVote;
+import io.tarn.replication.Message.PreVoteReply;
 import io.tarn.replication.Message.Sync;
 import io.tarn.replication.Message.SyncReply;
 import io.tarn.replication.Message.TimeoutNow;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -18,8 +22,11 @@ import java.util.TreeMap;
  * the next contiguous entry is written and later arrivals wait in a reorder buffer bounded by the
  * window. Entries are accepted only once this replica has synced the leader's merged log for the
  * current term: that keeps every entry above the sync point from the synced term, which is what
- * makes the merge of the next leader safe. Leaves for CANDIDATE on election timeout or on
- * {@link TimeoutNow} (voters only).
+ * makes the merge of the next leader safe. Leaves for CANDIDATE on {@link TimeoutNow} and on
+ * election timeout (voters only); with {@link ReplicationConfig#preVote()} the timeout first starts
+ * a pre-vote round, and only a quorum of grants (this replica's own included) starts the election.
+ * A round that gathers too few runs again after another election timeout; a message from a leader
+ * of the current term ends it.
  */
 final class FollowerRole extends RoleState {
 
@@ -28,6 +35,9 @@ final class FollowerRole extends RoleState {
     private long maxProbe;
     private long probeTerm = -1;
     private long pendingSyncEnd = -1;
+    /** The term the pre-vote round in progress proposes; -1 when none runs. */
+    private long preVoteTerm = -1;
+    private final Set<Integer> preVotes = new HashSet<>();
 
     FollowerRole(Replica replica) {
         super(replica);
@@ -45,12 +55,43 @@ final class FollowerRole extends RoleState {
 
     @Override
     void onVoteGranted() {
+        preVoteTerm = -1;
         resetElectionTimer();
     }
 
     @Override
     void onTick() {
         if (replica.voter() && replica.now() >= electionDeadline) {
+            replica.electionTimedOut();
+        }
+    }
+
+    /** Asks every other member whether it would vote for this replica in the next term. */
+    void startPreVote() {
+        resetElectionTimer();
+        preVoteTerm = replica.term() + 1;
+        preVotes.clear();
+        ReplicaLog log = replica.log;
+        for (int peer : replica.members()) {
+            if (peer != replica.id) {
+                replica.send(new PreVote(replica.id, peer, preVoteTerm, log.syncedTerm(), log.lastIndex(),
+                        log.contiguousIndex()));
+            }
+        }
+        checkPreVotes();
+    }
+
+    private void onPreVoteReply(PreVoteReply reply) {
+        if (reply.granted() && preVoteTerm != -1 && reply.proposedTerm() == preVoteTerm
+                && preVoteTerm == replica.term() + 1 && replica.members().contains(reply.from())) {
+            preVotes.add(reply.from());
+            checkPreVotes();
+        }
+    }
+
+    private void checkPreVotes() {
+        if (preVoteTerm != -1 && preVotes.size() + 1 >= replica.quorum()) {
+            preVoteTerm = -1;
             replica.startElection(false);
         }
     }
@@ -65,10 +106,13 @@ final class FollowerRole extends RoleState {
             onInstallCheckpoint(c);
         } else if (message instanceof TimeoutNow t) {
             onTimeoutNow(t);
+        } else if (message instanceof PreVoteReply r) {
+            onPreVoteReply(r);
         }
     }
 
     private void fromLeader(Message message) {
+        preVoteTerm = -1;
         replica.leaderContact(message.from());
         resetElectionTimer();
     }

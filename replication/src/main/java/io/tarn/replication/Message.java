@@ -49,6 +49,39 @@ public sealed interface Message {
     }
 
     /**
+     * A follower whose election timer ran out asks whether it could win an election before it
+     * stands in one (the pre-vote of the Raft thesis, section 9.6). Nothing changes on either
+     * side: the sender keeps its term, the receiver neither adopts {@code term} nor records a
+     * vote. So a member that lost contact with a leader the others still hear from (a slow or cut
+     * link, a stalled process) or whose log is behind cannot raise the group's term and depose
+     * that leader. Unlike every other message, {@code term} is not the sender's current term.
+     *
+     * @param from            the would-be candidate
+     * @param to              voter id
+     * @param term            the term the sender would stand in: its current term plus one
+     * @param syncedTerm      the sender's synced term
+     * @param lastIndex       the sender's highest log index
+     * @param contiguousIndex the sender holds every entry up to here
+     */
+    record PreVote(int from, int to, long term, long syncedTerm, long lastIndex, long contiguousIndex)
+            implements Message {
+    }
+
+    /**
+     * A voter's answer to a {@link PreVote}: granted when it would vote for the sender in
+     * {@code proposedTerm}, that is it is a voter, has not heard from a leader within the minimum
+     * election timeout, is in an older term and finds the sender's log current.
+     *
+     * @param from         voter id
+     * @param to           the would-be candidate
+     * @param term         the voter's current term (adopted by the sender when higher than its own)
+     * @param proposedTerm the term of the {@link PreVote} answered
+     * @param granted      whether the voter would vote
+     */
+    record PreVoteReply(int from, int to, long term, long proposedTerm, boolean granted) implements Message {
+    }
+
+    /**
      * A voter's answer, sent only after its vote is durable.
      *
      * @param from        voter id

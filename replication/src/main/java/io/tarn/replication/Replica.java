@@ -117,6 +117,15 @@ public final class Replica {
         }
         if (message instanceof RequestVote request) {
             onRequestVote(request);
+        } else if (message instanceof Message.PreVote request) {
+            onPreVote(request);
+        } else if (message instanceof Message.PreVoteReply reply) {
+            // A grant comes from a voter in an older term; only a refusal can carry a newer one.
+            if (reply.term() > currentTerm) {
+                stepDown(reply.term(), -1);
+            } else {
+                role.onMessage(reply);
+            }
         } else if (message.term() < currentTerm) {
             role.onStaleMessage(message);
         } else {
@@ -304,6 +313,7 @@ public final class Replica {
         return role instanceof LeaderRole leader && leader.isActive();
     }
 
+
     /** Every index up to here is known committed here. */
     public long commitPrefix() {
         return log.commitPrefix();
@@ -450,6 +460,25 @@ public final class Replica {
         emit(new Effect.RoleChanged(next.role(), currentTerm));
     }
 
+    /**
+     * The election timer of a follower or candidate ran out: with {@link ReplicationConfig#preVote()}
+     * a pre-vote round in the current term (as a follower), otherwise an election in the next term.
+     */
+    void electionTimedOut() {
+        if (!voter || !inConfiguration()) {
+            return;
+        }
+        if (!config.preVote()) {
+            startElection(false);
+            return;
+        }
+        if (!(role instanceof FollowerRole)) {
+            leaderId = -1;
+            become(new FollowerRole(this));
+        }
+        ((FollowerRole) role).startPreVote();
+    }
+
     /** Starts an election in the next term (voters only). */
     void startElection(boolean leaderTransfer) {
         if (!voter || !inConfiguration()) {
@@ -491,10 +520,24 @@ public final class Replica {
 
     // ---------------------------------------------------------------- votes
 
+    /**
+     * Whether this replica refuses to help depose its leader: it leads, it heard from the leader
+     * within the minimum election timeout, or it started less than that ago.
+     */
+    private boolean stickyToLeader() {
+        return role instanceof LeaderRole || (leaderId != -1 && heardFromLeaderRecently())
+                || now < config.electionTimeoutMin();
+    }
+
+    /** Answers a pre-vote: what {@link #onRequestVote} would say, without changing any state. */
+    private void onPreVote(Message.PreVote request) {
+        boolean granted = voter && request.term() > currentTerm && !stickyToLeader()
+                && candidateLogIsCurrent(request.syncedTerm(), request.lastIndex(), request.contiguousIndex());
+        send(new Message.PreVoteReply(id, request.from(), currentTerm, request.term(), granted));
+    }
+
     private void onRequestVote(RequestVote request) {
-        boolean sticky = !request.leaderTransfer()
-                && (role instanceof LeaderRole || (leaderId != -1 && heardFromLeaderRecently())
-                || now < config.electionTimeoutMin());
+        boolean sticky = !request.leaderTransfer() && stickyToLeader();
         if (request.term() < currentTerm || !voter || sticky) {
             send(voteReply(request, false));
             return;
@@ -506,7 +549,7 @@ public final class Replica {
             send(voteReply(request, false));
             return;
         }
-        if (!candidateLogIsCurrent(request)) {
+        if (!candidateLogIsCurrent(request.syncedTerm(), request.lastIndex(), request.contiguousIndex())) {
             send(voteReply(request, false));
             return;
         }
@@ -523,11 +566,11 @@ public final class Replica {
      * holes cannot feed that replica's merge, so if the one with holes also held the longest log,
      * neither could ever win.
      */
-    private boolean candidateLogIsCurrent(RequestVote request) {
-        if (request.syncedTerm() != log.syncedTerm()) {
-            return request.syncedTerm() > log.syncedTerm();
+    private boolean candidateLogIsCurrent(long syncedTerm, long lastIndex, long contiguousIndex) {
+        if (syncedTerm != log.syncedTerm()) {
+            return syncedTerm > log.syncedTerm();
         }
-        return request.lastIndex() >= log.lastIndex() || request.contiguousIndex() >= log.contiguousIndex();
+        return lastIndex >= log.lastIndex() || contiguousIndex >= log.contiguousIndex();
     }
 
     private VoteReply voteReply(RequestVote request, boolean granted) {

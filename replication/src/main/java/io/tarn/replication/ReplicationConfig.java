@@ -26,6 +26,10 @@ package io.tarn.replication;
  *       report it lost ({@link Replica#onSendFailed}): entries and syncs are then resent at the
  *       usual timeouts only after a reported loss, and otherwise at the longest resend wait, as a
  *       safety net</td></tr>
+ *   <tr><td>preVote</td><td>true</td><td>a follower whose election timer runs out first asks the
+ *       members whether they would vote for it, and stands (raising the term) only on a quorum of
+ *       yes ({@link Message.PreVote}): a member cut off from a leader the others still hear from
+ *       cannot depose it</td></tr>
  *   <tr><td>checkpointInterval</td><td>1024</td><td>applied entries between checkpoints</td></tr>
  *   <tr><td>checkpointBytes</td><td>64 MiB</td><td>payload bytes applied since the last checkpoint that also
  *       start one (whichever comes first), so the log a replica keeps in memory stays bounded by
@@ -47,6 +51,7 @@ public final class ReplicationConfig {
     private final int checkpointInterval;
     private final long checkpointBytes;
     private final boolean reliableLinks;
+    private final boolean preVote;
     private final boolean unsafePaperMerge;
 
     private ReplicationConfig(Builder b) {
@@ -63,6 +68,7 @@ public final class ReplicationConfig {
         this.checkpointInterval = b.checkpointInterval;
         this.checkpointBytes = b.checkpointBytes;
         this.reliableLinks = b.reliableLinks;
+        this.preVote = b.preVote;
         this.unsafePaperMerge = b.unsafePaperMerge;
     }
 
@@ -92,6 +98,7 @@ public final class ReplicationConfig {
         b.checkpointInterval = checkpointInterval;
         b.checkpointBytes = checkpointBytes;
         b.reliableLinks = reliableLinks;
+        b.preVote = preVote;
         b.unsafePaperMerge = unsafePaperMerge;
         return b;
     }
@@ -178,6 +185,17 @@ public final class ReplicationConfig {
     }
 
     /**
+     * Whether a follower whose election timer ran out first runs a pre-vote round
+     * ({@link Message.PreVote}) and stands for election only if a quorum would vote for it. Without
+     * it a member that stops hearing a healthy leader (a slow link, a stalled process) or whose log
+     * is behind raises the term on every timeout, and its answers in the higher term depose the
+     * leader each time.
+     */
+    public boolean preVote() {
+        return preVote;
+    }
+
+    /**
      * Test-only: merge as the PolarFS paper describes (highest ballot per index over all voters,
      * ignoring the synced term). Unsafe; exists so tests can show the checker catches it.
      */
@@ -198,6 +216,7 @@ public final class ReplicationConfig {
                 + ", maxBytesInFlight=" + maxBytesInFlight
                 + ", checkpointInterval=" + checkpointInterval + ", checkpointBytes=" + checkpointBytes
                 + (reliableLinks ? ", reliableLinks" : "")
+                + (preVote ? "" : ", noPreVote")
                 + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
     }
 
@@ -216,6 +235,7 @@ public final class ReplicationConfig {
         private int checkpointInterval = 1024;
         private long checkpointBytes = 64L << 20;
         private boolean reliableLinks;
+        private boolean preVote = true;
         private boolean unsafePaperMerge;
 
         private Builder() {
@@ -290,6 +310,12 @@ public final class ReplicationConfig {
         /** Declares the host's links reliable ({@link ReplicationConfig#reliableLinks()}). */
         public Builder reliableLinks(boolean value) {
             this.reliableLinks = value;
+            return this;
+        }
+
+        /** Turns the pre-vote round on or off ({@link ReplicationConfig#preVote()}). */
+        public Builder preVote(boolean value) {
+            this.preVote = value;
             return this;
         }
 

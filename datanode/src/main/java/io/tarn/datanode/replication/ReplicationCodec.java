@@ -33,6 +33,8 @@ import java.util.Map;
  *   7 InstallCheckpoint      P CheckpointMeta image (written by the {@link ImageCodec})
  *   8 InstallCheckpointReply P voter[bool] finalPrefix[i64]
  *   9 TimeoutNow       P
+ *  10 PreVote          P syncedTerm[i64] lastIndex[i64] contiguousIndex[i64]   (term: the proposed one)
+ *  11 PreVoteReply     P proposedTerm[i64] granted[bool]
  * LogEntry:     term[i64] index[i64] kind[u8] (0: no-op, then BlockRange; 1: write, then WriteCommand;
  *               2: configuration, then Members) n[u8] BlockRange*n (look-behind, nearest first)
  * Members:      m[u8] memberId[i32]*m   (ascending)
@@ -67,6 +69,8 @@ public final class ReplicationCodec {
     public static final int INSTALL_CHECKPOINT = 7;
     public static final int INSTALL_CHECKPOINT_REPLY = 8;
     public static final int TIMEOUT_NOW = 9;
+    public static final int PRE_VOTE = 10;
+    public static final int PRE_VOTE_REPLY = 11;
 
     private static final int NOOP = 0;
     private static final int WRITE = 1;
@@ -170,6 +174,15 @@ public final class ReplicationCodec {
             buf.writeLong(r.finalPrefix());
         } else if (m instanceof Message.TimeoutNow) {
             prefix(buf, TIMEOUT_NOW, m);
+        } else if (m instanceof Message.PreVote v) {
+            prefix(buf, PRE_VOTE, m);
+            buf.writeLong(v.syncedTerm());
+            buf.writeLong(v.lastIndex());
+            buf.writeLong(v.contiguousIndex());
+        } else if (m instanceof Message.PreVoteReply r) {
+            prefix(buf, PRE_VOTE_REPLY, m);
+            buf.writeLong(r.proposedTerm());
+            Wire.writeBoolean(buf, r.granted());
         } else {
             throw new IllegalArgumentException("unknown message " + m);
         }
@@ -204,7 +217,7 @@ public final class ReplicationCodec {
                     + "datanode reads version " + FORMAT_VERSION + ")");
         }
         int type = Wire.readUnsignedByte(buf);
-        if (type < REQUEST_VOTE || type > TIMEOUT_NOW) {
+        if (type < REQUEST_VOTE || type > PRE_VOTE_REPLY) {
             throw new MalformedMessageException("unknown replication message type " + type);
         }
         int from = replicaId(buf, "from");
@@ -255,6 +268,12 @@ public final class ReplicationCodec {
             case INSTALL_CHECKPOINT_REPLY:
                 return new Message.InstallCheckpointReply(from, to, term, Wire.readBoolean(buf),
                         readNonNegative(buf, "finalPrefix"));
+            case PRE_VOTE:
+                return new Message.PreVote(from, to, term, readNonNegative(buf, "syncedTerm"),
+                        readNonNegative(buf, "lastIndex"), readNonNegative(buf, "contiguousIndex"));
+            case PRE_VOTE_REPLY:
+                return new Message.PreVoteReply(from, to, term, readNonNegative(buf, "proposedTerm"),
+                        Wire.readBoolean(buf));
             default:
                 return new Message.TimeoutNow(from, to, term);
         }

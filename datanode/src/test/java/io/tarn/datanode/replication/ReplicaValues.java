@@ -95,6 +95,8 @@ final class ReplicaValues {
                 Combinators.combine(id, id, n, b, b, indexLists(), n, n).as(Message.AppendReply::new),
                 Combinators.combine(id, id, n, metas(), images()).as(Message.InstallCheckpoint::new),
                 Combinators.combine(id, id, n, b, n).as(Message.InstallCheckpointReply::new),
-                Combinators.combine(id, id, n).as(Message.TimeoutNow::new));
+                Combinators.combine(id, id, n).as(Message.TimeoutNow::new),
+                Combinators.combine(id, id, n, n, n, n).as(Message.PreVote::new),
+                Combinators.combine(id, id, n, n, b).as(Message.PreVoteReply::new));
     }
 }

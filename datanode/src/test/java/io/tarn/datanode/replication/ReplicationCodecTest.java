@@ -138,7 +138,7 @@ class ReplicationCodecTest {
                                       @ForAll byte type) {
         if (validStart && garbage.length >= 2) {
             garbage[0] = ReplicationCodec.FORMAT_VERSION;
-            garbage[1] = (byte) (1 + Math.floorMod(type, 9));
+            garbage[1] = (byte) (1 + Math.floorMod(type, ReplicationCodec.PRE_VOTE_REPLY));
         }
         Throwable t = catchThrowable(() -> decode(garbage, false));
         if (t != null) {
@@ -151,6 +151,18 @@ class ReplicationCodecTest {
         Message m = new Message.RequestVote(1, 2, 7, 6, 100, 98, true);
         assertThat(ByteBufUtil.hexDump(encode(m))).isEqualTo("01" + "01" + "00000001" + "00000002"
                 + "0000000000000007" + "0000000000000006" + "0000000000000064" + "0000000000000062" + "01");
+    }
+
+    @Test
+    void goldenPreVoteAndItsReply() {
+        Message vote = new Message.PreVote(1, 2, 8, 6, 100, 98);
+        assertThat(ByteBufUtil.hexDump(encode(vote))).isEqualTo("01" + "0a" + "00000001" + "00000002"
+                + "0000000000000008" + "0000000000000006" + "0000000000000064" + "0000000000000062");
+        Message reply = new Message.PreVoteReply(2, 1, 7, 8, true);
+        assertThat(ByteBufUtil.hexDump(encode(reply))).isEqualTo("01" + "0b" + "00000002" + "00000001"
+                + "0000000000000007" + "0000000000000008" + "01");
+        assertThat(decode(encode(vote), false)).isEqualTo(vote);
+        assertThat(decode(encode(reply), false)).isEqualTo(reply);
     }
 
     @Test
@@ -203,8 +215,8 @@ class ReplicationCodecTest {
         assertThatThrownBy(() -> decode(bytes, false))
                 .hasMessage("replication format version 2 is not supported (this datanode reads version 1)");
         bytes[0] = 1;
-        bytes[1] = 10;
-        assertThatThrownBy(() -> decode(bytes, false)).hasMessage("unknown replication message type 10");
+        bytes[1] = 12;
+        assertThatThrownBy(() -> decode(bytes, false)).hasMessage("unknown replication message type 12");
     }
 
     @Test
