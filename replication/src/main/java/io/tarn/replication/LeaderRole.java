@@ -439,13 +439,23 @@ final class LeaderRole extends RoleState {
             awaitingApply.put(pendingIndex, command);
             return;
         }
-        ReplicaLog log = replica.log;
-        if (log.lastIndex() - log.commitPrefix() >= replica.config.window() || changeUnderWay()
-                || voterFallingOffTheLog()) {
+        if (!hasRoom()) {
             replyWrite(command, Status.BUSY);
             return;
         }
         append(command, key);
+    }
+
+    /** Whether a new write would be proposed now ({@link Replica#admitsWrites()}). */
+    boolean admitsWrites() {
+        return active && transferTarget < 0 && hasRoom();
+    }
+
+    /** Room in the window, no membership change under way, no live voter about to fall off the log. */
+    private boolean hasRoom() {
+        ReplicaLog log = replica.log;
+        return log.lastIndex() - log.commitPrefix() < replica.config.window() && !changeUnderWay()
+                && !voterFallingOffTheLog();
     }
 
     /**

@@ -313,6 +313,16 @@ public final class Replica {
         return role instanceof LeaderRole leader && leader.isActive();
     }
 
+    /**
+     * Whether a new write submitted now would be proposed rather than refused: this replica is an
+     * active leader, not handing leadership over, with room in its window, no membership change
+     * under way and no live voter about to fall off its log. A host that holds writes refused with
+     * {@link Status#BUSY} proposes them again once this holds: what cleared the refusal (a lagging
+     * voter catching up) need not move the commit prefix.
+     */
+    public boolean admitsWrites() {
+        return role instanceof LeaderRole leader && leader.admitsWrites();
+    }
 
     /** Every index up to here is known committed here. */
     public long commitPrefix() {

@@ -51,10 +51,14 @@ class LogRetentionTest {
                 .isPositive();
         assertThat(c.r(leader).checkpointIndex()).as("one checkpoint only").isLessThan(64);
         assertThat(c.r(leader).log.logStart()).isLessThanOrEqualTo(2);
+        assertThat(c.r(leader).admitsWrites()).as("a host holding writes sees why").isFalse();
+        assertThat(c.r(leader).commitPrefix()).as("though nothing waits for a commit")
+                .isEqualTo(c.r(leader).lastIndex());
 
         // Silent for an election timeout: no longer waited for; the next checkpoints cut the log.
         c.isolated.add(slow);
         c.tick(CONFIG.electionTimeoutMax() + 1);
+        assertThat(c.r(leader).admitsWrites()).isTrue();
         write(c, leader, 81, 160);
         long checkpoint = c.r(leader).checkpointIndex();
         assertThat(checkpoint).isGreaterThanOrEqualTo(64);

@@ -800,8 +800,10 @@ public final class GroupRunner {
 
     /**
      * Proposes the held writes again, oldest first, once the group committed more or changed term
-     * since the last refusal; stops at the first one refused again (it stays first). A write whose
-     * callers are gone (timed out, or answered by an earlier copy) is dropped.
+     * since the last refusal, or the replica admits writes again (a lagging voter it waited for
+     * caught up, which moves no commit prefix when the others had committed everything); stops at
+     * the first one refused again (it stays first). A write whose callers are gone (timed out, or
+     * answered by an earlier copy) is dropped.
      */
     private void proposeHeld() {
         proposeHeld(false);
@@ -810,7 +812,7 @@ public final class GroupRunner {
     /** As {@link #proposeHeld()}; with {@code always}, even without progress since the last refusal. */
     private void proposeHeld(boolean always) {
         if (held.isEmpty() || !always && replica.commitPrefix() == heldAtCommit
-                && replica.currentTerm() == heldAtTerm) {
+                && replica.currentTerm() == heldAtTerm && !replica.admitsWrites()) {
             return;
         }
         while (!held.isEmpty() && stopped == null) {

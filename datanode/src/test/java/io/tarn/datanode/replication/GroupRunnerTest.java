@@ -124,6 +124,48 @@ class GroupRunnerTest {
         }
     }
 
+    /**
+     * Writes held because a live follower was about to fall off the leader's log go out once it
+     * catches up, although its catching up moves no commit prefix (the other two committed
+     * everything): they used to wait for a commit that only they could cause, until they timed out.
+     */
+    @Test
+    void writesHeldForALaggingFollowerGoOutOnceItCatchesUp() throws Exception {
+        try (LocalGroup g = new LocalGroup()) {
+            g.runner(1).campaign();
+            int leader = awaitLeader(g, 2000);
+            int slow = (leader + 1) % 3;
+            g.stallDisk(slow);
+            // After the first checkpoint (64 writes) the leader waits for the slow follower.
+            for (int i = 1; i <= 64; i++) {
+                assertThat(g.runner(leader).write(write(9, i, 100, String.format("w%04d", i)))
+                        .get(10, TimeUnit.SECONDS).status()).isEqualTo(Status.OK);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (g.onLoop(leader, () -> g.runner(leader).replica().admitsWrites())
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(g.onLoop(leader, () -> g.runner(leader).replica().admitsWrites()))
+                    .as("writes wait for the live follower that fell behind").isFalse();
+            List<CompletableFuture<Outcome>> all = new ArrayList<>();
+            for (int i = 65; i <= 64 + LocalGroup.CONFIG.window(); i++) {
+                all.add(g.runner(leader).write(write(9, i, 100, String.format("w%04d", i))));
+            }
+            Thread.sleep(100);
+            assertThat(all).as("the new writes are held").noneMatch(CompletableFuture::isDone);
+            long committed = g.onLoop(leader, () -> g.runner(leader).replica().commitPrefix());
+            long last = g.onLoop(leader, () -> g.runner(leader).replica().lastIndex());
+            assertThat(committed).as("everything proposed is committed by the other two").isEqualTo(last);
+
+            g.resumeDisk(slow);
+            for (CompletableFuture<Outcome> f : all) {
+                assertThat(f.get(10, TimeUnit.SECONDS).status()).as("held write").isEqualTo(Status.OK);
+            }
+            awaitIdentical(g, g.members);
+        }
+    }
+
     @Test
     void followerAnswersNotLeaderWithAHint() throws Exception {
         try (LocalGroup g = new LocalGroup()) {

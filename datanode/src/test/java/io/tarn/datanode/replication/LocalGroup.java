@@ -115,6 +115,8 @@ final class LocalGroup implements AutoCloseable {
     final Map<Integer, List<DiskOp>> journals = new ConcurrentHashMap<>();
     /** Members whose messages, in and out, are dropped. */
     final Set<Integer> cut = ConcurrentHashMap.newKeySet();
+    /** Members whose journal completes nothing until {@link #resumeDisk}: a disk that stalled. */
+    private final Map<Integer, List<Long>> stalledDisks = new HashMap<>();
     final List<Integer> members = List.of(0, 1, 2);
 
     LocalGroup() {
@@ -149,10 +151,34 @@ final class LocalGroup implements AutoCloseable {
             public void persist(long groupId, DiskOp op) {
                 synchronized (journals.get(member)) {
                     journals.get(member).add(op);
+                    List<Long> stalled = stalledDisks.get(member);
+                    if (stalled != null) {
+                        stalled.add(op.id());
+                        return;
+                    }
                 }
                 disk.schedule(() -> runners.get(member).durable(op.id()), 200, TimeUnit.MICROSECONDS);
             }
         };
+    }
+
+    /** From now on {@code member}'s journal completes nothing (its writes are kept). */
+    void stallDisk(int member) {
+        synchronized (journals.get(member)) {
+            stalledDisks.put(member, new ArrayList<>());
+        }
+    }
+
+    /** Completes what {@code member}'s stalled journal kept, and every later write as usual. */
+    void resumeDisk(int member) {
+        List<Long> stalled;
+        synchronized (journals.get(member)) {
+            stalled = stalledDisks.remove(member);
+        }
+        if (stalled != null && !stalled.isEmpty()) {
+            long last = stalled.get(stalled.size() - 1);
+            disk.execute(() -> runners.get(member).durable(last));
+        }
     }
 
     GroupRunner runner(int member) {
