@@ -216,7 +216,7 @@ final class LeaderRole extends RoleState {
         long needed = Long.MAX_VALUE;
         long now = replica.now();
         for (Progress p : peers.values()) {
-            if (now - p.lastContact < replica.config.electionTimeoutMax()) {
+            if (now - p.lastContact < replica.config.electionTimeoutMax() && !gaveUpOn(p, now)) {
                 needed = Math.min(needed, (p.synced ? p.ackPrefix : p.finalPrefix) + 1);
             }
         }
@@ -264,6 +264,7 @@ final class LeaderRole extends RoleState {
             for (long index : r.acked()) {
                 checkCommit(index);
             }
+            caughtUp(p);
             sendAppends(p);
         }
         updateConfirmedProbe();
@@ -281,6 +282,7 @@ final class LeaderRole extends RoleState {
         if (r.success()) {
             p.synced = true;
             p.ackThrough(syncEnd);
+            caughtUp(p);
             checkSyncCommitted();
             recheckCommits();
             sendAppends(p);
@@ -464,23 +466,44 @@ final class LeaderRole extends RoleState {
      * replica's compaction): new writes then wait until it catches up, so a live voter slower than
      * the quorum (a slower disk, a busier host) paces the group instead of falling behind until only
      * a whole image of the region can bring it back. A silent voter, or one already past the log
-     * (it gets an image), is not waited for.
+     * (it gets an image), is not waited for, nor one waited for longer than
+     * {@link ReplicationConfig#laggardWaitTicks()} since the first refusal for it.
      */
     private boolean voterFallingOffTheLog() {
-        ReplicaLog log = replica.log;
-        long floor = log.checkpoint().meta().index() - replica.config.window();
-        if (floor <= 0) {
-            return false;
-        }
         long now = replica.now();
+        boolean waiting = false;
         for (Progress p : peers.values()) {
-            long needed = (p.synced ? p.ackPrefix : p.finalPrefix) + 1;
-            if (p.voter && now - p.lastContact < replica.config.electionTimeoutMax()
-                    && needed >= log.logStart() && needed - 1 < floor) {
-                return true;
+            if (!lagging(p, now)) {
+                p.laggingSince = Progress.NEVER;
+            } else {
+                if (p.laggingSince == Progress.NEVER) {
+                    p.laggingSince = now;
+                }
+                waiting |= !gaveUpOn(p, now);
             }
         }
-        return false;
+        return waiting;
+    }
+
+    /** Whether {@code p} is a live voter still on the log but below where the next checkpoint may cut it. */
+    private boolean lagging(Progress p, long now) {
+        ReplicaLog log = replica.log;
+        long floor = log.checkpoint().meta().index() - replica.config.window();
+        long needed = (p.synced ? p.ackPrefix : p.finalPrefix) + 1;
+        return floor > 0 && p.voter && now - p.lastContact < replica.config.electionTimeoutMax()
+                && needed >= log.logStart() && needed - 1 < floor;
+    }
+
+    /** Forgets when {@code p} started lagging once it no longer does, so a later lag is waited for afresh. */
+    private void caughtUp(Progress p) {
+        if (p.laggingSince != Progress.NEVER && !lagging(p, replica.now())) {
+            p.laggingSince = Progress.NEVER;
+        }
+    }
+
+    /** Whether the leader waited for lagging {@code p} longer than it may and now lets it fall off the log. */
+    private boolean gaveUpOn(Progress p, long now) {
+        return p.laggingSince != Progress.NEVER && now - p.laggingSince > replica.config.laggardWaitTicks();
     }
 
     private void append(WriteCommand command, WriteKey key) {

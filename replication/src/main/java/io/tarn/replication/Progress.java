@@ -63,6 +63,11 @@ final class Progress {
      * entry sent once; what is in flight may be lost and is resent at the usual timeouts meanwhile.
      */
     boolean lossSuspected;
+    /**
+     * When the leader first refused a write because this voter was about to fall off its log;
+     * {@link #NEVER} while it is not. Cleared once it caught up.
+     */
+    long laggingSince = NEVER;
     /** Smoothed acknowledgment latency and its mean deviation, in ticks; negative until sampled. */
     private double ackLatency = -1;
     private double ackLatencyDeviation;

@@ -26,6 +26,10 @@ package io.tarn.replication;
  *       report it lost ({@link Replica#onSendFailed}): entries and syncs are then resent at the
  *       usual timeouts only after a reported loss, and otherwise at the longest resend wait, as a
  *       safety net</td></tr>
+ *   <tr><td>laggardWaitTicks</td><td>3000</td><td>longest a leader refuses new writes for one live voter
+ *       about to fall off its log (so it catches up from the log instead of an image); past it the
+ *       leader stops waiting and stops keeping the log for that voter, which then catches up from
+ *       an image: a voter that is alive but never catches up cannot stall the group</td></tr>
  *   <tr><td>preVote</td><td>true</td><td>a follower whose election timer runs out first asks the
  *       members whether they would vote for it, and stands (raising the term) only on a quorum of
  *       yes ({@link Message.PreVote}): a member cut off from a leader the others still hear from
@@ -51,6 +55,7 @@ public final class ReplicationConfig {
     private final int checkpointInterval;
     private final long checkpointBytes;
     private final boolean reliableLinks;
+    private final int laggardWaitTicks;
     private final boolean preVote;
     private final boolean unsafePaperMerge;
 
@@ -68,6 +73,7 @@ public final class ReplicationConfig {
         this.checkpointInterval = b.checkpointInterval;
         this.checkpointBytes = b.checkpointBytes;
         this.reliableLinks = b.reliableLinks;
+        this.laggardWaitTicks = b.laggardWaitTicks;
         this.preVote = b.preVote;
         this.unsafePaperMerge = b.unsafePaperMerge;
     }
@@ -98,6 +104,7 @@ public final class ReplicationConfig {
         b.checkpointInterval = checkpointInterval;
         b.checkpointBytes = checkpointBytes;
         b.reliableLinks = reliableLinks;
+        b.laggardWaitTicks = laggardWaitTicks;
         b.preVote = preVote;
         b.unsafePaperMerge = unsafePaperMerge;
         return b;
@@ -185,6 +192,18 @@ public final class ReplicationConfig {
     }
 
     /**
+     * Longest a leader refuses new writes ({@link Status#BUSY}) for one live voter about to fall
+     * off its log, counted from the first refusal for it. Waiting lets a voter that is briefly
+     * slower than the quorum catch up from the log rather than from a whole image; past this the
+     * leader stops waiting for it and stops keeping the log for it, so a voter that stays alive
+     * but never catches up (a failing disk, a starved process) costs an image, not the group's
+     * availability. It waits again only once the voter caught up.
+     */
+    public int laggardWaitTicks() {
+        return laggardWaitTicks;
+    }
+
+    /**
      * Whether a follower whose election timer ran out first runs a pre-vote round
      * ({@link Message.PreVote}) and stands for election only if a quorum would vote for it. Without
      * it a member that stops hearing a healthy leader (a slow link, a stalled process) or whose log
@@ -216,7 +235,7 @@ public final class ReplicationConfig {
                 + ", maxBytesInFlight=" + maxBytesInFlight
                 + ", checkpointInterval=" + checkpointInterval + ", checkpointBytes=" + checkpointBytes
                 + (reliableLinks ? ", reliableLinks" : "")
-                + (preVote ? "" : ", noPreVote")
+                + ", laggardWait=" + laggardWaitTicks + (preVote ? "" : ", noPreVote")
                 + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
     }
 
@@ -235,6 +254,7 @@ public final class ReplicationConfig {
         private int checkpointInterval = 1024;
         private long checkpointBytes = 64L << 20;
         private boolean reliableLinks;
+        private int laggardWaitTicks = 3000;
         private boolean preVote = true;
         private boolean unsafePaperMerge;
 
@@ -313,6 +333,12 @@ public final class ReplicationConfig {
             return this;
         }
 
+        /** Sets {@link ReplicationConfig#laggardWaitTicks()}. */
+        public Builder laggardWaitTicks(int value) {
+            this.laggardWaitTicks = value;
+            return this;
+        }
+
         /** Turns the pre-vote round on or off ({@link ReplicationConfig#preVote()}). */
         public Builder preVote(boolean value) {
             this.preVote = value;
@@ -342,6 +368,7 @@ public final class ReplicationConfig {
             require(retransmitTicks >= 1, "retransmitTicks must be positive");
             require(retransmitMaxTicks >= retransmitTicks, "retransmitMaxTicks must be at least retransmitTicks");
             require(maxBytesInFlight >= 1, "maxBytesInFlight must be positive");
+            require(laggardWaitTicks >= 0, "laggardWaitTicks must not be negative");
             require(checkpointInterval >= window, "checkpointInterval must be at least the window");
             require(checkpointBytes >= 1, "checkpointBytes must be positive");
             return new ReplicationConfig(this);

@@ -83,4 +83,36 @@ class LogRetentionTest {
         assertThat(c.r(leader).log.logStart()).as("cut at the window below the checkpoint")
                 .isEqualTo(c.r(leader).checkpointIndex() - CONFIG.window() + 1);
     }
+
+    /**
+     * A voter that stays alive but never catches up (here: it hears heartbeats, every entry and
+     * image sent to it is lost) holds writes back only for {@code laggardWaitTicks}; then the group writes on
+     * without it, its log is cut, and it catches up from an image once entries reach it again.
+     */
+    @Test
+    void aLiveFollowerThatNeverCatchesUpIsWaitedForOnlySoLong() {
+        ReplicationConfig config = CONFIG.toBuilder().laggardWaitTicks(100).build();
+        TestCluster c = new TestCluster(config, 3);
+        int leader = c.electLeader();
+        int slow = (leader + 1) % 3;
+        c.lose = m -> m.to() == slow && (m instanceof Append a && !a.entries().isEmpty()
+                || m instanceof InstallCheckpoint);
+        write(c, leader, 1, 80);
+        long busy = c.count(ClientReply.WriteReply.class, Status.BUSY);
+        assertThat(busy).as("writes wait for the live follower at first").isPositive();
+        assertThat(c.r(leader).admitsWrites()).isFalse();
+
+        c.tick(config.laggardWaitTicks() + 1);
+        assertThat(c.r(leader).admitsWrites()).as("no longer, once it waited laggardWaitTicks").isTrue();
+        write(c, leader, 81, 160);
+        assertThat(c.count(ClientReply.WriteReply.class, Status.BUSY)).as("no write refused since").isEqualTo(busy);
+        assertThat(c.r(leader).checkpointIndex()).as("checkpoints went on").isGreaterThanOrEqualTo(96);
+        assertThat(c.r(leader).log.logStart()).as("the log is no longer kept for it")
+                .isGreaterThan(config.checkpointInterval());
+
+        c.lose = m -> false;
+        c.tick(3 * config.retransmitMaxTicks());
+        assertThat(c.sentBy(leader, InstallCheckpoint.class)).as("it catches up from an image").isNotEmpty();
+        assertThat(c.data.get(slow)).isEqualTo(c.data.get(leader));
+    }
 }

@@ -271,6 +271,12 @@ public final class TarnKeys {
                     + "acknowledgments (one write always goes when nothing is in flight), so large writes do not "
                     + "flood a slow follower and crowd out heartbeats.");
 
+    public static final ConfigKey<Long> REPLICATION_LAGGARD_WAIT = ConfigKey.millis(
+            "tarn.replication.laggard.wait", 3_000, 0, 3_600_000, "Longest a group's leader holds new writes "
+                    + "back for one live member that fell almost a checkpoint behind, so that it catches up "
+                    + "from the log; past it writes go on without that member, which later catches up from a "
+                    + "copy of the whole region (0: never wait).");
+
     public static final ConfigKey<Boolean> REPLICATION_PRE_VOTE = ConfigKey.bool("tarn.replication.prevote", true,
             "A member that hears nothing from its group's leader first asks the others whether they would vote "
                     + "for it, and stands for election only if a majority would. A member on a slow or cut link, "
@@ -298,7 +304,8 @@ public final class TarnKeys {
                     List.of(REPLICATION_JOURNAL, REPLICATION_JOURNAL_DIR, REPLICATION_MODE,
                             REPLICATION_ELECTION_TIMEOUT, REPLICATION_HEARTBEAT_INTERVAL, REPLICATION_LEASE,
                             REPLICATION_WINDOW, REPLICATION_CHECKPOINT_INTERVAL, REPLICATION_CHECKPOINT_BYTES,
-                            REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_PRE_VOTE, REPLICATION_THREADS)),
+                            REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_LAGGARD_WAIT,
+                            REPLICATION_PRE_VOTE, REPLICATION_THREADS)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,

@@ -118,6 +118,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                 .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL))
                 .checkpointBytes(config.get(TarnKeys.REPLICATION_CHECKPOINT_BYTES))
                 .maxBytesInFlight(config.get(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT))
+                .laggardWaitTicks((int) (long) config.get(TarnKeys.REPLICATION_LAGGARD_WAIT))
                 .preVote(config.get(TarnKeys.REPLICATION_PRE_VOTE))
                 // One TCP connection per pair of datanodes, and PeerMessenger reports what it could
                 // not deliver: entries are resent only after a loss, not once per retransmit period.

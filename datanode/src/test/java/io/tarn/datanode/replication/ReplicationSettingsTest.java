@@ -45,6 +45,7 @@ class ReplicationSettingsTest {
                 .set(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL, 4096).set(TarnKeys.REPLICATION_THREADS, 2)
                 .set(TarnKeys.REPLICATION_CHECKPOINT_BYTES, 8L << 20)
                 .set(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT, 4L << 20)
+                .set(TarnKeys.REPLICATION_LAGGARD_WAIT, 10_000L).set(TarnKeys.REPLICATION_PRE_VOTE, false)
                 .set(TarnKeys.RPC_TIMEOUT, 5_000L).build();
         ReplicationHost.Settings s = HostedGroups.settings(c);
         assertThat(s.config().mode()).isEqualTo(Mode.IN_ORDER);
@@ -56,6 +57,9 @@ class ReplicationSettingsTest {
         assertThat(s.config().checkpointInterval()).isEqualTo(4096);
         assertThat(s.config().checkpointBytes()).isEqualTo(8L << 20);
         assertThat(s.config().maxBytesInFlight()).isEqualTo(4L << 20);
+        assertThat(s.config().laggardWaitTicks()).isEqualTo(10_000);
+        assertThat(s.config().preVote()).isFalse();
+        assertThat(HostedGroups.settings(TarnConfig.builder().build()).config().preVote()).as("default").isTrue();
         assertThat(s.threads()).isEqualTo(2);
         assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(5));
         assertThat(TarnKeys.REPLICATION_MODE.parse("in_order")).isEqualTo(ReplicationMode.IN_ORDER);

@@ -57,11 +57,15 @@ record SimOptions(ReplicationConfig config, int nodes, int clients, int clientDe
         }
     }
 
-    /** Settings for the randomized safety runs: short timeouts, frequent checkpoints, small window. */
+    /**
+     * Settings for the randomized safety runs: short timeouts, frequent checkpoints, small window,
+     * and a leader that waits for a lagging voter only 60 ticks, so that both waiting for one and
+     * giving up on it happen within a run.
+     */
     static SimOptions chaos(ReplicationConfig base) {
         ReplicationConfig config = base.toBuilder()
                 .electionTimeout(20, 40).heartbeatTicks(5).leaseTicks(15).retransmitTicks(6).retransmitMaxTicks(48)
-                .window(8).checkpointInterval(16).build();
+                .window(8).checkpointInterval(16).laggardWaitTicks(60).build();
         LatencyModel network = LatencyModel.uniformWithTail(100, 800, 0.05, 6_000);
         return new SimOptions(config, 3, 3, 2, 400_000, 3_000_000, true, network, network,
                 LatencyModel.uniformWithTail(50, 400, 0.02, 3_000),
