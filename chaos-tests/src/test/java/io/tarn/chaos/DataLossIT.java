@@ -33,7 +33,8 @@ class DataLossIT {
 
     @Test
     void wipingADatanodeFailsTheVerdict() throws Exception {
-        ChaosOptions options = new ChaosOptions(6_000, 3, 3, 4, List.of(Fault.WIPE), 1, 1, null, 6000);
+        ChaosOptions options = new ChaosOptions(6_000, 3, 3, 4, List.of(Fault.WIPE), 1, 1, null, 6000,
+                ChaosOptions.DEFAULT_DATANODE_MEMORY);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         ChaosReport report = new ChaosRun(options, Launcher.distribution(LocalCluster.home()),
                 new PrintStream(progress, true, StandardCharsets.UTF_8)).run();

@@ -1,5 +1,6 @@
 package io.tarn.tools.chaos;
 
+import io.tarn.common.config.DataSize;
 import io.tarn.tools.TarnCli;
 import io.tarn.tools.chaos.check.LinearizabilityChecker;
 import io.tarn.tools.chaos.check.Verdict;
@@ -72,6 +73,12 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "Bytes of each file written, 64 to 1048576 (default: ${DEFAULT-VALUE}: two 4 KiB blocks).")
     private int valueSize;
 
+    @Option(names = "--datanode-memory", paramLabel = "SIZE", defaultValue = "256m",
+            description = "Memory each datanode stores blocks in, a multiple of 16m from 64m to 64g (default: "
+                    + "${DEFAULT-VALUE}, which the default workload fills after about 100 s; later writes fail for "
+                    + "space). Runs of several minutes want 1g or more.")
+    private String datanodeMemory;
+
     @Option(names = "--keep-history", paramLabel = "DIR",
             description = "Keep every run's history and daemon logs under DIR (default: only a failing run's, in a "
                     + "temporary directory).")
@@ -90,7 +97,8 @@ public final class ChaosCommand implements Callable<Integer> {
         ChaosOptions options;
         try {
             options = new ChaosOptions(parseDuration(duration), seed != null ? seed : System.nanoTime() & 0xFFFFFFFFL,
-                    datanodes, clients, parseFaults(faults), replication, maxFaulty, keepHistory, valueSize);
+                    datanodes, clients, parseFaults(faults), replication, maxFaulty, keepHistory, valueSize,
+                    DataSize.parse(datanodeMemory));
             Replication.check(replication);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -1,5 +1,6 @@
 package io.tarn.tools.chaos;
 
+import io.tarn.common.config.DataSize;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -18,9 +19,15 @@ import java.util.stream.Collectors;
  * @param keepHistory  directory to keep every run's history and logs in; null keeps only failing runs' (in a
  *                     temporary directory)
  * @param valueSize    bytes of each written value (file)
+ * @param datanodeMemory bytes of memory each datanode stores blocks in ({@code tarn.datanode.dram.capacity})
  */
 public record ChaosOptions(long durationMs, long seed, int datanodes, int clients, List<Fault> faults,
-                           int replication, int maxFaulty, Path keepHistory, int valueSize) {
+                           int replication, int maxFaulty, Path keepHistory, int valueSize, long datanodeMemory) {
+    /** Each datanode's memory unless told otherwise: enough for about 100 s of the default workload. */
+    public static final long DEFAULT_DATANODE_MEMORY = 256L << 20;
+    /** The region size of a chaos run's datanodes; their memory is a whole number of regions. */
+    public static final long REGION_SIZE = 16L << 20;
+
     /** The faults of a run unless told otherwise: everything that loses no acknowledged data. */
     public static final List<Fault> DEFAULT_FAULTS = List.of(Fault.KILL, Fault.PAUSE, Fault.ISOLATE, Fault.RESTART);
 
@@ -42,6 +49,10 @@ public record ChaosOptions(long durationMs, long seed, int datanodes, int client
         if (valueSize < 64 || valueSize > 1 << 20) {
             throw new IllegalArgumentException("--value-size must be from 64 bytes to 1m, got " + valueSize);
         }
+        if (datanodeMemory < 4 * REGION_SIZE || datanodeMemory > 64L << 30 || datanodeMemory % REGION_SIZE != 0) {
+            throw new IllegalArgumentException("--datanode-memory must be a multiple of 16m from 64m to 64g, got "
+                    + DataSize.format(datanodeMemory));
+        }
         if (replication < 1) {
             throw new IllegalArgumentException("--replication must be at least 1, got " + replication);
         }
@@ -52,8 +63,9 @@ public record ChaosOptions(long durationMs, long seed, int datanodes, int client
         String faultList = faults.isEmpty() ? "none" : faults.stream().map(Fault::label)
                 .collect(Collectors.joining(","));
         return String.format(Locale.ROOT, "bin/tarn chaos --duration %s --seed %d --datanodes %d --clients %d "
-                + "--faults %s --replication %d --max-faulty %d --value-size %d", formatDuration(durationMs), seed,
-                datanodes, clients, faultList, replication, maxFaulty, valueSize);
+                + "--faults %s --replication %d --max-faulty %d --value-size %d --datanode-memory %s",
+                formatDuration(durationMs), seed, datanodes, clients, faultList, replication, maxFaulty, valueSize,
+                DataSize.format(datanodeMemory));
     }
 
     static String formatDuration(long ms) {

@@ -115,7 +115,7 @@ public final class ChaosRun {
     private ProcessCluster startCluster(NetworkLab lab, Path work) throws IOException, InterruptedException {
         try {
             return ProcessCluster.start(lab, launcher, work.resolve("logs"), options.datanodes(),
-                    Replication.keys(options.replication()));
+                    options.datanodeMemory(), Replication.keys(options.replication()));
         } catch (IOException | InterruptedException | RuntimeException e) {
             lab.close();
             throw e;

@@ -53,7 +53,7 @@ final class ProcessCluster implements AutoCloseable {
     private boolean closed;
 
     private ProcessCluster(NetworkLab lab, Launcher launcher, Path logs, Path memory, int datanodeCount,
-                           Map<String, String> extraKeys) throws IOException {
+                           long datanodeMemory, Map<String, String> extraKeys) throws IOException {
         this.lab = lab;
         this.logs = logs;
         this.memory = memory;
@@ -74,9 +74,9 @@ final class ProcessCluster implements AutoCloseable {
             dn.put("tarn.datanode.bind", host.address() + ":" + (DATANODE_PORT + i));
             dn.put("tarn.datanode.hostname", host.address());
             dn.put("tarn.datanode.heartbeat.interval", "200");
-            dn.put("tarn.datanode.dram.capacity", "256m");
+            dn.put("tarn.datanode.dram.capacity", Long.toString(datanodeMemory));
             dn.put("tarn.datanode.dram.pretouch", "false");
-            dn.put("tarn.datanode.dram.region.size", "16m");
+            dn.put("tarn.datanode.dram.region.size", Long.toString(ChaosOptions.REGION_SIZE));
             dn.put("tarn.datanode.dram.path", storage.toString());
             dn.put("tarn.datanode.dram.mode", "mmap");
             dn.put("tarn.datanode.dram.keep", "true");
@@ -106,7 +106,7 @@ final class ProcessCluster implements AutoCloseable {
      * @param logs      directory for the daemons' logs
      * @param extraKeys more keys for every daemon (replication, once it exists)
      */
-    static ProcessCluster start(NetworkLab lab, Launcher launcher, Path logs, int datanodes,
+    static ProcessCluster start(NetworkLab lab, Launcher launcher, Path logs, int datanodes, long datanodeMemory,
                                 Map<String, String> extraKeys) throws IOException, InterruptedException {
         Files.createDirectories(logs);
         Path shm = Path.of("/dev/shm");
@@ -116,7 +116,7 @@ final class ProcessCluster implements AutoCloseable {
         Path memory = Files.createTempDirectory(parent, MEMORY_PREFIX + ProcessHandle.current().pid() + "-");
         ProcessCluster cluster = null;
         try {
-            cluster = new ProcessCluster(lab, launcher, logs, memory, datanodes, extraKeys);
+            cluster = new ProcessCluster(lab, launcher, logs, memory, datanodes, datanodeMemory, extraKeys);
             cluster.namenode.start();
             for (Daemon dn : cluster.datanodes) {
                 dn.start();

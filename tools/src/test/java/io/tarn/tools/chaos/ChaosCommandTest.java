@@ -46,6 +46,10 @@ class ChaosCommandTest {
         assertThat(run("chaos", "--datanodes", "2", "--max-faulty", "3")).isEqualTo(TarnCli.EXIT_USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--max-faulty must be from 1 to the number of "
                 + "datanodes (2), got 3");
+        assertThat(run("chaos", "--datanode-memory", "100m")).isEqualTo(TarnCli.EXIT_USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--datanode-memory must be a multiple of 16m from "
+                + "64m to 64g, got 100m");
+        assertThat(run("chaos", "--datanode-memory", "lots")).isEqualTo(TarnCli.EXIT_USAGE);
     }
 
     @Test
@@ -68,9 +72,11 @@ class ChaosCommandTest {
 
     @Test
     void replayCommandRepeatsEveryOption() {
-        ChaosOptions options = new ChaosOptions(1_500, 42, 3, 2, List.of(Fault.KILL, Fault.ISOLATE), 1, 2, null, 4096);
+        ChaosOptions options = new ChaosOptions(1_500, 42, 3, 2, List.of(Fault.KILL, Fault.ISOLATE), 1, 2, null, 4096,
+                1L << 30);
         assertThat(options.replayCommand()).isEqualTo("bin/tarn chaos --duration 1500ms --seed 42 --datanodes 3 "
-                + "--clients 2 --faults kill,isolate --replication 1 --max-faulty 2 --value-size 4096");
+                + "--clients 2 --faults kill,isolate --replication 1 --max-faulty 2 --value-size 4096 "
+                + "--datanode-memory 1g");
         assertThat(ChaosCommand.parseDuration(ChaosOptions.formatDuration(1_500))).isEqualTo(1_500);
     }
 }
