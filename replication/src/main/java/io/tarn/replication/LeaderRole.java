@@ -448,6 +448,30 @@ final class LeaderRole extends RoleState {
         append(command, key);
     }
 
+    /** Why a new write would be refused {@link Status#BUSY} now, in words; null when it would not. */
+    String busyReason() {
+        ReplicaLog log = replica.log;
+        int window = replica.config.window();
+        if (log.lastIndex() - log.commitPrefix() >= window) {
+            return "its window of " + window + " writes above the commit prefix is full (commit prefix "
+                    + log.commitPrefix() + ", last index " + log.lastIndex() + ")";
+        }
+        if (changeUnderWay()) {
+            return "a membership change is under way";
+        }
+        long now = replica.now();
+        for (Progress p : peers.values()) {
+            if (lagging(p, now) && !gaveUpOn(p, now)) {
+                long has = p.synced ? p.ackPrefix : p.finalPrefix;
+                return "it waits for member " + p.id + " to catch up before its next checkpoint cuts the log (member "
+                        + p.id + " holds entries up to " + has + " of " + log.lastIndex() + "; waited "
+                        + (p.laggingSince == Progress.NEVER ? 0 : now - p.laggingSince) + " of at most "
+                        + replica.config.laggardWaitTicks() + " ticks)";
+            }
+        }
+        return null;
+    }
+
     /** Whether a new write would be proposed now ({@link Replica#admitsWrites()}). */
     boolean admitsWrites() {
         return active && transferTarget < 0 && hasRoom();

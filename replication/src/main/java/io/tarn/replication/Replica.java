@@ -324,6 +324,15 @@ public final class Replica {
         return role instanceof LeaderRole leader && leader.admitsWrites();
     }
 
+    /**
+     * Why this leader would refuse a new write with {@link Status#BUSY} now, in words a host can put
+     * in its error (a full window, a membership change, a lagging voter it waits for); null when
+     * it would not, or when this replica does not lead.
+     */
+    public String busyReason() {
+        return role instanceof LeaderRole leader ? leader.busyReason() : null;
+    }
+
     /** Every index up to here is known committed here. */
     public long commitPrefix() {
         return log.commitPrefix();

@@ -52,6 +52,7 @@ class LogRetentionTest {
         assertThat(c.r(leader).checkpointIndex()).as("one checkpoint only").isLessThan(64);
         assertThat(c.r(leader).log.logStart()).isLessThanOrEqualTo(2);
         assertThat(c.r(leader).admitsWrites()).as("a host holding writes sees why").isFalse();
+        assertThat(c.r(leader).busyReason()).contains("waits for member " + slow + " to catch up");
         assertThat(c.r(leader).commitPrefix()).as("though nothing waits for a commit")
                 .isEqualTo(c.r(leader).lastIndex());
 
@@ -59,6 +60,7 @@ class LogRetentionTest {
         c.isolated.add(slow);
         c.tick(CONFIG.electionTimeoutMax() + 1);
         assertThat(c.r(leader).admitsWrites()).isTrue();
+        assertThat(c.r(leader).busyReason()).isNull();
         write(c, leader, 81, 160);
         long checkpoint = c.r(leader).checkpointIndex();
         assertThat(checkpoint).isGreaterThanOrEqualTo(64);

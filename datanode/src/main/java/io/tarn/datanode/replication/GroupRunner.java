@@ -860,8 +860,8 @@ public final class GroupRunner {
         if (reply instanceof ClientReply.WriteReply w) {
             List<CompletableFuture<Outcome>> waiting = writes.remove(new WriteKey(w.clientId(), w.sequence()));
             if (waiting != null) {
-                Outcome outcome = new Outcome(w.status(), w.leaderHint(), null, leaderless(w.status(),
-                        w.leaderHint()));
+                Outcome outcome = new Outcome(w.status(), w.leaderHint(), null, w.status() == Status.BUSY
+                        ? busy() : leaderless(w.status(), w.leaderHint()));
                 for (CompletableFuture<Outcome> f : waiting) {
                     f.complete(outcome);
                 }
@@ -903,8 +903,17 @@ public final class GroupRunner {
     }
 
     private String whyUnavailable(long now) {
+        String busy = replica.busyReason();
         return "group " + groupId + " did not answer within " + requestTimeoutNanos / 1_000_000 + " ms ("
-                + replica.role() + " here); " + reachability(now);
+                + replica.role() + " here); " + (busy != null ? "the leader holds writes back: " + busy
+                : reachability(now));
+    }
+
+    /** Why a write was bounced {@code BUSY}: the held writes are at their bound, and why the leader holds them. */
+    private String busy() {
+        String why = replica.busyReason();
+        return "the leader's window of writes in flight is full and it holds as many more as it may (" + held.size()
+                + " writes, " + heldBytes + " bytes)" + (why != null ? ": " + why : "");
     }
 
     /** Which members went silent (three heartbeats): the likely reason a group cannot commit or elect. */

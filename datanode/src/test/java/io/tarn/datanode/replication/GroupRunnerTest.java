@@ -135,19 +135,7 @@ class GroupRunnerTest {
             g.runner(1).campaign();
             int leader = awaitLeader(g, 2000);
             int slow = (leader + 1) % 3;
-            g.stallDisk(slow);
-            // After the first checkpoint (64 writes) the leader waits for the slow follower.
-            for (int i = 1; i <= 64; i++) {
-                assertThat(g.runner(leader).write(write(9, i, 100, String.format("w%04d", i)))
-                        .get(10, TimeUnit.SECONDS).status()).isEqualTo(Status.OK);
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (g.onLoop(leader, () -> g.runner(leader).replica().admitsWrites())
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertThat(g.onLoop(leader, () -> g.runner(leader).replica().admitsWrites()))
-                    .as("writes wait for the live follower that fell behind").isFalse();
+            fallBehindTheLog(g, leader, slow);
             List<CompletableFuture<Outcome>> all = new ArrayList<>();
             for (int i = 65; i <= 64 + LocalGroup.CONFIG.window(); i++) {
                 all.add(g.runner(leader).write(write(9, i, 100, String.format("w%04d", i))));
@@ -164,6 +152,41 @@ class GroupRunnerTest {
             }
             awaitIdentical(g, g.members);
         }
+    }
+
+    /** A write the leader holds for a lagging member until the request times out says so, naming it. */
+    @Test
+    void aWriteHeldUntilItTimesOutSaysWhatTheLeaderWaitsFor() throws Exception {
+        try (LocalGroup g = new LocalGroup()) {
+            g.runner(1).campaign();
+            int leader = awaitLeader(g, 2000);
+            int slow = (leader + 1) % 3;
+            fallBehindTheLog(g, leader, slow);
+            Outcome o = g.runner(leader).write(write(9, 65, 100, "late")).get(10, TimeUnit.SECONDS);
+            assertThat(o.status()).as("timed out").isNull();
+            assertThat(o.unavailable()).contains("did not answer within 2000 ms (LEADER here); the leader holds writes "
+                    + "back: it waits for member " + slow + " to catch up before its next checkpoint cuts the log");
+        }
+    }
+
+    /**
+     * Stalls {@code slow}'s journal and writes past the leader's first checkpoint (64 writes), after
+     * which the leader waits for that member before it admits more.
+     */
+    private static void fallBehindTheLog(LocalGroup g, int leader, int slow) throws Exception {
+        g.stallDisk(slow);
+        for (int i = 1; i <= 64; i++) {
+            assertThat(g.runner(leader).write(write(9, i, 100, String.format("w%04d", i)))
+                    .get(10, TimeUnit.SECONDS).status()).isEqualTo(Status.OK);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (g.onLoop(leader, () -> g.runner(leader).replica().admitsWrites()) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(g.onLoop(leader, () -> g.runner(leader).replica().admitsWrites()))
+                .as("writes wait for the live follower that fell behind").isFalse();
+        assertThat(g.onLoop(leader, () -> g.runner(leader).replica().busyReason()))
+                .contains("waits for member " + slow);
     }
 
     @Test
