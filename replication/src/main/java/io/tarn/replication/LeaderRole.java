@@ -441,6 +441,7 @@ final class LeaderRole extends RoleState {
             awaitingApply.put(pendingIndex, command);
             return;
         }
+        clockLaggards();
         if (!hasRoom()) {
             replyWrite(command, Status.BUSY);
             return;
@@ -460,16 +461,15 @@ final class LeaderRole extends RoleState {
             return "a membership change is under way";
         }
         long now = replica.now();
-        for (Progress p : peers.values()) {
-            if (lagging(p, now) && !gaveUpOn(p, now)) {
-                long has = p.synced ? p.ackPrefix : p.finalPrefix;
-                return "it waits for member " + p.id + " to catch up before its next checkpoint cuts the log (member "
-                        + p.id + " holds entries up to " + has + " of " + log.lastIndex() + "; waited "
-                        + (p.laggingSince == Progress.NEVER ? 0 : now - p.laggingSince) + " of at most "
-                        + replica.config.laggardWaitTicks() + " ticks)";
-            }
+        Progress p = waitedFor(now);
+        if (p == null) {
+            return null;
         }
-        return null;
+        long has = p.synced ? p.ackPrefix : p.finalPrefix;
+        return "it waits for member " + p.id + " to catch up before its next checkpoint cuts the log (member " + p.id
+                + " holds entries up to " + has + " of " + log.lastIndex() + "; waited "
+                + (p.laggingSince == Progress.NEVER ? 0 : now - p.laggingSince) + " of at most "
+                + replica.config.laggardWaitTicks() + " ticks)";
     }
 
     /** Whether a new write would be proposed now ({@link Replica#admitsWrites()}). */
@@ -494,19 +494,33 @@ final class LeaderRole extends RoleState {
      * {@link ReplicationConfig#laggardWaitTicks()} since the first refusal for it.
      */
     private boolean voterFallingOffTheLog() {
+        return waitedFor(replica.now()) != null;
+    }
+
+    /** The lagging voter new writes wait for ({@link #voterFallingOffTheLog()}), or null. */
+    private Progress waitedFor(long now) {
+        for (Progress p : peers.values()) {
+            if (lagging(p, now) && !gaveUpOn(p, now)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Before a write is admitted or refused: starts the wait for each voter that now lags (the
+     * first refusal for it) and forgets it for each that no longer does. Only a client write
+     * starts the clock, so asking ({@link #admitsWrites()}, {@link #busyReason()}) changes nothing.
+     */
+    private void clockLaggards() {
         long now = replica.now();
-        boolean waiting = false;
         for (Progress p : peers.values()) {
             if (!lagging(p, now)) {
                 p.laggingSince = Progress.NEVER;
-            } else {
-                if (p.laggingSince == Progress.NEVER) {
-                    p.laggingSince = now;
-                }
-                waiting |= !gaveUpOn(p, now);
+            } else if (p.laggingSince == Progress.NEVER) {
+                p.laggingSince = now;
             }
         }
-        return waiting;
     }
 
     /** Whether {@code p} is a live voter still on the log but below where the next checkpoint may cut it. */
