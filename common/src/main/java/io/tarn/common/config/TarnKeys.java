@@ -271,6 +271,13 @@ public final class TarnKeys {
                     + "acknowledgments (one write always goes when nothing is in flight), so large writes do not "
                     + "flood a slow follower and crowd out heartbeats.");
 
+    public static final ConfigKey<Long> REPLICATION_HELD_BYTES = ConfigKey.bytes(
+            "tarn.replication.held.bytes", 256 * MIB, 1 * MIB, 1L << 40, "Client writes that the group leaders of "
+                    + "a datanode hold back together, in arrival order, while their windows are full (at most a "
+                    + "quarter of the datanode's heap; one group takes at most half). A write beyond it is "
+                    + "answered busy and retried by its client, keeping its place in line: the room that frees "
+                    + "up goes to the writes bounced first.");
+
     public static final ConfigKey<Long> REPLICATION_LAGGARD_WAIT = ConfigKey.millis(
             "tarn.replication.laggard.wait", 3_000, 0, 3_600_000, "Longest a group's leader holds new writes "
                     + "back for one live member that fell almost a checkpoint behind, so that it catches up "
@@ -304,7 +311,7 @@ public final class TarnKeys {
                     List.of(REPLICATION_JOURNAL, REPLICATION_JOURNAL_DIR, REPLICATION_MODE,
                             REPLICATION_ELECTION_TIMEOUT, REPLICATION_HEARTBEAT_INTERVAL, REPLICATION_LEASE,
                             REPLICATION_WINDOW, REPLICATION_CHECKPOINT_INTERVAL, REPLICATION_CHECKPOINT_BYTES,
-                            REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_LAGGARD_WAIT,
+                            REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_HELD_BYTES, REPLICATION_LAGGARD_WAIT,
                             REPLICATION_PRE_VOTE, REPLICATION_THREADS)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,

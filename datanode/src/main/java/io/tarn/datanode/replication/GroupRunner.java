@@ -93,7 +93,7 @@ public final class GroupRunner {
     public record ReadIndex(long index, Outcome refusal) {
     }
 
-    private record WriteKey(long clientId, long sequence) {
+    record WriteKey(long clientId, long sequence) {
     }
 
     /** The client id of read-index confirmations (reads are not sessions: any id serves). */
@@ -139,19 +139,17 @@ public final class GroupRunner {
     /**
      * Writes the leader refused for a full window ({@code BUSY}), held here in arrival order and
      * proposed again once the group made progress, instead of bouncing each back to its client to
-     * retry (loop thread only). At most {@link #maxHeld}; beyond that a client hears BUSY.
+     * retry, and the line of writes bounced when there was no room (loop thread only).
      */
-    private final ArrayDeque<WriteCommand> held = new ArrayDeque<>();
-    private final int maxHeld;
-    /** Payload bytes of the held writes, at most {@link #maxHeldBytes} (one write always fits). */
-    private long heldBytes;
-    private final long maxHeldBytes;
+    private final HeldWrites held;
     /** The write being handed to the replica in this step, so that a BUSY answer can hold it. */
     private WriteCommand submitting;
     /** Whether {@link #submitting} comes from {@link #held} (held again at the front if refused again). */
     private boolean resubmitting;
     /** Set when the answer to {@link #submitting} was BUSY and it was held. */
     private boolean heldAgain;
+    /** Set when the answer to {@link #submitting} was BUSY and it went back to its client. */
+    private boolean bounced;
     /** Commit prefix and term when the held writes were last proposed: new ones are proposed on a change. */
     private long heldAtCommit = -1;
     private long heldAtTerm = -1;
@@ -188,10 +186,11 @@ public final class GroupRunner {
      * @param config          the replica's settings (for the catch-up cap)
      * @param tickNanos       length of one tick
      * @param requestTimeoutNanos how long a client request may wait for the replica's answer
+     * @param heldBudget      the datanode's room for writes held while windows are full
      */
     public GroupRunner(long groupId, Replica replica, Map<Integer, String> memberNames, EventExecutor loop,
                        GroupOutputs outputs, GroupStore store, ReplicationConfig config, long tickNanos,
-                       long requestTimeoutNanos) {
+                       long requestTimeoutNanos, HeldWrites.Budget heldBudget) {
         this.groupId = groupId;
         this.replica = replica;
         this.memberNames = Map.copyOf(memberNames);
@@ -202,8 +201,7 @@ public final class GroupRunner {
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.maxCatchUpTicks = config.electionTimeoutMax() + config.leaseTicks();
         this.silenceTicks = 3 * config.heartbeatTicks();
-        this.maxHeld = 4 * config.window();
-        this.maxHeldBytes = config.maxBytesInFlight();
+        this.held = new HeldWrites(heldBudget);
         this.lastTick = System.nanoTime();
         this.leaseNanos = config.leaseTicks() * tickNanos;
         long now = lastTick;
@@ -401,14 +399,20 @@ public final class GroupRunner {
             deadlines.add(new Waiting(System.nanoTime() + requestTimeoutNanos, key, 0, future));
             if (!held.isEmpty()) {
                 proposeHeld(true); // the window may have room: the waiting writes go first
-                if (!held.isEmpty() && mayHold(command)) {
-                    hold(command, false); // behind the writes still waiting, in arrival order
-                    return;
+                if (!held.isEmpty() && held.tryAdd(command, System.nanoTime())) {
+                    return; // behind the writes still waiting, in arrival order
                 }
             }
+            // Into the window if it has room; refused BUSY, it is held (answer) if it may be.
             submitting = command;
             resubmitting = false;
+            heldAgain = false;
+            bounced = false;
             replica.submitWrite(new ClientWrite(command));
+            perform();
+            if (!heldAgain && !bounced) {
+                held.leaveLine(key);
+            }
         }, future);
         return future;
     }
@@ -500,7 +504,6 @@ public final class GroupRunner {
         deadlines.clear();
         writes.clear();
         held.clear();
-        heldBytes = 0;
         appliedWaits.clear();
         reads.clear();
     }
@@ -816,9 +819,9 @@ public final class GroupRunner {
             return;
         }
         while (!held.isEmpty() && stopped == null) {
-            WriteCommand c = held.pollFirst();
-            heldBytes -= c.payload().length();
+            WriteCommand c = held.takeFirst();
             if (!writes.containsKey(new WriteKey(c.clientId(), c.sequence()))) {
+                held.done(c);
                 continue;
             }
             submitting = c;
@@ -831,31 +834,25 @@ public final class GroupRunner {
             if (heldAgain) {
                 return;
             }
+            held.done(c);
         }
-    }
-
-    private boolean mayHold(WriteCommand c) {
-        return held.isEmpty() || held.size() < maxHeld && heldBytes + c.payload().length() <= maxHeldBytes;
-    }
-
-    private void hold(WriteCommand c, boolean first) {
-        if (first) {
-            held.addFirst(c);
-        } else {
-            held.addLast(c);
-        }
-        heldBytes += c.payload().length();
     }
 
     private void answer(ClientReply reply) {
         if (reply instanceof ClientReply.WriteReply w && w.status() == Status.BUSY && submitting != null
-                && submitting.clientId() == w.clientId() && submitting.sequence() == w.sequence()
-                && (resubmitting || mayHold(submitting))) {
-            hold(submitting, resubmitting);
-            heldAgain = true;
-            heldAtCommit = replica.commitPrefix(); // full as of now: tried again after progress
-            heldAtTerm = replica.currentTerm();
-            return;
+                && submitting.clientId() == w.clientId() && submitting.sequence() == w.sequence()) {
+            if (resubmitting) {
+                held.putBack(submitting);
+            } else if (!held.tryAdd(submitting, System.nanoTime())) {
+                held.bounced(submitting, System.nanoTime());
+                bounced = true;
+            }
+            if (resubmitting || !bounced) {
+                heldAgain = true;
+                heldAtCommit = replica.commitPrefix(); // full as of now: tried again after progress
+                heldAtTerm = replica.currentTerm();
+                return;
+            }
         }
         if (reply instanceof ClientReply.WriteReply w) {
             List<CompletableFuture<Outcome>> waiting = writes.remove(new WriteKey(w.clientId(), w.sequence()));
@@ -913,7 +910,8 @@ public final class GroupRunner {
     private String busy() {
         String why = replica.busyReason();
         return "the leader's window of writes in flight is full and it holds as many more as it may (" + held.size()
-                + " writes, " + heldBytes + " bytes)" + (why != null ? ": " + why : "");
+                + " writes, " + held.bytes() + " bytes, " + held.waiting() + " more in line)"
+                + (why != null ? ": " + why : "");
     }
 
     /** Which members went silent (three heartbeats): the likely reason a group cannot commit or elect. */

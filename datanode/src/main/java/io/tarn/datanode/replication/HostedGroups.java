@@ -102,7 +102,8 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     /**
      * A datanode's replication settings from its configuration: ticks of 1 ms, the protocol's times
      * and sizes from the {@code tarn.replication.*} keys (an election timeout between the key's value
-     * and twice it), requests that wait at most {@code tarn.rpc.timeout}.
+     * and twice it), requests that wait at most {@code tarn.rpc.timeout}, held writes up to
+     * {@code tarn.replication.held.bytes} but never more than a quarter of the heap.
      *
      * @throws ConfigException when the keys contradict each other (a lease not below the election
      *                         timeout, a heartbeat not below the lease), naming them
@@ -135,7 +136,8 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         }
         return new ReplicationHost.Settings(replication, TimeUnit.MILLISECONDS.toNanos(1),
                 TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_TIMEOUT)),
-                config.get(TarnKeys.REPLICATION_THREADS));
+                config.get(TarnKeys.REPLICATION_THREADS),
+                Math.min(config.get(TarnKeys.REPLICATION_HELD_BYTES), Runtime.getRuntime().maxMemory() / 4));
     }
 
     private synchronized ReplicationHost host() {

@@ -37,8 +37,11 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
      * @param tickNanos           the length of one tick
      * @param requestTimeoutNanos how long a client request waits for its group
      * @param threads             replication loops
+     * @param heldBytes           bytes of client writes the groups' leaders may hold together while
+     *                            their windows are full ({@link HeldWrites})
      */
-    public record Settings(ReplicationConfig config, long tickNanos, long requestTimeoutNanos, int threads) {
+    public record Settings(ReplicationConfig config, long tickNanos, long requestTimeoutNanos, int threads,
+                           long heldBytes) {
     }
 
     /**
@@ -67,6 +70,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     private final ReplicaService service;
     private final ConcurrentHashMap<Long, Hosted> groups = new ConcurrentHashMap<>();
     private final ImageStaging.Budget stagingBudget = new ImageStaging.Budget(MEMORY_STAGING_LIMIT);
+    private final HeldWrites.Budget heldBudget;
     private volatile LongConsumer unknownGroup = id -> { };
 
     /**
@@ -78,6 +82,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     public ReplicationHost(Transport transport, Settings settings, ReplicaService.TokenCheck tokens, String name) {
         this.settings = settings;
         this.tokens = tokens;
+        this.heldBudget = new HeldWrites.Budget(settings.heldBytes());
         this.loops = new ReplicationLoops(settings.threads(), settings.tickNanos(), name);
         ReplicationCodec codec = new ReplicationCodec(StagedRef.CODEC);
         this.messenger = new PeerMessenger(transport, codec);
@@ -189,7 +194,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
             }
         };
         GroupRunner runner = new GroupRunner(groupId, replica, members.names(), loop, outputs,
-                store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos());
+                store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos(), heldBudget);
         self[0] = runner;
         ImageStaging staging = new ImageStaging(groupId, store.capture(CheckpointMeta.INITIAL).sizeBytes(), stagingDir,
                 stagingBudget);

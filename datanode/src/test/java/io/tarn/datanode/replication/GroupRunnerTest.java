@@ -14,7 +14,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The host side of a replica on real threads and a real clock: timing, effects, failover, timeouts. */
@@ -106,7 +109,7 @@ class GroupRunnerTest {
         try (LocalGroup g = new LocalGroup()) {
             g.runner(1).campaign();
             int leader = awaitLeader(g, 2000);
-            // A window's worth in flight, the rest held (the runner holds up to four windows).
+            // A window's worth in flight, the rest held (far below the group's share of 64 MiB).
             int n = 4 * LocalGroup.CONFIG.window();
             List<CompletableFuture<Outcome>> all = new ArrayList<>();
             for (int i = 1; i <= n; i++) {
@@ -122,6 +125,80 @@ class GroupRunnerTest {
             assertThat(new String(last, java.nio.charset.StandardCharsets.US_ASCII))
                     .isEqualTo(String.format("w%04d", n));
         }
+    }
+
+    /**
+     * More writers than the window and the held room take, each trying a bounced write again after
+     * a pause as a client does: the bounced writes wait in line for the room that frees up, and
+     * every write is applied well within its client's timeout.
+     */
+    @Test
+    void writersBeyondTheHeldRoomAreBouncedAndAllGetThrough() throws Exception {
+        int writers = 96;
+        int each = 4;
+        WriteCommand sample = write(9, 1, 0, "w0000");
+        // Room for 8 held writes: the window (32) and the held ones take 40 of the 96 offered.
+        try (LocalGroup g = new LocalGroup(16 * HeldWrites.charge(sample))) {
+            g.runner(1).campaign();
+            int leader = awaitLeader(g, 2000);
+            List<Integer> followers = g.members.stream().filter(m -> m != leader).toList();
+            followers.forEach(g::stallDisk); // nothing commits: the window fills and stays full
+            AtomicInteger bounced = new AtomicInteger();
+            AtomicInteger mostBounces = new AtomicInteger();
+            ScheduledExecutorService pause = Executors.newSingleThreadScheduledExecutor();
+            try {
+                List<CompletableFuture<Void>> all = new ArrayList<>();
+                for (int w = 0; w < writers; w++) {
+                    long client = 100 + w;
+                    int offset = (w % 64) * 6;
+                    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+                    for (int i = 1; i <= each; i++) {
+                        WriteCommand c = write(client, i, offset, String.format("%05d", w * 10 + i));
+                        chain = chain.thenCompose(v ->
+                                untilNotBusy(g.runner(leader), c, pause, bounced, mostBounces, 0));
+                    }
+                    all.add(chain);
+                }
+                Thread.sleep(300);
+                assertThat(bounced.get()).as("writes were bounced while nothing committed").isPositive();
+                followers.forEach(g::resumeDisk);
+                CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(20, TimeUnit.SECONDS);
+            } finally {
+                pause.shutdownNow();
+            }
+            awaitIdentical(g, g.members);
+            assertThat(mostBounces.get()).as("bounces of the most bounced write (pauses of 5 ms)")
+                    .isLessThan(400);
+        }
+    }
+
+    /** Writes {@code c} at {@code runner}, again after 5 ms each time it is bounced BUSY; fails on anything but OK. */
+    private static CompletableFuture<Void> untilNotBusy(GroupRunner runner, WriteCommand c,
+                                                        ScheduledExecutorService pause,
+                                                        AtomicInteger bounced,
+                                                        AtomicInteger mostBounces,
+                                                        int bounces) {
+        return runner.write(c).thenCompose(o -> {
+            if (o.status() == Status.BUSY) {
+                bounced.incrementAndGet();
+                mostBounces.accumulateAndGet(bounces + 1, Math::max);
+                CompletableFuture<Void> again = new CompletableFuture<>();
+                pause.schedule(() -> untilNotBusy(runner, c, pause, bounced, mostBounces, bounces + 1)
+                        .whenComplete((v, e) -> {
+                            if (e != null) {
+                                again.completeExceptionally(e);
+                            } else {
+                                again.complete(v);
+                            }
+                        }), 5, TimeUnit.MILLISECONDS);
+                return again;
+            }
+            if (o.status() != Status.OK) {
+                return CompletableFuture.failedFuture(new AssertionError("write " + c.clientId() + "/"
+                        + c.sequence() + ": " + o));
+            }
+            return CompletableFuture.completedFuture(null);
+        });
     }
 
     /**

@@ -120,6 +120,11 @@ final class LocalGroup implements AutoCloseable {
     final List<Integer> members = List.of(0, 1, 2);
 
     LocalGroup() {
+        this(64L << 20);
+    }
+
+    /** A group whose members may each hold {@code heldBytes} of writes while their window is full. */
+    LocalGroup(long heldBytes) {
         Map<Integer, String> names = new HashMap<>();
         for (int m : members) {
             names.put(m, "member " + m);
@@ -132,7 +137,7 @@ final class LocalGroup implements AutoCloseable {
             ReplicationLoops own = new ReplicationLoops(1, TICK, "test-replication-" + m);
             loops.put(m, own);
             GroupRunner runner = new GroupRunner(GROUP, replica, names, own.loopFor(GROUP), outputs(m), store,
-                    CONFIG, TICK, TimeUnit.SECONDS.toNanos(2));
+                    CONFIG, TICK, TimeUnit.SECONDS.toNanos(2), new HeldWrites.Budget(heldBytes));
             runners.put(m, runner);
             own.add(runner);
         }

@@ -40,7 +40,7 @@ final class Node implements AutoCloseable {
         this.generations = GenerationTable.inMemory(regionSize, 1, blockSize);
         this.blockSize = blockSize;
         ReplicationHost.Settings settings = new ReplicationHost.Settings(config, TimeUnit.MILLISECONDS.toNanos(1),
-                TimeUnit.SECONDS.toNanos(2), 1);
+                TimeUnit.SECONDS.toNanos(2), 1, 64L << 20);
         host = new ReplicationHost(transport, settings,
                 (group, region, slot, generation, token, mode) -> tokens.check(token, id, region, slot, generation,
                         mode),

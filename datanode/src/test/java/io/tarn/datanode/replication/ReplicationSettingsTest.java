@@ -32,6 +32,8 @@ class ReplicationSettingsTest {
         assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(
                 TarnKeys.RPC_TIMEOUT.defaultValue()));
         assertThat(s.threads()).isEqualTo(1);
+        assertThat(s.heldBytes()).as("256 MiB, or a quarter of a smaller heap")
+                .isEqualTo(Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4));
         // The one setting the datanode does not take from the core: its TCP links report losses.
         assertThat(core.reliableLinks()).isFalse();
         assertThat(s.config().reliableLinks()).isTrue();
@@ -46,7 +48,7 @@ class ReplicationSettingsTest {
                 .set(TarnKeys.REPLICATION_CHECKPOINT_BYTES, 8L << 20)
                 .set(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT, 4L << 20)
                 .set(TarnKeys.REPLICATION_LAGGARD_WAIT, 10_000L).set(TarnKeys.REPLICATION_PRE_VOTE, false)
-                .set(TarnKeys.RPC_TIMEOUT, 5_000L).build();
+                .set(TarnKeys.REPLICATION_HELD_BYTES, 3L << 20).set(TarnKeys.RPC_TIMEOUT, 5_000L).build();
         ReplicationHost.Settings s = HostedGroups.settings(c);
         assertThat(s.config().mode()).isEqualTo(Mode.IN_ORDER);
         assertThat(s.config().electionTimeoutMin()).isEqualTo(400);
@@ -61,6 +63,7 @@ class ReplicationSettingsTest {
         assertThat(s.config().preVote()).isFalse();
         assertThat(HostedGroups.settings(TarnConfig.builder().build()).config().preVote()).as("default").isTrue();
         assertThat(s.threads()).isEqualTo(2);
+        assertThat(s.heldBytes()).isEqualTo(3L << 20);
         assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(5));
         assertThat(TarnKeys.REPLICATION_MODE.parse("in_order")).isEqualTo(ReplicationMode.IN_ORDER);
     }
