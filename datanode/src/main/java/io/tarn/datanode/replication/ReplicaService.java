@@ -31,9 +31,12 @@ import java.util.zip.CRC32C;
  *
  * <p>A replication message is decoded on the I/O thread, handed to the group's loop
  * ({@link GroupRunner#deliver}) and answered at once, empty; a message for a group not hosted here
- * is answered {@code UNKNOWN_GROUP} (the sender drops it). A client request is checked (group
- * hosted, slot and range inside a block, token, generation not stale) before it reaches the
- * group, then answered when the group answers: OK once the write is applied on this leader;
+ * is answered {@code UNKNOWN_GROUP} (the sender drops it; a vote request is also kept a moment
+ * for the group, which may be a new one not hosted here yet:
+ * {@link ReplicationHost#arrivedEarly}).
+ * A client request is checked (group hosted, slot and range inside a block, token, generation not
+ * stale) before it reaches the group, then answered when the group answers: OK once the write is
+ * applied on this leader;
  * {@code NOT_LEADER} with a {@code Redirect(member, host:port)} detail when another member leads;
  * {@code RETRY} while the group elects, syncs or pushes back (the message says what it waits for);
  * {@code GROUP_UNAVAILABLE} when the request timed out or the journal failed, naming why. A
@@ -91,6 +94,12 @@ public final class ReplicaService implements RpcHandler {
         GroupRunner runner = host.runner(h.groupId());
         if (runner == null) {
             host.unknownGroup(h.groupId());
+            ByteBuf body = request.body();
+            // The message's type follows its format version.
+            int type = body.readableBytes() >= 2 ? body.getUnsignedByte(body.readerIndex() + 1) : -1;
+            if (type == ReplicationCodec.REQUEST_VOTE || type == ReplicationCodec.PRE_VOTE) {
+                host.arrivedEarly(h.groupId(), codec.decode(body));
+            }
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode holds no replica of group " + h.groupId());
             return;
         }

@@ -12,8 +12,10 @@ import io.tarn.rpc.Transport;
 
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -71,6 +73,21 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     private final ConcurrentHashMap<Long, Hosted> groups = new ConcurrentHashMap<>();
     private final ImageStaging.Budget stagingBudget = new ImageStaging.Budget(MEMORY_STAGING_LIMIT);
     private final HeldWrites.Budget heldBudget;
+    /**
+     * Votes asked of this datanode for groups it does not host yet, with when they arrived: a new
+     * group's first candidate asks as soon as the namenode names it, often before the command to
+     * host the group reaches the other members, and a vote request dropped there cost the group an
+     * election timeout or more (and competing candidates) before its first write. Kept
+     * {@link #EARLY_KEEP_NANOS}, at most {@link #EARLY_GROUPS} groups of {@link #EARLY_PER_GROUP}
+     * messages, and handed to the group when it is hosted.
+     */
+    private final ConcurrentHashMap<Long, List<Early>> early = new ConcurrentHashMap<>();
+    static final long EARLY_KEEP_NANOS = TimeUnit.SECONDS.toNanos(2);
+    static final int EARLY_GROUPS = 64;
+    static final int EARLY_PER_GROUP = 8;
+
+    private record Early(long arrived, Message message) {
+    }
     private volatile LongConsumer unknownGroup = id -> { };
 
     /**
@@ -101,6 +118,51 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
     /** A request named group {@code groupId}, which is not hosted here. */
     void unknownGroup(long groupId) {
         unknownGroup.accept(groupId);
+    }
+
+    /**
+     * A message for group {@code groupId}, not hosted here: a vote request ({@code RequestVote},
+     * {@code PreVote}) is kept for the group, in case it is hosted soon (see {@link #early}); other
+     * messages are dropped, as their senders repeat them.
+     */
+    void arrivedEarly(long groupId, Message message) {
+        if (!(message instanceof Message.RequestVote || message instanceof Message.PreVote)) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (!early.containsKey(groupId)) {
+            // Lists are replaced, never changed: the newest entry says whether a group's are stale.
+            early.values().removeIf(l -> now - l.get(l.size() - 1).arrived() > EARLY_KEEP_NANOS);
+            if (early.size() >= EARLY_GROUPS) {
+                return;
+            }
+        }
+        early.compute(groupId, (id, kept) -> {
+            List<Early> next = new ArrayList<>(kept == null ? 1 : kept.size() + 1);
+            if (kept != null) {
+                next.addAll(kept.size() < EARLY_PER_GROUP ? kept : kept.subList(1, kept.size()));
+            }
+            next.add(new Early(now, message));
+            return List.copyOf(next);
+        });
+        if (groups.containsKey(groupId)) {
+            deliverEarly(groupId); // hosted meanwhile: its own drain may have run before this was kept
+        }
+    }
+
+    /** Hands the votes kept for {@code groupId} to its runner (once: whoever removes them delivers them). */
+    private void deliverEarly(long groupId) {
+        List<Early> kept = early.remove(groupId);
+        Hosted h = groups.get(groupId);
+        if (kept == null || h == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (Early e : kept) {
+            if (now - e.arrived() <= EARLY_KEEP_NANOS) {
+                h.runner().deliver(e.message());
+            }
+        }
     }
 
     /** The handler of replication messages from other datanodes. */
@@ -204,6 +266,9 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         loops.add(runner);
         if (campaign) {
             runner.campaign();
+        }
+        if (!early.isEmpty()) {
+            deliverEarly(groupId);
         }
         return runner;
     }

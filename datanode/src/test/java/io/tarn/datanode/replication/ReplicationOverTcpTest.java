@@ -36,6 +36,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -70,9 +72,13 @@ class ReplicationOverTcpTest {
     Path dir;
 
     private Map<Integer, InetSocketAddress> start(int count) throws Exception {
+        return start(count, CONFIG);
+    }
+
+    private Map<Integer, InetSocketAddress> start(int count, ReplicationConfig config) throws Exception {
         Map<Integer, InetSocketAddress> addresses = new HashMap<>();
         for (int i = 0; i < count; i++) {
-            Node n = new Node(i, dir.resolve("dn" + i), false, REGION, BLOCK, CONFIG, TOKENS, 0);
+            Node n = new Node(i, dir.resolve("dn" + i), false, REGION, BLOCK, config, TOKENS, 0);
             nodes.add(n);
             addresses.put(i, n.server.localAddress());
         }
@@ -125,6 +131,43 @@ class ReplicationOverTcpTest {
             assertThat(System.nanoTime()).as("replicas never became byte-identical").isLessThan(deadline);
             Thread.sleep(10);
         }
+    }
+
+    /**
+     * A new group's first candidate asks for votes before the command to host the group reached the
+     * other members: they keep the requests and answer once they host it, so the group has its
+     * leader in the first term. Before, the requests were dropped and the candidate stood again
+     * after an election timeout, often against the others' own candidacies.
+     */
+    @Test
+    void votesAskedBeforeAGroupIsHostedAreAnsweredOnceItIs() throws Exception {
+        // Election timeouts far above the time the test takes to host the group on the others.
+        Map<Integer, InetSocketAddress> addresses = start(3, ReplicationConfig.builder().checkpointInterval(64)
+                .reliableLinks(true).electionTimeout(2000, 4000).leaseTicks(500).build());
+        Set<Long> askedAt1 = ConcurrentHashMap.newKeySet();
+        Set<Long> askedAt2 = ConcurrentHashMap.newKeySet();
+        nodes.get(1).host.onUnknownGroup(askedAt1::add);
+        nodes.get(2).host.onUnknownGroup(askedAt2::add);
+        GroupRunner first = nodes.get(0).join(new GroupMembers(GROUP, 1, 0, addresses),
+                PersistentState.initialVoter());
+        first.campaign();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!(askedAt1.contains(GROUP) && askedAt2.contains(GROUP)) && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(askedAt1).as("member 1 was asked before it hosted the group").contains(GROUP);
+        assertThat(askedAt2).as("member 2 was asked before it hosted the group").contains(GROUP);
+        Thread.sleep(50); // and nothing answered it meanwhile
+        assertThat(first.leads()).isFalse();
+        for (int i = 1; i < 3; i++) {
+            nodes.get(i).join(new GroupMembers(GROUP, 1, i, addresses), PersistentState.initialVoter());
+        }
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (!first.leads() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(first.leads()).as("leads within a second, well before its election timeout (2 s)").isTrue();
+        assertThat(first.term()).as("elected with the votes it asked for first").isEqualTo(1);
     }
 
     @Test
