@@ -688,10 +688,13 @@ final class LeaderRole extends RoleState {
         checkPromotions();
     }
 
-    /** Steps down when no quorum was heard from for an election timeout: a partitioned leader. */
+    /**
+     * Steps down when no quorum was heard from for {@link ReplicationConfig#stepDownTicks()}: a
+     * leader cut off from the others.
+     */
     private boolean checkQuorumLost() {
         long now = replica.now();
-        int window = replica.config.electionTimeoutMax();
+        int window = replica.config.stepDownTicks();
         if (now - startedAt < window) {
             return false;
         }

@@ -30,6 +30,8 @@ package io.tarn.replication;
  *       about to fall off its log (so it catches up from the log instead of an image); past it the
  *       leader stops waiting and stops keeping the log for that voter, which then catches up from
  *       an image: a voter that is alive but never catches up cannot stall the group</td></tr>
+ *   <tr><td>stepDownTicks</td><td>3 &times; electionTimeoutMax</td><td>how long a leader that hears from
+ *       no quorum keeps leading before it steps down; at least electionTimeoutMax</td></tr>
  *   <tr><td>preVote</td><td>true</td><td>a follower whose election timer runs out first asks the
  *       members whether they would vote for it, and stands (raising the term) only on a quorum of
  *       yes ({@link Message.PreVote}): a member cut off from a leader the others still hear from
@@ -57,6 +59,7 @@ public final class ReplicationConfig {
     private final boolean reliableLinks;
     private final int laggardWaitTicks;
     private final boolean preVote;
+    private final int stepDownTicks;
     private final boolean unsafePaperMerge;
 
     private ReplicationConfig(Builder b) {
@@ -75,6 +78,7 @@ public final class ReplicationConfig {
         this.reliableLinks = b.reliableLinks;
         this.laggardWaitTicks = b.laggardWaitTicks;
         this.preVote = b.preVote;
+        this.stepDownTicks = b.stepDownTicks > 0 ? b.stepDownTicks : 3 * b.electionTimeoutMax;
         this.unsafePaperMerge = b.unsafePaperMerge;
     }
 
@@ -106,6 +110,7 @@ public final class ReplicationConfig {
         b.reliableLinks = reliableLinks;
         b.laggardWaitTicks = laggardWaitTicks;
         b.preVote = preVote;
+        b.stepDownTicks = stepDownTicks;
         b.unsafePaperMerge = unsafePaperMerge;
         return b;
     }
@@ -215,6 +220,19 @@ public final class ReplicationConfig {
     }
 
     /**
+     * How long a leader keeps leading without hearing from a quorum of voters before it steps down
+     * (a leader cut off from the others, or that cannot hear them: its writes cannot commit, and
+     * stepping down answers them and sends its clients elsewhere). Longer than an election timeout,
+     * because stepping down is not needed for safety and costs an election and a sync of the new
+     * leader's log: a quorum of followers stalled for a moment (a GC pause, a starved process) would
+     * otherwise depose a leader they come back to. A leader that is really cut off is replaced by
+     * the others after their election timeout whatever this is.
+     */
+    public int stepDownTicks() {
+        return stepDownTicks;
+    }
+
+    /**
      * Test-only: merge as the PolarFS paper describes (highest ballot per index over all voters,
      * ignoring the synced term). Unsafe; exists so tests can show the checker catches it.
      */
@@ -235,7 +253,8 @@ public final class ReplicationConfig {
                 + ", maxBytesInFlight=" + maxBytesInFlight
                 + ", checkpointInterval=" + checkpointInterval + ", checkpointBytes=" + checkpointBytes
                 + (reliableLinks ? ", reliableLinks" : "")
-                + ", laggardWait=" + laggardWaitTicks + (preVote ? "" : ", noPreVote")
+                + ", laggardWait=" + laggardWaitTicks + ", stepDown=" + stepDownTicks
+                + (preVote ? "" : ", noPreVote")
                 + (unsafePaperMerge ? ", UNSAFE" : "") + "}";
     }
 
@@ -256,6 +275,8 @@ public final class ReplicationConfig {
         private boolean reliableLinks;
         private int laggardWaitTicks = 3000;
         private boolean preVote = true;
+        /** 0: three times {@link #electionTimeoutMax}. */
+        private int stepDownTicks;
         private boolean unsafePaperMerge;
 
         private Builder() {
@@ -345,6 +366,12 @@ public final class ReplicationConfig {
             return this;
         }
 
+        /** Sets {@link ReplicationConfig#stepDownTicks()}; 0 (the default): three longest election timeouts. */
+        public Builder stepDownTicks(int value) {
+            this.stepDownTicks = value;
+            return this;
+        }
+
         /** Test-only: selects the unsafe merge of the PolarFS paper. */
         public Builder unsafePaperMerge(boolean value) {
             this.unsafePaperMerge = value;
@@ -369,6 +396,9 @@ public final class ReplicationConfig {
             require(retransmitMaxTicks >= retransmitTicks, "retransmitMaxTicks must be at least retransmitTicks");
             require(maxBytesInFlight >= 1, "maxBytesInFlight must be positive");
             require(laggardWaitTicks >= 0, "laggardWaitTicks must not be negative");
+            require(stepDownTicks == 0 || stepDownTicks >= electionTimeoutMax,
+                    "stepDownTicks must be at least electionTimeoutMax: a leader must not give up before its "
+                            + "followers would");
             require(checkpointInterval >= window, "checkpointInterval must be at least the window");
             require(checkpointBytes >= 1, "checkpointBytes must be positive");
             return new ReplicationConfig(this);

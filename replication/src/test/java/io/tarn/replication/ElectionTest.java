@@ -1,6 +1,7 @@
 package io.tarn.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.tarn.replication.Message.PreVote;
 import io.tarn.replication.Message.PreVoteReply;
@@ -204,6 +205,33 @@ class ElectionTest {
                 assertThat(c.r(leader).currentTerm()).as("and deposed the leader").isGreaterThan(term);
             }
         }
+    }
+
+    /**
+     * A leader that hears from no quorum keeps leading past an election timeout (a quorum stalled
+     * for a moment comes back to it) and steps down, in its own term, only after
+     * {@code stepDownTicks}; the others elect a new leader meanwhile as usual.
+     */
+    @Test
+    void aLeaderThatHearsNoQuorumStepsDownOnlyAfterTheStepDownTime() {
+        assertThat(CONFIG.stepDownTicks()).as("default: three longest election timeouts")
+                .isEqualTo(3 * CONFIG.electionTimeoutMax());
+        TestCluster c = new TestCluster(CONFIG, 3);
+        int leader = c.electLeader();
+        long term = c.r(leader).currentTerm();
+        c.isolated.add(leader);
+        c.tick(CONFIG.electionTimeoutMax() + 2);
+        assertThat(c.r(leader).role()).as("still leads after an election timeout").isEqualTo(Role.LEADER);
+        c.tick(CONFIG.stepDownTicks() - CONFIG.electionTimeoutMax());
+        assertThat(c.r(leader).role()).as("stepped down").isEqualTo(Role.FOLLOWER);
+        assertThat(c.r(leader).currentTerm()).as("in its own term: it heard of no newer one").isEqualTo(term);
+        int other = (leader + 1) % 3;
+        assertThat(c.r(other).currentTerm()).as("the others elected a leader meanwhile").isGreaterThan(term);
+        assertThat(ReplicationConfig.builder().electionTimeout(150, 300).stepDownTicks(1000).build()
+                .stepDownTicks()).isEqualTo(1000);
+        assertThat(catchThrowable(() -> ReplicationConfig.builder()
+                .electionTimeout(150, 300).stepDownTicks(299).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stepDownTicks");
     }
 
     /** Member 0 of three, ticked past its longest election timeout with nobody answering. */

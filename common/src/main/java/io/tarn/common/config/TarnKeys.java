@@ -242,6 +242,13 @@ public final class TarnKeys {
                     + "leader for a random time between this and twice this stands for election. With the lease "
                     + "and the heartbeat it bounds how long a group is without a leader after its leader dies.");
 
+    public static final ConfigKey<Long> REPLICATION_STEP_DOWN = ConfigKey.millis("tarn.replication.leader.stepdown",
+            1_000, 20, 600_000, "A group's leader that hears from no majority of its members for this long steps "
+                    + "down (its writes cannot commit meanwhile; they are then answered and their clients look "
+                    + "for the new leader, which the others elect after their election timeout). Longer than "
+                    + "the election timeout so that followers stalled for a moment (a GC pause, a starved "
+                    + "process) do not make it give up; at least twice tarn.replication.election.timeout.");
+
     public static final ConfigKey<Long> REPLICATION_HEARTBEAT_INTERVAL = ConfigKey.millis(
             "tarn.replication.heartbeat.interval", 30, 1, 10_000, "How often a group's leader sends heartbeats; "
                     + "must be below tarn.replication.lease.");
@@ -309,7 +316,8 @@ public final class TarnKeys {
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),
             new Group("Replication: read by tarn datanode for replicated block groups",
                     List.of(REPLICATION_JOURNAL, REPLICATION_JOURNAL_DIR, REPLICATION_MODE,
-                            REPLICATION_ELECTION_TIMEOUT, REPLICATION_HEARTBEAT_INTERVAL, REPLICATION_LEASE,
+                            REPLICATION_ELECTION_TIMEOUT, REPLICATION_STEP_DOWN, REPLICATION_HEARTBEAT_INTERVAL,
+                            REPLICATION_LEASE,
                             REPLICATION_WINDOW, REPLICATION_CHECKPOINT_INTERVAL, REPLICATION_CHECKPOINT_BYTES,
                             REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_HELD_BYTES, REPLICATION_LAGGARD_WAIT,
                             REPLICATION_PRE_VOTE, REPLICATION_THREADS)),

@@ -114,6 +114,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
                 .mode(config.get(TarnKeys.REPLICATION_MODE) == ReplicationMode.IN_ORDER ? Mode.IN_ORDER : Mode.PARALLEL)
                 .window(config.get(TarnKeys.REPLICATION_WINDOW))
                 .electionTimeout(election, 2 * election)
+                .stepDownTicks((int) (long) config.get(TarnKeys.REPLICATION_STEP_DOWN))
                 .heartbeatTicks((int) (long) config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL))
                 .leaseTicks((int) (long) config.get(TarnKeys.REPLICATION_LEASE))
                 .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL))
@@ -129,6 +130,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             replication = b.build();
         } catch (IllegalArgumentException e) {
             String keys = TarnKeys.REPLICATION_ELECTION_TIMEOUT + " = " + election + " ms, "
+                    + TarnKeys.REPLICATION_STEP_DOWN + " = " + config.get(TarnKeys.REPLICATION_STEP_DOWN) + " ms, "
                     + TarnKeys.REPLICATION_HEARTBEAT_INTERVAL + " = "
                     + config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL) + " ms, "
                     + TarnKeys.REPLICATION_LEASE + " = " + config.get(TarnKeys.REPLICATION_LEASE) + " ms";

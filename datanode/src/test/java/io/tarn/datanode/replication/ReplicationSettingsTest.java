@@ -28,6 +28,8 @@ class ReplicationSettingsTest {
         assertThat(s.config().checkpointInterval()).isEqualTo(core.checkpointInterval());
         assertThat(s.config().checkpointBytes()).isEqualTo(core.checkpointBytes());
         assertThat(s.config().maxBytesInFlight()).isEqualTo(core.maxBytesInFlight());
+        assertThat(s.config().stepDownTicks()).as("1 s, longer than the core's default of three 300 ms timeouts")
+                .isEqualTo(1000);
         assertThat(s.tickNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(1));
         assertThat(s.requestTimeoutNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(
                 TarnKeys.RPC_TIMEOUT.defaultValue()));
@@ -48,7 +50,8 @@ class ReplicationSettingsTest {
                 .set(TarnKeys.REPLICATION_CHECKPOINT_BYTES, 8L << 20)
                 .set(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT, 4L << 20)
                 .set(TarnKeys.REPLICATION_LAGGARD_WAIT, 10_000L).set(TarnKeys.REPLICATION_PRE_VOTE, false)
-                .set(TarnKeys.REPLICATION_HELD_BYTES, 3L << 20).set(TarnKeys.RPC_TIMEOUT, 5_000L).build();
+                .set(TarnKeys.REPLICATION_HELD_BYTES, 3L << 20).set(TarnKeys.REPLICATION_STEP_DOWN, 2_500L)
+                .set(TarnKeys.RPC_TIMEOUT, 5_000L).build();
         ReplicationHost.Settings s = HostedGroups.settings(c);
         assertThat(s.config().mode()).isEqualTo(Mode.IN_ORDER);
         assertThat(s.config().electionTimeoutMin()).isEqualTo(400);
@@ -60,6 +63,7 @@ class ReplicationSettingsTest {
         assertThat(s.config().checkpointBytes()).isEqualTo(8L << 20);
         assertThat(s.config().maxBytesInFlight()).isEqualTo(4L << 20);
         assertThat(s.config().laggardWaitTicks()).isEqualTo(10_000);
+        assertThat(s.config().stepDownTicks()).isEqualTo(2_500);
         assertThat(s.config().preVote()).isFalse();
         assertThat(HostedGroups.settings(TarnConfig.builder().build()).config().preVote()).as("default").isTrue();
         assertThat(s.threads()).isEqualTo(2);
@@ -75,5 +79,9 @@ class ReplicationSettingsTest {
         assertThatThrownBy(() -> HostedGroups.settings(c)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("tarn.replication.election.timeout = 100 ms")
                 .hasMessageContaining("tarn.replication.lease = 150 ms");
+        TarnConfig slow = TarnConfig.builder().set(TarnKeys.REPLICATION_ELECTION_TIMEOUT, 600L).build();
+        assertThatThrownBy(() -> HostedGroups.settings(slow)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("tarn.replication.leader.stepdown = 1000 ms")
+                .hasMessageContaining("stepDownTicks must be at least electionTimeoutMax");
     }
 }
