@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * one still being written, returns "absent", and the write takes effect at its close.
  *
  * <p>Reads pick among the most recent keys, those being written included, so that reads and writes
- * of one key overlap. Outcomes: a write the namenode refused before creating anything failed; any
- * other write error leaves it indeterminate (it may have been closed). Read errors return no value;
+ * of one key overlap. Outcomes: a write the namenode refused before creating anything failed, and
+ * so did one refused a block for space whose file it then deleted (never closed, it never became
+ * readable); any other write error leaves it indeterminate (it may have been closed). Read errors return no value;
  * the checker ignores such reads.
  */
 final class Workload {
@@ -158,7 +159,30 @@ final class Workload {
             } catch (IOException | RuntimeException ignored) {
                 // The write's error is the one recorded.
             }
-            end(op, Operation.Outcome.INDETERMINATE, null, e);
+            end(op, refusedForSpace(e) && deleted(client, key) ? Operation.Outcome.FAILED
+                    : Operation.Outcome.INDETERMINATE, null, e);
+            return false;
+        }
+    }
+
+    /**
+     * Whether {@code e} is the namenode refusing a block for lack of space: the file was never
+     * closed (its close fails with the same error), so once deleted it never becomes readable.
+     */
+    private static boolean refusedForSpace(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof TarnError err && err.code() == ErrorCode.NO_SPACE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Deletes the file of a write that failed; true when it is gone for good. */
+    private static boolean deleted(TarnClient client, String key) {
+        try {
+            return client.delete(path(key), false);
+        } catch (IOException | RuntimeException e) {
             return false;
         }
     }
