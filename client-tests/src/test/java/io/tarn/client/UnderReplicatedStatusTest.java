@@ -2,6 +2,7 @@ package io.tarn.client;
 
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.fs.BlockGroup;
+import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
@@ -58,6 +59,37 @@ class UnderReplicatedStatusTest {
         BlockGroup g = client.getBlock(client.getStatus(path).fileId(), 0).group();
         assertThat(g).as("a block of replication 3 has a group").isNotNull();
         return g;
+    }
+
+    /**
+     * A block reference marks the members the namenode counts down, so that block locations leave
+     * them out as HDFS leaves out dead datanodes, and stops once the member is back.
+     */
+    @Test
+    void aBlockReferenceMarksACrashedMemberDownUntilItIsBack() throws Exception {
+        try (MiniCluster cluster = cluster(); TarnClient client = TarnClient.connect(cluster.config())) {
+            BlockGroup g = replicatedFile(client, "/r/located");
+            long fileId = client.getStatus("/r/located").fileId();
+            assertThat(client.getBlock(fileId, 0).downMembers()).as("all up").isZero();
+            int victim = 2;
+            int index = indexOf(cluster, g.members().get(victim));
+            cluster.crashDatanode(index);
+            BlockRef down = Eventually.value(WAIT, "member " + victim + " marked down", () -> block(client, fileId),
+                    r -> r.downMembers() != 0);
+            assertThat(down.downMembers()).as("only the crashed member").isEqualTo(1 << victim);
+            assertThat(down.memberDown(victim)).isTrue();
+            cluster.restartDatanode(index);
+            Eventually.value(WAIT, "member " + victim + " up again", () -> block(client, fileId),
+                    r -> r.downMembers() == 0);
+        }
+    }
+
+    private static BlockRef block(TarnClient client, long fileId) {
+        try {
+            return client.getBlock(fileId, 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test

@@ -61,8 +61,9 @@ final class BlockLocator {
 
     /**
      * Where the block {@code ref} names lives: its one datanode, or for a block of a group every
-     * member, the one the namenode names first (the member it believes leads, the first a reader
-     * tries) and then the others in member order. Names are {@code host:port}, topology paths
+     * member the namenode did not count down (as HDFS leaves dead datanodes out; all of them if it
+     * counted every one down), the one it names first (the member it believes leads, the first a
+     * reader tries) and then the others in member order. Names are {@code host:port}, topology paths
      * {@code /default-rack/host:port} as HDFS gives them without a rack mapping (Tarn knows no racks).
      */
     static BlockLocation replicas(BlockRef ref, long offset, long length) {
@@ -72,19 +73,31 @@ final class BlockLocator {
                     new String[] {topologyPath(ref.address())}, offset, length);
         }
         List<GroupMember> members = group.members();
-        GroupMember first = group.member(group.leaderMemberId());
-        int n = members.size();
+        int all = members.size();
+        boolean someUp = Integer.bitCount(ref.downMembers()) < all;
+        List<GroupMember> up = new ArrayList<>(all);
+        GroupMember first = null;
+        for (int k = 0; k < all; k++) {
+            GroupMember m = members.get(k);
+            if (someUp && ref.memberDown(k)) {
+                continue;
+            }
+            if (m.memberId() == group.leaderMemberId() && first == null) {
+                first = m;
+            } else {
+                up.add(m);
+            }
+        }
+        if (first != null) {
+            up.add(0, first);
+        }
+        int n = up.size();
         String[] names = new String[n];
         String[] hosts = new String[n];
         String[] paths = new String[n];
         int i = 0;
-        if (first != null) {
-            i = put(first, names, hosts, paths, i);
-        }
-        for (GroupMember m : members) {
-            if (m != first) {
-                i = put(m, names, hosts, paths, i);
-            }
+        for (GroupMember m : up) {
+            i = put(m, names, hosts, paths, i);
         }
         return new BlockLocation(names, hosts, paths, offset, length);
     }

@@ -47,6 +47,23 @@ class BlockReplicasTest {
                 .containsExactly("dn-c:7002", "dn-a:7000", "dn-b:7001");
     }
 
+    /** As HDFS leaves dead datanodes out of a block's locations: a scheduler must not prefer them. */
+    @Test
+    void membersTheNamenodeCountedDownAreLeftOut() throws IOException {
+        BlockRef ref = groupRef(1);
+        BlockRef secondDown = new BlockRef(ref.datanodeId(), ref.host(), ref.port(), 0, ref.regionId(), 5, 100, 1,
+                9L, false, ref.group(), 0b010);
+        assertThat(BlockLocator.replicas(secondDown, 0, 100).getHosts()).as("the leader's datanode is dead")
+                .containsExactly("dn-a", "dn-c");
+        BlockRef firstAndThirdDown = new BlockRef(ref.datanodeId(), ref.host(), ref.port(), 0, ref.regionId(), 5, 100,
+                1, 9L, false, ref.group(), 0b101);
+        assertThat(BlockLocator.replicas(firstAndThirdDown, 0, 100).getNames()).containsExactly("dn-b:7001");
+        BlockRef allDown = new BlockRef(ref.datanodeId(), ref.host(), ref.port(), 0, ref.regionId(), 5, 100, 1, 9L,
+                false, ref.group(), 0b111);
+        assertThat(BlockLocator.replicas(allDown, 0, 100).getHosts()).as("all down: all named")
+                .containsExactly("dn-b", "dn-a", "dn-c");
+    }
+
     @Test
     void aLeaderThatIsNoLongerAMemberLeavesMemberOrder() throws IOException {
         assertThat(BlockLocator.replicas(groupRef(2), 0, 100).getNames())

@@ -21,9 +21,20 @@ package io.tarn.common.fs;
  *                     the replica of the member the namenode believes leads, {@code blockIndex} being
  *                     the group's slot, and each member carries the token for its own replica, so a
  *                     reader can read a closed file from any of them); null for an unreplicated block
+ * @param downMembers  for a block of a group, the members the namenode counted down when it answered
+ *                     (their datanode dead, or restarted without the group's data): bit {@code i} for
+ *                     {@code group.members().get(i)}; 0 otherwise
  */
 public record BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
-                       int blockSize, int generation, long token, boolean writable, BlockGroup group) {
+                       int blockSize, int generation, long token, boolean writable, BlockGroup group,
+                       int downMembers) {
+
+    /** A reference with every member of its group up (or no group). */
+    public BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
+                    int blockSize, int generation, long token, boolean writable, BlockGroup group) {
+        this(datanodeId, host, port, storageClass, regionId, blockIndex, blockSize, generation, token, writable, group,
+                0);
+    }
 
     /** An unreplicated block. */
     public BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
@@ -43,6 +54,11 @@ public record BlockRef(int datanodeId, String host, int port, int storageClass, 
     public BlockRef atMember(GroupMember member) {
         return new BlockRef(member.datanodeId(), member.host(), member.port(), storageClass, member.regionId(),
                 blockIndex, blockSize, generation, member.token(), false, null);
+    }
+
+    /** Whether the namenode counted the group's {@code i}-th member down ({@link #downMembers}). */
+    public boolean memberDown(int i) {
+        return i < Integer.SIZE && (downMembers >>> i & 1) != 0;
     }
 
     /** host:port for messages and connection keys. */

@@ -51,9 +51,11 @@ import java.util.List;
  * PartitionMap: partition[u8] n[u16] address[str]*n   (the answering namenode's index; all, in order)
  * Ownership:   owner[str] group[str] permission[u16]   ("" and 0xFFFF: unspecified, namenode default)
  * BlockRef:    datanodeId[i32] host[str] port[u16] storageClass[u8] regionId[i32] blockIndex[i32]
- *              blockSize[i32] generation[i32] token[i64] writable[bool] grouped[bool] BlockGroup?
+ *              blockSize[i32] generation[i32] token[i64] writable[bool] grouped[bool] (BlockGroup down[u16])?
  *              (grouped: a block of replication 3, followed by its group; the fields before name the
- *              replica of the member believed to lead, blockIndex being the group's slot)
+ *              replica of the member believed to lead, blockIndex being the group's slot; down: bit i
+ *              set when the namenode counts the group's i-th member down: its datanode dead, or
+ *              restarted without the group's data)
  * BlockGroup:  groupId[i64, not negative] version[i64, at least 1] leaderMemberId[i32] n[u8, 1..16]
  *              GroupMember*n
  * GroupMember: memberId[i32, not negative] datanodeId[i32] host[str] port[u16] regionId[i32] token[i64]
@@ -189,6 +191,7 @@ public final class NamenodeProtocol {
         Wire.writeBoolean(buf, b.group() != null);
         if (b.group() != null) {
             writeGroup(buf, b.group());
+            buf.writeShort(b.downMembers());
         }
     }
 
@@ -203,8 +206,17 @@ public final class NamenodeProtocol {
         int gen = Wire.readInt(buf);
         long token = Wire.readLong(buf);
         boolean writable = Wire.readBoolean(buf);
-        BlockGroup group = Wire.readBoolean(buf) ? readGroup(buf) : null;
-        return new BlockRef(dn, host, port, sc, region, index, blockSize, gen, token, writable, group);
+        BlockGroup group = null;
+        int down = 0;
+        if (Wire.readBoolean(buf)) {
+            group = readGroup(buf);
+            down = Wire.readUnsignedShort(buf);
+            if (down >>> group.members().size() != 0) {
+                throw new MalformedMessageException("group " + group.groupId() + " of " + group.members().size()
+                        + " members marks member " + (Integer.SIZE - 1 - Integer.numberOfLeadingZeros(down)) + " down");
+            }
+        }
+        return new BlockRef(dn, host, port, sc, region, index, blockSize, gen, token, writable, group, down);
     }
 
     /** Most members a group may list on the wire (3, plus replacements under way). */

@@ -187,7 +187,7 @@ final class Messages {
     static BlockRef groupRef() {
         BlockRef b = blockRef();
         return new BlockRef(b.datanodeId(), b.host(), b.port(), b.storageClass(), b.regionId(), b.blockIndex(),
-                b.blockSize(), b.generation(), b.token(), b.writable(), group());
+                b.blockSize(), b.generation(), b.token(), b.writable(), group(), 0b101);
     }
 
     static DatanodeStatus datanode(int id, String host) {

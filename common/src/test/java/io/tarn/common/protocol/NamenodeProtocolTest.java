@@ -137,7 +137,7 @@ class NamenodeProtocolTest {
     void groupedBlockRefLayout() {
         BlockGroup g = new BlockGroup(42, 1, 2, List.of(new GroupMember(0, 5, "a", 1, 6, 11),
                 new GroupMember(2, 7, "bc", 2, 8, 12)));
-        BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true, g);
+        BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true, g, 0b10);
         byte[] bytes = encode(buf -> NamenodeProtocol.writeBlockRef(buf, r));
         ByteBuf b = Unpooled.wrappedBuffer(bytes);
         b.skipBytes(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 1);
@@ -153,8 +153,24 @@ class NamenodeProtocolTest {
         assertThat(b.readUnsignedShort()).isEqualTo(1);
         assertThat(b.readInt()).isEqualTo(6);
         assertThat(b.readLong()).isEqualTo(11);
-        assertThat(b.readableBytes()).isEqualTo(4 + 4 + 2 + 2 + 2 + 4 + 8);
-        assertThat(Bufs.decode(Bufs.Kind.HEAP, bytes, NamenodeProtocol::decodeBlockRef)).isEqualTo(r);
+        b.skipBytes(4 + 4 + 2 + 2 + 2 + 4 + 8);
+        assertThat(b.readUnsignedShort()).as("down: the second member").isEqualTo(0b10);
+        assertThat(b.readableBytes()).isZero();
+        BlockRef decoded = Bufs.decode(Bufs.Kind.HEAP, bytes, NamenodeProtocol::decodeBlockRef);
+        assertThat(decoded).isEqualTo(r);
+        assertThat(decoded.memberDown(1)).isTrue();
+        assertThat(decoded.memberDown(0)).isFalse();
+    }
+
+    @Test
+    void aDownMemberBeyondTheGroupIsMalformed() {
+        BlockGroup g = new BlockGroup(42, 1, 0, List.of(new GroupMember(0, 5, "a", 1, 6, 11),
+                new GroupMember(1, 7, "b", 2, 8, 12)));
+        byte[] bytes = encode(buf -> NamenodeProtocol.writeBlockRef(buf,
+                new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true, g, 0b100)));
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, NamenodeProtocol::readBlockRef))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("group 42 of 2 members marks member 2 down");
     }
 
     @Test

@@ -541,7 +541,8 @@ public final class FileService {
     /**
      * The reference of a block of a group: the group with every member's token for its replica,
      * the reference's own fields naming the member believed to lead, or when its datanode is down
-     * the first member that is up. DATA_LOST when every member lost its data, DATANODE_DEAD when no
+     * the first member that is up, and the members that are not up (dead, or restarted without the
+     * group's data) marked down. DATA_LOST when every member lost its data, DATANODE_DEAD when no
      * member with the data is alive.
      */
     private BlockRef groupRef(FileInode f, int index, Block b, boolean write) throws TarnException {
@@ -569,14 +570,18 @@ public final class FileService {
         int slot = b.regionBlock();
         int generation = b.generation();
         List<GroupMember> members = new ArrayList<>(current.members().size());
+        int down = 0;
         for (GroupInfo.Member m : current.members()) {
             DatanodeInfo dn = m.datanode();
+            if (!m.live()) {
+                down |= 1 << members.size();
+            }
             members.add(new GroupMember(m.memberId(), dn.id(), dn.host(), dn.port(), m.regionId(),
                     tokens.issue(dn.id(), m.regionId(), slot, generation, mode)));
         }
         DatanodeInfo dn = main.datanode();
         long token = tokens.issue(dn.id(), main.regionId(), slot, generation, mode);
         return new BlockRef(dn.id(), dn.host(), dn.port(), dn.storageClass(), main.regionId(), slot, f.blockSize(),
-                generation, token, write, new BlockGroup(g.id(), current.version(), main.memberId(), members));
+                generation, token, write, new BlockGroup(g.id(), current.version(), main.memberId(), members), down);
     }
 }
