@@ -1,5 +1,6 @@
 package io.tarn.datanode;
 
+import io.tarn.common.protocol.AdminProtocol.FailedGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.LeaderReport;
 
@@ -34,6 +35,11 @@ public interface GroupCommands {
 
     /** Those of them this datanode's member leads, as far as it knows now. */
     List<LeaderReport> leading(int partition);
+
+    /** Those of them stopped here (a failed journal, an effect that threw), with the reason; none by default. */
+    default List<FailedGroup> failed(int partition) {
+        return List.of();
+    }
 
     /** Applies a heartbeat answer's commands from partition {@code partition}'s namenode, in order. */
     void apply(int partition, List<GroupCommand> commands);

@@ -245,7 +245,7 @@ public final class NamenodeLink implements AutoCloseable {
                         .whenCompleteAsync(this::registerDone, thread);
             } else {
                 HeartbeatRequest request = new HeartbeatRequest(datanodeId, storageIdHigh, storageIdLow,
-                        groups.hosted(partition), groups.leading(partition));
+                        groups.hosted(partition), groups.leading(partition), groups.failed(partition));
                 client.call(Opcode.HEARTBEAT, request::encode, HeartbeatResponse::decode)
                         .whenCompleteAsync(this::heartbeatDone, thread);
             }

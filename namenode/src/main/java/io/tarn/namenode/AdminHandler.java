@@ -96,7 +96,7 @@ final class AdminHandler {
 
     /**
      * The groups with a member whose datanode is dead, reported unreachable, or back without the
-     * group's region, or with a member replacement under way:
+     * group's region, or alive with the group stopped there, or with a member replacement under way:
      * all counted, the first {@link AdminProtocol#MAX_DEGRADED_GROUPS} by id detailed.
      * One pass over the groups, on an administration request only.
      */
@@ -108,9 +108,13 @@ final class AdminHandler {
             for (GroupInfo.Member m : g.members()) {
                 DatanodeInfo dn = m.datanode();
                 int state = m.lost() ? MemberHealth.LOST : wireState(dn);
+                String failure = state == DatanodeStatus.ALIVE ? g.failure(m.memberId()) : null;
+                if (failure != null) {
+                    state = MemberHealth.FAILED;
+                }
                 down |= state != DatanodeStatus.ALIVE;
                 members.add(new MemberHealth(m.memberId(), dn.id(), dn.host(), dn.port(), state,
-                        datanodes.silenceMs(dn)));
+                        datanodes.silenceMs(dn), failure));
             }
             if (down || g.change() != null) {
                 degraded.add(new DegradedGroup(g.id(), members));

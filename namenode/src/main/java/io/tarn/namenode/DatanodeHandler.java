@@ -76,7 +76,7 @@ final class DatanodeHandler {
      */
     HeartbeatResponse heartbeatAnswer(HeartbeatRequest r) {
         DatanodeInfo dn = datanodes.get(r.datanodeId());
-        return groups.heartbeat(dn, r.hostedGroups(), r.leading());
+        return groups.heartbeat(dn, r.hostedGroups(), r.leading(), r.failed());
     }
 
     /**

@@ -128,6 +128,8 @@ final class StatusPrinter {
             case DatanodeStatus.STOPPED -> "stopped " + ago;
             case DatanodeStatus.UNREACHABLE -> "reported unreachable by a client, last heard " + ago;
             case MemberHealth.LOST -> "lost its copy (it came back, or stopped, without the group's region)";
+            case MemberHealth.FAILED -> "alive, but the group stopped there until the datanode is restarted: "
+                    + m.failure();
             default -> "silent, last heard " + ago;
         };
     }

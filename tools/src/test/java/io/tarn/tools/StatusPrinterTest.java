@@ -108,6 +108,20 @@ class StatusPrinterTest {
     }
 
     @Test
+    void aMemberWhoseGroupStoppedOnItsLiveDatanodeIsListedWithTheReason() {
+        DegradedGroup stopped = new DegradedGroup(9, List.of(member(1, DatanodeStatus.ALIVE, 100),
+                new MemberHealth(1, 2, "127.0.0.1", 9072, MemberHealth.FAILED, 100,
+                        "journal /j/group-9 is full: No space left on device"),
+                member(3, DatanodeStatus.ALIVE, 100)));
+        ClusterStatus status = new ClusterStatus(4_000, 3, 17, 20, BLOCK, hosting(1, 1, 1), 0, 1,
+                new ReplicationHealth(1, List.of(stopped)));
+        String out = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", status))), 0);
+        assertThat(out).contains("  group 9 of namenode 0 on datanodes 1, 2, 3: datanode 2 (127.0.0.1:9072) alive, "
+                + "but the group stopped there until the datanode is restarted: journal /j/group-9 is full: No space "
+                + "left on device\n");
+    }
+
+    @Test
     void underReplicatedGroupsAreListedUpToTheLimitWithTheirDownMembers() {
         DegradedGroup silent = new DegradedGroup(72057598332895233L, List.of(member(1, DatanodeStatus.ALIVE, 100),
                 member(2, DatanodeStatus.SILENT, 12_300), member(3, DatanodeStatus.ALIVE, 100)));

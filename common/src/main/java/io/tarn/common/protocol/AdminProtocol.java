@@ -18,7 +18,10 @@ import java.util.Objects;
  * HEARTBEAT           req:  datanodeId[i32] storageIdHigh[i64] storageIdLow[i64]
  *                           h[i32] groupId[i64]*h          (the groups of this namenode's partition hosted)
  *                           l[i32] LeaderReport*l          (those of them this datanode leads)
+ *                           f[i32] FailedGroup*f           (those of them stopped on this datanode)
  *                     resp: n[i32] GroupCommand*n, or UNKNOWN_DATANODE: register again
+ * FailedGroup:        groupId[i64] reason[str]   (why the group stopped here: its journal failed, an effect
+ *                     threw; it neither votes nor acknowledges until the datanode is restarted)
  * LeaderReport:       groupId[i64] leaderMemberId[i32] term[i64] m[u8] memberId[i32]*m
  *                     (the configuration the leader's replicas applied, ascending; none: not known)
  * GroupCommand:       kind[u8] then, kind 1 (CreateGroup): BlockGroup self[i32] campaign[bool]
@@ -32,12 +35,14 @@ import java.util.Objects;
  *                           n[i32] DatanodeStatus*n damagedFiles[i64] blockGroups[i64]
  *                           ReplicationHealth
  * ReplicationHealth:  length[i32] version[u8] underReplicated[i64] n[i32] DegradedGroup*n
- *                     (length counts what follows it; version 1 is this layout; a decoder skips the
- *                     bytes a later version appends within length. n at most MAX_DEGRADED_GROUPS)
+ *                     r[i32] (groupId[i64] memberId[i32] reason[str])*r
+ *                     (length counts what follows it; version 2 is this layout, version 1 ended
+ *                     before r; a decoder skips the bytes a later version appends within length.
+ *                     n at most MAX_DEGRADED_GROUPS; r: why each listed member in state 5 failed)
  * DegradedGroup:      groupId[i64] m[u8, 1..16] MemberHealth*m   (a group with a member down)
  * MemberHealth:       memberId[i32] datanodeId[i32] host[str] port[u16] state[u8] lastHeardMs[i64]
  *                     (state as DatanodeStatus, or 4: the datanode came back, or stopped, without
- *                     the group's region)
+ *                     the group's region, or 5: its datanode is alive but the group stopped there)
  * FSCK                req:  max[i32, 0..MAX_FSCK_FILES]
  *                     resp: scannedAtMs[i64] damagedFiles[i64] lostBlocks[i64] unavailableBlocks[i64]
  *                           n[i32] DamagedFile*n    (the first n of the damaged files, n at most max)
@@ -170,18 +175,25 @@ public final class AdminProtocol {
 
     /**
      * HEARTBEAT request: who the datanode is, the groups of the receiving namenode's partition it
-     * hosts, and which of them it leads (with the term it leads in).
+     * hosts, which of them it leads (with the term it leads in) and which stopped there (with why).
      */
     public record HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow, List<Long> hostedGroups,
-                                   List<LeaderReport> leading) {
+                                   List<LeaderReport> leading, List<FailedGroup> failed) {
         public HeartbeatRequest {
             hostedGroups = List.copyOf(hostedGroups);
             leading = List.copyOf(leading);
+            failed = List.copyOf(failed);
+        }
+
+        /** A heartbeat without failed groups. */
+        public HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow, List<Long> hostedGroups,
+                                List<LeaderReport> leading) {
+            this(datanodeId, storageIdHigh, storageIdLow, hostedGroups, leading, List.of());
         }
 
         /** A heartbeat of a datanode hosting no group. */
         public HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow) {
-            this(datanodeId, storageIdHigh, storageIdLow, List.of(), List.of());
+            this(datanodeId, storageIdHigh, storageIdLow, List.of(), List.of(), List.of());
         }
 
         public void encode(ByteBuf buf) {
@@ -201,6 +213,11 @@ public final class AdminProtocol {
                 for (int m : r.members()) {
                     buf.writeInt(m);
                 }
+            }
+            buf.writeInt(failed.size());
+            for (FailedGroup f : failed) {
+                buf.writeLong(f.groupId());
+                Wire.writeString(buf, f.reason());
             }
         }
 
@@ -228,10 +245,30 @@ public final class AdminProtocol {
                 }
                 leading.add(new LeaderReport(groupId, leader, term, members));
             }
+            int f = Wire.readInt(buf, 0, MAX_HOSTED_GROUPS, "failed group count");
+            List<FailedGroup> failed = new ArrayList<>(Math.min(f, buf.readableBytes() / FailedGroup.MIN_BYTES));
+            for (int i = 0; i < f; i++) {
+                failed.add(new FailedGroup(Wire.readLong(buf), Wire.readString(buf)));
+            }
             Wire.end(buf);
-            return new HeartbeatRequest(id, high, low, hosted, leading);
+            return new HeartbeatRequest(id, high, low, hosted, leading, failed);
         }
     }
+
+    /**
+     * A group hosted by a datanode that stopped there, and why ({@link #MAX_FAILURE_CHARS} characters
+     * at most): its member neither votes nor acknowledges until the datanode is restarted.
+     */
+    public record FailedGroup(long groupId, String reason) {
+        static final int MIN_BYTES = 8 + 2;
+
+        public FailedGroup {
+            reason = reason.length() > MAX_FAILURE_CHARS ? reason.substring(0, MAX_FAILURE_CHARS - 3) + "..." : reason;
+        }
+    }
+
+    /** Longest reason a failed group's report carries. */
+    public static final int MAX_FAILURE_CHARS = 500;
 
     /**
      * A datanode leads group {@code groupId} as member {@code leaderMemberId} in {@code term}, and
@@ -457,17 +494,29 @@ public final class AdminProtocol {
     /**
      * One member of a block group as the namenode sees it: its datanode (the namenode's id and the
      * address it serves at), that datanode's {@link DatanodeStatus} state, or {@link #LOST} when the
-     * datanode no longer holds the group's region, and how long ago the namenode last heard from it
-     * (for a stopped datanode: since it deregistered).
+     * datanode no longer holds the group's region, or {@link #FAILED} when the datanode is alive but
+     * the group stopped there ({@code failure} says why; null in every other state), and how long ago
+     * the namenode last heard from it (for a stopped datanode: since it deregistered).
      */
-    public record MemberHealth(int memberId, int datanodeId, String host, int port, int state, long lastHeardMs) {
+    public record MemberHealth(int memberId, int datanodeId, String host, int port, int state, long lastHeardMs,
+                               String failure) {
         /** The datanode came back, or stopped, without the group's region: this member's copy is gone. */
         public static final int LOST = 4;
+        /** The datanode is alive but the group stopped there ({@link #failure} says why). */
+        public static final int FAILED = 5;
 
         public MemberHealth {
-            if (state < DatanodeStatus.SILENT || state > LOST) {
+            if (state < DatanodeStatus.SILENT || state > FAILED) {
                 throw new IllegalArgumentException("unknown member state " + state);
             }
+            if ((state == FAILED) != (failure != null)) {
+                throw new IllegalArgumentException("a failure reason goes with state FAILED, and only with it");
+            }
+        }
+
+        /** A member that has not failed. */
+        public MemberHealth(int memberId, int datanodeId, String host, int port, int state, long lastHeardMs) {
+            this(memberId, datanodeId, host, port, state, lastHeardMs, null);
         }
 
         /** True when the member holds its copy on a datanode that is alive and reachable. */
@@ -475,9 +524,9 @@ public final class AdminProtocol {
             return state == DatanodeStatus.ALIVE;
         }
 
-        /** "alive", "silent", "stopped", "unreachable" or "lost". */
+        /** "alive", "silent", "stopped", "unreachable", "lost" or "failed". */
         public String stateName() {
-            return state == LOST ? "lost" : DatanodeStatus.stateName(state);
+            return state == LOST ? "lost" : state == FAILED ? "failed" : DatanodeStatus.stateName(state);
         }
 
         void encode(ByteBuf buf) {
@@ -494,8 +543,14 @@ public final class AdminProtocol {
             int datanode = Wire.readInt(buf);
             String host = Wire.readString(buf);
             int port = Wire.readUnsignedShort(buf);
-            int state = readState(buf, LOST, "member");
-            return new MemberHealth(member, datanode, host, port, state, Wire.readLong(buf));
+            int state = readState(buf, FAILED, "member");
+            long heard = Wire.readLong(buf);
+            // A failed member's reason follows the groups (version 2): "" until it is read.
+            return new MemberHealth(member, datanode, host, port, state, heard, state == FAILED ? "" : null);
+        }
+
+        MemberHealth withFailure(String reason) {
+            return new MemberHealth(memberId, datanodeId, host, port, state, lastHeardMs, reason);
         }
     }
 
@@ -547,7 +602,7 @@ public final class AdminProtocol {
         /** No group has a member down. */
         public static final ReplicationHealth HEALTHY = new ReplicationHealth(0, List.of());
         /** The layout this build writes. */
-        static final int VERSION = 1;
+        static final int VERSION = 2;
 
         public ReplicationHealth {
             degraded = List.copyOf(degraded);
@@ -566,6 +621,20 @@ public final class AdminProtocol {
             for (DegradedGroup g : degraded) {
                 g.encode(buf);
             }
+            int countAt = buf.writerIndex();
+            buf.writeInt(0);
+            int failures = 0;
+            for (DegradedGroup g : degraded) {
+                for (MemberHealth m : g.members()) {
+                    if (m.failure() != null) {
+                        buf.writeLong(g.groupId());
+                        buf.writeInt(m.memberId());
+                        Wire.writeString(buf, m.failure());
+                        failures++;
+                    }
+                }
+            }
+            buf.setInt(countAt, failures);
             buf.setInt(lengthAt, buf.writerIndex() - lengthAt - Integer.BYTES);
         }
 
@@ -587,11 +656,42 @@ public final class AdminProtocol {
             for (int i = 0; i < n; i++) {
                 groups.add(DegradedGroup.decode(section));
             }
+            if (version >= 2) {
+                int r = Wire.readInt(section, 0, n * NamenodeProtocol.MAX_GROUP_MEMBERS, "failure reason count");
+                for (int i = 0; i < r; i++) {
+                    long group = Wire.readLong(section);
+                    int member = Wire.readInt(section);
+                    String reason = Wire.readString(section);
+                    groups = withFailure(groups, group, member, reason);
+                }
+            }
             if (version == VERSION) {
                 Wire.end(section); // a later version may append; this one may not
             }
             buf.readerIndex(end);
             return new ReplicationHealth(under, groups);
+        }
+
+        /** {@code groups} with the reason of failed member {@code member} of {@code group}; malformed if none is. */
+        private static List<DegradedGroup> withFailure(List<DegradedGroup> groups, long group, int member,
+                                                       String reason) {
+            for (int i = 0; i < groups.size(); i++) {
+                DegradedGroup g = groups.get(i);
+                if (g.groupId() != group) {
+                    continue;
+                }
+                List<MemberHealth> members = new ArrayList<>(g.members());
+                for (int j = 0; j < members.size(); j++) {
+                    MemberHealth m = members.get(j);
+                    if (m.memberId() == member && m.state() == MemberHealth.FAILED) {
+                        members.set(j, m.withFailure(reason));
+                        groups.set(i, new DegradedGroup(group, members));
+                        return groups;
+                    }
+                }
+            }
+            throw new MalformedMessageException("a failure reason for member " + member + " of group " + group
+                    + ", which is not listed as failed");
         }
     }
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static io.tarn.common.protocol.Bufs.encode;
@@ -57,11 +58,11 @@ class AdminProtocolTest {
     @Test
     void fixedSizeMessages() {
         assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
-        assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4);
+        assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4 + 4);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode))
-                .as("with an empty replication section: length, version, count of groups, of details")
-                .hasSize(8 * 4 + 4 + 4 + 8 + 8 + 4 + 1 + 8 + 4);
+                .as("with an empty replication section: length, version, count of groups, of details, of reasons")
+                .hasSize(8 * 4 + 4 + 4 + 8 + 8 + 4 + 1 + 8 + 4 + 4);
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
                 .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8 + 1 + 4);
     }
@@ -194,7 +195,7 @@ class AdminProtocolTest {
         assertThat(b.readLong()).as("blockGroups").isEqualTo(7);
         int length = b.readInt();
         assertThat(length).as("section length: what follows it").isEqualTo(b.readableBytes());
-        assertThat(b.readUnsignedByte()).as("version").isEqualTo((short) 1);
+        assertThat(b.readUnsignedByte()).as("version").isEqualTo((short) 2);
         assertThat(b.readLong()).as("underReplicated").isEqualTo(3);
         assertThat(b.readInt()).as("groups detailed").isEqualTo(1);
         assertThat(b.readLong()).as("group id").isEqualTo(42);
@@ -210,31 +211,65 @@ class AdminProtocolTest {
         b.skipBytes(4 + 4 + 2 + 2 + 2);
         assertThat(b.readUnsignedByte()).as("lost").isEqualTo((short) 4);
         b.skipBytes(8);
+        assertThat(b.readInt()).as("failure reasons (version 2)").isZero();
         assertThat(b.isReadable()).isFalse();
         assertThat(withDegradedGroup().replication().degraded().get(0).down())
                 .extracting(MemberHealth::stateName).containsExactly("silent", "lost");
     }
 
     @Test
-    void aLaterVersionsAppendedFieldsAreSkippedButVersionOneMustEndWithItsSection() {
-        byte[] v1 = encode(withDegradedGroup()::encode);
+    void aLaterVersionsAppendedFieldsAreSkippedButVersionTwoMustEndWithItsSection() {
+        byte[] v2 = encode(withDegradedGroup()::encode);
         int sectionAt = 8 * 4 + 4 + 4 + 8 + 8;
-        byte[] v2 = new byte[v1.length + 3];
-        System.arraycopy(v1, 0, v2, 0, v1.length);
-        ByteBuf patch = Unpooled.wrappedBuffer(v2);
+        byte[] v3 = new byte[v2.length + 3];
+        System.arraycopy(v2, 0, v3, 0, v2.length);
+        ByteBuf patch = Unpooled.wrappedBuffer(v3);
         patch.setInt(sectionAt, patch.getInt(sectionAt) + 3);
-        patch.setByte(sectionAt + 4, 2);
-        assertThat(Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode)).as("version 2 with 3 more bytes")
+        patch.setByte(sectionAt + 4, 3);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, v3, ClusterStatus::decode)).as("version 3 with 3 more bytes")
                 .isEqualTo(withDegradedGroup());
 
-        patch.setByte(sectionAt + 4, 1);
-        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode))
+        patch.setByte(sectionAt + 4, 2);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v3, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("3 unexpected trailing bytes");
         patch.setByte(sectionAt + 4, 0);
-        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode))
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v3, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("replication section version 0");
+
+        // Version 1 ended before the failure reasons.
+        byte[] v1 = Arrays.copyOf(v2, v2.length - 4);
+        ByteBuf old = Unpooled.wrappedBuffer(v1);
+        old.setInt(sectionAt, old.getInt(sectionAt) - 4);
+        old.setByte(sectionAt + 4, 1);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, v1, ClusterStatus::decode)).as("version 1")
+                .isEqualTo(withDegradedGroup());
+    }
+
+    /** A member whose group stopped on its live datanode travels with the reason, which follows the groups. */
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void aFailedMembersReasonRoundTrips(Bufs.Kind kind) {
+        DegradedGroup g = new DegradedGroup(42, List.of(new MemberHealth(0, 1, "h1", 9071, DatanodeStatus.ALIVE, 100),
+                new MemberHealth(1, 2, "h2", 9072, MemberHealth.FAILED, 30, "journal /j/group-42 is full: No space"),
+                new MemberHealth(2, 3, "h3", 9073, MemberHealth.LOST, 50)));
+        ClusterStatus s = new ClusterStatus(1, 2, 3, 4, 5, List.of(), 0, 7, new ReplicationHealth(3, List.of(g)));
+        ClusterStatus back = Bufs.decode(kind, encode(s::encode), ClusterStatus::decode);
+        assertThat(back).isEqualTo(s);
+        assertThat(back.replication().degraded().get(0).down()).extracting(MemberHealth::stateName)
+                .containsExactly("failed", "lost");
+        assertThatThrownBy(() -> new MemberHealth(1, 2, "h", 1, MemberHealth.FAILED, 0, null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new MemberHealth(1, 2, "h", 1, DatanodeStatus.ALIVE, 0, "why"))
+                .isInstanceOf(IllegalArgumentException.class);
+
+        ByteBuf bytes = Unpooled.wrappedBuffer(encode(s::encode));
+        int reasonMember = bytes.writerIndex() - (2 + "journal /j/group-42 is full: No space".length()) - 4;
+        bytes.setInt(reasonMember, 2); // names the lost member, not the failed one
+        assertThatThrownBy(() -> ClusterStatus.decode(bytes))
+                .isExactlyInstanceOf(MalformedMessageException.class)
+                .hasMessage("a failure reason for member 2 of group 42, which is not listed as failed");
     }
 
     @Test
@@ -249,10 +284,10 @@ class AdminProtocolTest {
         patch.setLong(sectionAt + 5, 3);
         int firstState = sectionAt + 4 + 1 + 8 + 4 + 8 + 1 + 4 + 4 + 2 + 2 + 2;
         assertThat(bytes[firstState]).isEqualTo((byte) DatanodeStatus.ALIVE);
-        bytes[firstState] = 5;
+        bytes[firstState] = 6;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.DIRECT, bytes, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
-                .hasMessage("unknown member state 5");
+                .hasMessage("unknown member state 6");
     }
 
     @ParameterizedTest
@@ -281,12 +316,28 @@ class AdminProtocolTest {
         assertThat(b.readInt()).isZero();
         assertThat(b.readInt()).isEqualTo(2);
         assertThat(b.readInt()).isEqualTo(3);
+        assertThat(b.readInt()).as("no failed group").isZero();
         assertThat(b.isReadable()).isFalse();
         assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
         HeartbeatRequest unknown = new HeartbeatRequest(7, 1, 2, List.of(11L),
                 List.of(new AdminProtocol.LeaderReport(11, 2, 5)));
         assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(unknown::encode), HeartbeatRequest::decode).leading().get(0)
                 .members()).as("no configuration known").isEmpty();
+    }
+
+    @Test
+    void heartbeatCarriesFailedGroupsWithTheirReason() {
+        HeartbeatRequest h = new HeartbeatRequest(7, 1, 2, List.of(10L, 11L), List.of(),
+                List.of(new AdminProtocol.FailedGroup(11, "journal /j is full")));
+        ByteBuf b = Unpooled.wrappedBuffer(encode(h::encode));
+        b.skipBytes(4 + 8 + 8 + 4 + 8 + 8 + 4);
+        assertThat(b.readInt()).as("failed groups").isEqualTo(1);
+        assertThat(b.readLong()).isEqualTo(11);
+        assertThat(b.readUnsignedShort()).isEqualTo("journal /j is full".length());
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
+        String longWhy = "x".repeat(2 * AdminProtocol.MAX_FAILURE_CHARS);
+        assertThat(new AdminProtocol.FailedGroup(1, longWhy).reason()).hasSize(AdminProtocol.MAX_FAILURE_CHARS)
+                .endsWith("...");
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.AdminProtocol.ChangeGroup;
 import io.tarn.common.protocol.AdminProtocol.CreateGroup;
 import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
+import io.tarn.common.protocol.AdminProtocol.FailedGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.LeaderReport;
 import io.tarn.datanode.GroupCommands;
@@ -185,17 +186,6 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         return h != null && h.runner().leads();
     }
 
-    /** The hosted groups that no longer serve here (stopped, or their journal failed), with the reason. */
-    public Map<Long, String> failures() {
-        Map<Long, String> out = new HashMap<>();
-        for (Hosted h : groups.values()) {
-            String why = h.runner().failure();
-            if (why != null) {
-                out.put(h.members().groupId(), why);
-            }
-        }
-        return out;
-    }
 
     @Override
     public List<Long> hosted(int partition) {
@@ -222,6 +212,19 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             long term = r.term();
             if (r.leads()) {
                 out.add(new LeaderReport(id, h.members().self(), term, r.settledMembers()));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public List<FailedGroup> failed(int partition) {
+        List<FailedGroup> out = new ArrayList<>();
+        for (Hosted h : groups.values()) {
+            long id = h.members().groupId();
+            String why = BlockGroup.partitionOf(id) == partition ? h.runner().failure() : null;
+            if (why != null) {
+                out.add(new FailedGroup(id, why));
             }
         }
         return out;

@@ -45,7 +45,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * settings per size ({@code bench.groups=3P,3I,1P,3M}: members and P(ARALLEL) or I(N_ORDER) on disk,
  * M a 3-member PARALLEL group on an in-memory journal at depth 16) and the protocol's timing in ticks of 1 ms
  * ({@code bench.retransmit}, {@code bench.election} (the minimum; the maximum is twice it),
- * {@code bench.heartbeat}, {@code bench.lease}; the core's defaults otherwise).
+ * {@code bench.heartbeat}, {@code bench.lease}; the core's defaults otherwise); {@code bench.unreliable=true}
+ * runs the groups without {@code reliableLinks} (entries resent on the core's timers, not only after a
+ * loss the links report), as the simulator's lossy links need and the datanodes do not.
  */
 public final class GroupBench {
 

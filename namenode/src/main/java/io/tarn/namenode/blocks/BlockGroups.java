@@ -7,6 +7,7 @@ import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.protocol.AdminProtocol.ChangeGroup;
 import io.tarn.common.protocol.AdminProtocol.CreateGroup;
 import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
+import io.tarn.common.protocol.AdminProtocol.FailedGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.LeaderReport;
@@ -195,19 +196,37 @@ public final class BlockGroups {
                 + "dropped it", g);
     }
 
-    /**
-     * A heartbeat of {@code dn} listing {@code hosted} groups and the ones it leads: records the
-     * leader reports and confirmations, and answers the commands the datanode needs.
-     */
+    /** As {@link #heartbeat(DatanodeInfo, List, List, List)} with no group failed there. */
     public HeartbeatResponse heartbeat(DatanodeInfo dn, List<Long> hosted, List<LeaderReport> leading) {
+        return heartbeat(dn, hosted, leading, List.of());
+    }
+
+    /**
+     * A heartbeat of {@code dn} listing {@code hosted} groups, the ones it leads and the ones
+     * stopped there: records the leader reports, confirmations and failures (a hosted group not
+     * listed as failed is healthy there again), and answers the commands the datanode needs.
+     */
+    public HeartbeatResponse heartbeat(DatanodeInfo dn, List<Long> hosted, List<LeaderReport> leading,
+                                       List<FailedGroup> failed) {
         List<GroupCommand> commands = new ArrayList<>();
         Set<Long> listed = hosted.isEmpty() ? Set.of() : new HashSet<>(hosted);
-        for (long id : hosted) {
-            if (commands.size() == HeartbeatResponse.MAX_GROUP_COMMANDS) {
-                break;
+        Map<Long, String> failures = Map.of();
+        if (!failed.isEmpty()) {
+            failures = new HashMap<>();
+            for (FailedGroup f : failed) {
+                failures.put(f.groupId(), f.reason());
             }
+        }
+        for (long id : hosted) {
             GroupInfo g = groups.get(id);
             if (BlockGroup.partitionOf(id) != partition) {
+                continue;
+            }
+            GroupInfo.Member on = g == null ? null : g.memberOn(dn);
+            if (on != null) {
+                g.reportFailure(on.memberId(), failures.get(id));
+            }
+            if (commands.size() == HeartbeatResponse.MAX_GROUP_COMMANDS) {
                 continue;
             }
             if (g == null || g.memberOn(dn) == null && g.joiningOn(dn) == null) {

@@ -3,9 +3,15 @@ package io.tarn.namenode.blocks;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -26,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * without locking.
  */
 public final class GroupInfo {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupInfo.class);
 
     /**
      * One member as placed: its id in the group, its datanode (as this namenode knows it), the
@@ -109,6 +116,8 @@ public final class GroupInfo {
      * on its leader may have removed the member at any moment, before any report says so.
      */
     private volatile boolean changeCommanded;
+    /** Why the group stopped on a member's datanode, by member id, as heartbeats report it (copy on write). */
+    private volatile Map<Integer, String> failures = Map.of();
     /** The id the next replacement member gets: ids are never reused. */
     private int nextMemberId;
 
@@ -196,6 +205,33 @@ public final class GroupInfo {
         synchronized (this) {
             return !destroyed && freeCount > 0;
         }
+    }
+
+    /**
+     * Records what member {@code memberId}'s datanode said of the group in its last heartbeat:
+     * {@code reason} why the group stopped there, or null when it runs there. Logged when it changes.
+     */
+    public void reportFailure(int memberId, String reason) {
+        Map<Integer, String> now = failures;
+        String before = now.get(memberId);
+        if (Objects.equals(before, reason)) {
+            return;
+        }
+        Map<Integer, String> next = new HashMap<>(now);
+        if (reason == null) {
+            next.remove(memberId);
+            LOG.info("Block group {}: member {} runs again on its datanode", id, memberId);
+        } else {
+            next.put(memberId, reason);
+            LOG.warn("Block group {}: member {} stopped on its datanode, which keeps it stopped until it is "
+                    + "restarted: {}", id, memberId, reason);
+        }
+        failures = Map.copyOf(next);
+    }
+
+    /** Why the group stopped on member {@code memberId}'s datanode, as its last heartbeat said; null if it runs. */
+    public String failure(int memberId) {
+        return failures.get(memberId);
     }
 
     /** Members whose datanode is alive with the group's data. */
