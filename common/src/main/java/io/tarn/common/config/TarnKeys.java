@@ -111,7 +111,8 @@ public final class TarnKeys {
                     + "stay dead before the namenode replaces that member with a new one on another datanode, which "
                     + "copies the group's data from the others; a datanode that comes back without its data is "
                     + "replaced at once, and one that comes back with it before the group began the change cancels "
-                    + "it. Shorter: repaired sooner, more copying after brief outages.");
+                    + "it. A member whose group stopped on a live datanode (its journal failed) is replaced after "
+                    + "reporting it for as long. Shorter: repaired sooner, more copying after brief outages.");
 
     // ---- datanode ----
 

@@ -285,7 +285,8 @@ public final class BlockGroups {
 
     /**
      * Starts replacing one member of each group that has a member to replace: its datanode lost the
-     * data (came back or stopped without it), or stayed dead for {@code tarn.datanode.replace.after}.
+     * data (came back or stopped without it), or stayed dead for {@code tarn.datanode.replace.after},
+     * or has reported the group stopped there (a failed journal) for that long.
      * Only a group with a majority of live members can change (its leader carries the change out).
      * Called on the namenode's maintenance thread.
      *
@@ -295,11 +296,11 @@ public final class BlockGroups {
         int begun = 0;
         for (GroupInfo g : groups.values()) {
             GroupInfo.Change under = g.change();
-            if (under != null && under.removed().live() && cancel(g, under)) {
+            if (under != null && g.up(under.removed()) && cancel(g, under)) {
                 continue;
             }
             if (under != null) {
-                if (gone(under.added())) {
+                if (gone(g, under.added(), nowMs)) {
                     place(g, under.removed(), under.added(), nowMs);
                 }
                 continue;
@@ -308,7 +309,7 @@ public final class BlockGroups {
                 continue;
             }
             for (GroupInfo.Member m : g.members()) {
-                if (gone(m)) {
+                if (gone(g, m, nowMs)) {
                     if (place(g, m, null, nowMs)) {
                         begun++;
                     }
@@ -319,10 +320,14 @@ public final class BlockGroups {
         return begun;
     }
 
-    /** Whether {@code m}'s datanode lost the data, or stayed dead for {@code tarn.datanode.replace.after}. */
-    private boolean gone(GroupInfo.Member m) {
+    /**
+     * Whether {@code m}'s datanode lost the data, or stayed dead for {@code tarn.datanode.replace.after},
+     * or has reported the group stopped there for that long.
+     */
+    private boolean gone(GroupInfo g, GroupInfo.Member m, long nowMs) {
         DatanodeInfo dn = m.datanode();
-        return m.lost() || !dn.alive() && registry.silenceMs(dn) >= replaceAfterMs;
+        return m.lost() || !dn.alive() && registry.silenceMs(dn) >= replaceAfterMs
+                || g.failedForMs(m.memberId(), nowMs) >= replaceAfterMs;
     }
 
     /**
@@ -371,9 +376,10 @@ public final class BlockGroups {
                     continue;
                 }
                 unconfirmed.computeIfAbsent(dn.id(), id -> ConcurrentHashMap.newKeySet()).add(g);
+                String why = gone.lost() ? "lost its data" : g.failure(gone.memberId()) != null
+                        ? "stopped the group: " + g.failure(gone.memberId()) : "stayed dead";
                 LOG.info("Replacing member {} of {} (datanode {} {}): member {} joins on datanode {} region {}",
-                        gone.memberId(), g, gone.datanode().id(), gone.lost() ? "lost its data" : "stayed dead",
-                        c.added().memberId(), dn.id(), r.regionId());
+                        gone.memberId(), g, gone.datanode().id(), why, c.added().memberId(), dn.id(), r.regionId());
                 return true;
             }
         }

@@ -117,7 +117,11 @@ public final class GroupInfo {
      */
     private volatile boolean changeCommanded;
     /** Why the group stopped on a member's datanode, by member id, as heartbeats report it (copy on write). */
-    private volatile Map<Integer, String> failures = Map.of();
+    private volatile Map<Integer, Failure> failures = Map.of();
+
+    /** A member's failure: the datanode's reason, and when repair first saw it (-1: not yet). */
+    private record Failure(String reason, long sinceMs) {
+    }
     /** The id the next replacement member gets: ids are never reused. */
     private int nextMemberId;
 
@@ -198,7 +202,7 @@ public final class GroupInfo {
             return false;
         }
         for (Member m : membership.members()) {
-            if (!m.datanode().allocatable() || m.lost()) {
+            if (!m.datanode().allocatable() || m.lost() || failures.containsKey(m.memberId())) {
                 return false;
             }
         }
@@ -211,34 +215,61 @@ public final class GroupInfo {
      * Records what member {@code memberId}'s datanode said of the group in its last heartbeat:
      * {@code reason} why the group stopped there, or null when it runs there. Logged when it changes.
      */
-    public void reportFailure(int memberId, String reason) {
-        Map<Integer, String> now = failures;
-        String before = now.get(memberId);
-        if (Objects.equals(before, reason)) {
+    public synchronized void reportFailure(int memberId, String reason) {
+        Map<Integer, Failure> now = failures;
+        Failure before = now.get(memberId);
+        if (Objects.equals(before == null ? null : before.reason(), reason)) {
             return;
         }
-        Map<Integer, String> next = new HashMap<>(now);
+        Map<Integer, Failure> next = new HashMap<>(now);
         if (reason == null) {
             next.remove(memberId);
             LOG.info("Block group {}: member {} runs again on its datanode", id, memberId);
         } else {
-            next.put(memberId, reason);
-            LOG.warn("Block group {}: member {} stopped on its datanode, which keeps it stopped until it is "
-                    + "restarted: {}", id, memberId, reason);
+            next.put(memberId, new Failure(reason, before == null ? -1 : before.sinceMs()));
+            if (before == null) {
+                LOG.warn("Block group {}: member {} stopped on its datanode, which keeps it stopped until it is "
+                        + "restarted: {}", id, memberId, reason);
+            }
         }
         failures = Map.copyOf(next);
     }
 
     /** Why the group stopped on member {@code memberId}'s datanode, as its last heartbeat said; null if it runs. */
     public String failure(int memberId) {
-        return failures.get(memberId);
+        Failure f = failures.get(memberId);
+        return f == null ? null : f.reason();
     }
 
-    /** Members whose datanode is alive with the group's data. */
+    /**
+     * How long member {@code memberId} has been reported failed as of {@code nowMs}, counted from
+     * the first call that saw the failure (repair's clock); -1 when it is not failed.
+     */
+    synchronized long failedForMs(int memberId, long nowMs) {
+        Map<Integer, Failure> now = failures;
+        Failure f = now.get(memberId);
+        if (f == null) {
+            return -1;
+        }
+        if (f.sinceMs() < 0) {
+            Map<Integer, Failure> next = new HashMap<>(now);
+            next.put(memberId, new Failure(f.reason(), nowMs));
+            failures = Map.copyOf(next);
+            return 0;
+        }
+        return nowMs - f.sinceMs();
+    }
+
+    /** True while {@code m}'s datanode is alive with the group's data and the group runs there. */
+    public boolean up(Member m) {
+        return m.live() && !failures.containsKey(m.memberId());
+    }
+
+    /** Members that are {@link #up}. */
     public int liveMembers() {
         int n = 0;
         for (Member m : membership.members()) {
-            if (m.live()) {
+            if (up(m)) {
                 n++;
             }
         }

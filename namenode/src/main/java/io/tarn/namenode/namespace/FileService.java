@@ -550,12 +550,14 @@ public final class FileService {
         GroupInfo.Membership current = g.membership();
         int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
         GroupInfo.Member main = current.member(g.leaderMemberId());
-        if (main == null || !main.live()) {
+        if (main == null || !g.up(main)) {
             main = null;
-            for (GroupInfo.Member m : current.members()) {
-                if (m.live()) {
+            for (GroupInfo.Member m : current.members()) { // up first, else alive with the data
+                if (g.up(m) || main == null && m.live()) {
                     main = m;
-                    break;
+                    if (g.up(m)) {
+                        break;
+                    }
                 }
             }
         }
@@ -573,7 +575,7 @@ public final class FileService {
         int down = 0;
         for (GroupInfo.Member m : current.members()) {
             DatanodeInfo dn = m.datanode();
-            if (!m.live()) {
+            if (!g.up(m)) {
                 down |= 1 << members.size();
             }
             members.add(new GroupMember(m.memberId(), dn.id(), dn.host(), dn.port(), m.regionId(),

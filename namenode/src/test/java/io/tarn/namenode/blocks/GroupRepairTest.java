@@ -6,6 +6,7 @@ import io.tarn.common.fs.GroupMember;
 import io.tarn.common.protocol.AdminProtocol.ChangeGroup;
 import io.tarn.common.protocol.AdminProtocol.CreateGroup;
 import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
+import io.tarn.common.protocol.AdminProtocol.FailedGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.LeaderReport;
@@ -137,6 +138,38 @@ class GroupRepairTest {
         assertThat(heartbeat(gone.datanodeId(), List.of())).isEmpty();
         assertThat(dn(gone.datanodeId()).freeBlocks()).as("the old member's region is free again")
                 .isEqualTo(freeOnGone + SLOTS);
+    }
+
+    /**
+     * A member whose datanode stays alive but reports the group stopped there (its journal failed)
+     * counts as down at once (left out of block locations, no new blocks in the group) and is
+     * replaced on another datanode once it has been failed for {@code tarn.datanode.replace.after}.
+     */
+    @Test
+    void aMemberWhoseGroupStoppedOnItsLiveDatanodeIsReplacedAfterReplaceAfter() throws Exception {
+        datanodes("a", "b", "c", "d");
+        long f = fx.createReplicated("/f", WRITER, 3).fileId();
+        BlockGroup g = fx.write(f, 0, WRITER).group();
+        int at = 1;
+        GroupMember failed = g.members().get(at);
+        int spare = 10 - g.members().stream().mapToInt(GroupMember::datanodeId).sum();
+        fx.nn.heartbeat(new HeartbeatRequest(failed.datanodeId(), 0, failed.datanodeId(), List.of(g.groupId()),
+                List.of(), List.of(new FailedGroup(g.groupId(), "journal /j is full: No space left on device"))));
+        assertThat(group(g.groupId()).failure(failed.memberId())).contains("No space left on device");
+        assertThat(group(g.groupId()).liveMembers()).isEqualTo(2);
+        assertThat(fx.read(f, 0).memberDown(at)).as("left out of locations at once").isTrue();
+        assertThat(group(g.groupId()).allocatable()).as("no new blocks in a group running on two").isFalse();
+
+        pass(REPLACE_AFTER / 2);
+        assertThat(group(g.groupId()).change()).as("not yet: failed for less than replace.after").isNull();
+        pass(REPLACE_AFTER);
+        GroupInfo.Change change = group(g.groupId()).change();
+        assertThat(change).isNotNull();
+        assertThat(change.removed().memberId()).isEqualTo(failed.memberId());
+        assertThat(change.added().datanode().id()).as("not on the datanode where it failed").isEqualTo(spare);
+        pass(5_000);
+        assertThat(group(g.groupId()).change()).as("not given up: the datanode is alive, the group is not")
+                .isSameAs(change);
     }
 
     @Test
