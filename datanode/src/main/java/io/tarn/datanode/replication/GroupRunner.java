@@ -879,6 +879,7 @@ public final class GroupRunner {
 
     private void expire() {
         long now = System.nanoTime();
+        boolean writeGone = false;
         while (!deadlines.isEmpty() && (deadlines.peek().future().isDone() || deadlines.peek().deadline() <= now)) {
             Waiting w = deadlines.poll();
             if (w.future().isDone()) {
@@ -890,12 +891,18 @@ public final class GroupRunner {
                     waiting.remove(w.future());
                     if (waiting.isEmpty()) {
                         writes.remove(w.write());
+                        writeGone = true;
                     }
                 }
             } else {
                 reads.remove(w.readId());
             }
             w.future().complete(Outcome.timedOut(whyUnavailable(now)));
+        }
+        if (writeGone && !held.isEmpty()) {
+            // A group that makes no progress proposes nothing again: free the room of held writes
+            // nobody waits for any more now, not when it next moves.
+            held.dropIf(c -> !writes.containsKey(new WriteKey(c.clientId(), c.sequence())));
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * The client writes one group's leader holds back while its window is full, and the line of
@@ -169,6 +170,17 @@ final class HeldWrites {
         if (!line.isEmpty()) {
             line.remove(key);
         }
+    }
+
+    /** Drops the held writes {@code abandoned} selects (nobody waits for them), freeing their room. */
+    void dropIf(Predicate<WriteCommand> abandoned) {
+        queue.removeIf(c -> {
+            if (abandoned.test(c)) {
+                done(c);
+                return true;
+            }
+            return false;
+        });
     }
 
     /** Drops every held write and place, freeing their room. */

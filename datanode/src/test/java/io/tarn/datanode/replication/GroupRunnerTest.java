@@ -231,6 +231,36 @@ class GroupRunnerTest {
         }
     }
 
+    /**
+     * Held writes whose requests timed out give their room back to the datanode's other groups at
+     * once, though their group makes no progress and gets no new write (it proposes nothing again
+     * until one of those happens).
+     */
+    @Test
+    void heldWritesThatTimedOutFreeTheirRoomWhileTheGroupIsStuck() throws Exception {
+        WriteCommand sample = write(9, 65, 100, "w0065");
+        HeldWrites.Budget budget = new HeldWrites.Budget(4 * HeldWrites.charge(sample)); // two per group
+        try (LocalGroup g = new LocalGroup(m -> budget)) {
+            g.runner(1).campaign();
+            int leader = awaitLeader(g, 2000);
+            fallBehindTheLog(g, leader, (leader + 1) % 3);
+            CompletableFuture<Outcome> a = g.runner(leader).write(write(9, 65, 100, "w0065"));
+            CompletableFuture<Outcome> b = g.runner(leader).write(write(9, 66, 100, "w0066"));
+            Outcome c = g.runner(leader).write(write(9, 67, 100, "w0067")).get(1, TimeUnit.SECONDS);
+            assertThat(c.status()).as("no room left: bounced").isEqualTo(Status.BUSY);
+            assertThat(budget.used()).as("two writes held").isEqualTo(2 * HeldWrites.charge(sample));
+            assertThat(a.get(10, TimeUnit.SECONDS).status()).as("timed out").isNull();
+            assertThat(b.get(10, TimeUnit.SECONDS).status()).as("timed out").isNull();
+            // Within a few ticks, well before the leader stops waiting for its laggard (3 s after the
+            // first write it held back) and proposes again.
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+            while (budget.used() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(budget.used()).as("their room is free without another write to the group").isZero();
+        }
+    }
+
     /** A write the leader holds for a lagging member until the request times out says so, naming it. */
     @Test
     void aWriteHeldUntilItTimesOutSaysWhatTheLeaderWaitsFor() throws Exception {

@@ -149,6 +149,20 @@ class HeldWritesTest {
     }
 
     @Test
+    void heldWritesNobodyWaitsForAreDroppedWithTheirRoom() {
+        HeldWrites.Budget budget = new HeldWrites.Budget(6 * CHARGE);
+        HeldWrites held = new HeldWrites(budget);
+        for (int i = 1; i <= 3; i++) {
+            held.tryAdd(write(1, i), 0);
+        }
+        held.dropIf(c -> c.sequence() != 2);
+        assertThat(held.size()).isEqualTo(1);
+        assertThat(held.takeFirst().sequence()).isEqualTo(2);
+        assertThat(held.bytes()).isEqualTo(CHARGE);
+        assertThat(budget.used()).isEqualTo(CHARGE);
+    }
+
+    @Test
     void theLineIsBounded() {
         HeldWrites held = holding(1);
         held.tryAdd(write(1, 1), 0);

@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 /**
@@ -125,6 +126,11 @@ final class LocalGroup implements AutoCloseable {
 
     /** A group whose members may each hold {@code heldBytes} of writes while their window is full. */
     LocalGroup(long heldBytes) {
+        this(m -> new HeldWrites.Budget(heldBytes));
+    }
+
+    /** A group whose member {@code m} holds writes within {@code budgets.apply(m)}. */
+    LocalGroup(IntFunction<HeldWrites.Budget> budgets) {
         Map<Integer, String> names = new HashMap<>();
         for (int m : members) {
             names.put(m, "member " + m);
@@ -137,7 +143,7 @@ final class LocalGroup implements AutoCloseable {
             ReplicationLoops own = new ReplicationLoops(1, TICK, "test-replication-" + m);
             loops.put(m, own);
             GroupRunner runner = new GroupRunner(GROUP, replica, names, own.loopFor(GROUP), outputs(m), store,
-                    CONFIG, TICK, TimeUnit.SECONDS.toNanos(2), new HeldWrites.Budget(heldBytes));
+                    CONFIG, TICK, TimeUnit.SECONDS.toNanos(2), budgets.apply(m));
             runners.put(m, runner);
             own.add(runner);
         }
