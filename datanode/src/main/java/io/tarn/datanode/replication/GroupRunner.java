@@ -721,6 +721,12 @@ public final class GroupRunner {
     private void observe() {
         List<Integer> members = replica.members();
         if (!members.equals(configuration)) {
+            if (!members.equals(applied)) {
+                // The configuration a member counts votes and acknowledgments in, before it commits:
+                // what an operator needs to see when a change stalls.
+                LOG.info("Block group {}: member {} now uses the configuration {} (not applied yet; was {})",
+                        groupId, replica.id(), members, configuration);
+            }
             configuration = members;
             configure(members);
         }

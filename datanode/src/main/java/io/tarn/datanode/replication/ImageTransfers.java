@@ -36,6 +36,8 @@ import java.util.zip.CRC32C;
  */
 final class ImageTransfers {
     private static final Logger LOG = LoggerFactory.getLogger(ImageTransfers.class);
+    /** The checkpoint whose sending to a member was last logged, so that restarts of its transfer are not. */
+    private final ConcurrentHashMap<Key, Long> announced = new ConcurrentHashMap<>();
     /** Chunks in flight per transfer: enough to keep a loopback or LAN link busy. */
     static final int WINDOW = 4;
     /** Bytes of a chunk's head after the group header: transferId, length, offset, crc32c. */
@@ -79,6 +81,11 @@ final class ImageTransfers {
             return fresh;
         });
         if (started[0] != null) {
+            Long before = announced.put(key, message.meta().index());
+            if (before == null || before != message.meta().index()) { // once per checkpoint and member
+                LOG.info("Block group {}: sending checkpoint {} ({} bytes) to member {} at {}", members.groupId(),
+                        message.meta().index(), image.sizeBytes(), message.to(), members.address(message.to()));
+            }
             fresh.pump();
         } else {
             current.resent();
@@ -97,6 +104,7 @@ final class ImageTransfers {
 
     /** Gives up the transfers of a group no longer hosted here. */
     void forget(long groupId) {
+        announced.keySet().removeIf(k -> k.groupId() == groupId);
         transfers.values().removeIf(t -> {
             if (t.key.groupId() == groupId) {
                 t.cancel();
