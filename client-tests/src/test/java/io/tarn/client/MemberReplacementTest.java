@@ -4,10 +4,13 @@ import io.tarn.common.config.TarnKeys;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.GroupMember;
+import io.tarn.datanode.replication.GroupMembers;
 import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
@@ -29,23 +32,12 @@ class MemberReplacementTest {
 
     @Test
     void aDeadMemberIsReplacedAndTheNewOneHoldsTheGroupsData() throws Exception {
-        try (MiniCluster cluster = MiniCluster.builder().datanodes(4).set(TarnKeys.BLOCK_SIZE, BLOCK)
-                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.DATANODE_TIMEOUT, 1_000L)
-                .set(TarnKeys.DATANODE_REPLACE_AFTER, 500L).start();
-             TarnClient client = TarnClient.connect(cluster.config())) {
-            byte[] data = new byte[(int) (2 * BLOCK)];
-            new Random(11).nextBytes(data);
-            try (TarnOutputStream out = client.create("/r/f", CreateOptions.DEFAULT.withReplication(3))) {
-                out.write(data);
-            }
+        try (MiniCluster cluster = cluster(); TarnClient client = TarnClient.connect(cluster.config())) {
+            byte[] data = write(client, 2, 11);
             long fileId = client.getStatus("/r/f").fileId();
             BlockGroup before = client.getBlock(fileId, 0).group();
             GroupMember dead = before.members().get(1);
-            cluster.crashDatanode(ReplicatedWriteTest.indexOf(cluster, dead));
-
-            BlockGroup after = Eventually.value(WAIT, "group " + before.groupId() + " replaces member "
-                    + dead.memberId(), trying(() -> client.getBlock(fileId, 0).group()),
-                    g -> g != null && g.version() > 1);
+            BlockGroup after = crashAndAwaitReplacement(cluster, client, fileId, dead);
             assertThat(after.member(dead.memberId())).as("the dead member is gone").isNull();
             assertThat(after.members()).hasSize(3);
             GroupMember joined = after.members().stream().filter(m -> m.memberId() >= BlockGroup.FOUNDERS)
@@ -78,6 +70,65 @@ class MemberReplacementTest {
                         bytes -> Arrays.equals(bytes, more));
             }
         }
+    }
+
+    /**
+     * The group the namenode sends during a replacement lists the new members only, but the member
+     * being removed stays in the replicas' configuration (and may lead) until the change commits. A
+     * member that restarted then used to host the group knowing only the new members' addresses:
+     * its answers to the leaving member, leading, were dropped, so it never caught up and the change
+     * never completed. Now the members file keeps the leaver's address across a restart.
+     */
+    @Test
+    void aMemberRestartedAfterAReplacementStillKnowsWhereTheMemberThatLeftServes() throws Exception {
+        try (MiniCluster cluster = cluster(); TarnClient client = TarnClient.connect(cluster.config())) {
+            byte[] data = write(client, 1, 13);
+            long fileId = client.getStatus("/r/f").fileId();
+            BlockGroup before = client.getBlock(fileId, 0).group();
+            GroupMember dead = before.members().get(1);
+            crashAndAwaitReplacement(cluster, client, fileId, dead);
+
+            GroupMember stayed = before.members().get(0);
+            int index = ReplicatedWriteTest.indexOf(cluster, stayed);
+            cluster.crashDatanode(index);
+            cluster.restartDatanode(index);
+            GroupMembers known = Eventually.value(WAIT, "member " + stayed.memberId() + " hosts the group again",
+                    () -> cluster.datanode(index).groups().members(before.groupId()), m -> m != null);
+            assertThat(known.address(dead.memberId())).as("the address of the member that left")
+                    .isEqualTo(new InetSocketAddress(dead.host(), dead.port()));
+
+            // The restarted member holds the group's data and the group goes on.
+            BlockRef ref = client.getBlock(fileId, 0);
+            Eventually.value(WAIT, "the restarted member holds the block",
+                    trying(() -> client.readReplica(ref, stayed.memberId(), (int) BLOCK)),
+                    bytes -> Arrays.equals(bytes, data));
+            assertThat(block(client, "/r/f", 0)).isEqualTo(data);
+        }
+    }
+
+    /** Four datanodes; a datanode silent for 1 s is dead, and its members are replaced 500 ms later. */
+    private static MiniCluster cluster() throws IOException {
+        return MiniCluster.builder().datanodes(4).set(TarnKeys.BLOCK_SIZE, BLOCK)
+                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.DATANODE_TIMEOUT, 1_000L)
+                .set(TarnKeys.DATANODE_REPLACE_AFTER, 500L).start();
+    }
+
+    /** Writes {@code blocks} blocks of random bytes to /r/f with replication 3 and returns them. */
+    private static byte[] write(TarnClient client, int blocks, long seed) throws IOException {
+        byte[] data = new byte[(int) (blocks * BLOCK)];
+        new Random(seed).nextBytes(data);
+        try (TarnOutputStream out = client.create("/r/f", CreateOptions.DEFAULT.withReplication(3))) {
+            out.write(data);
+        }
+        return data;
+    }
+
+    /** Crashes {@code dead}'s datanode and returns the group of the file's first block once replaced. */
+    private static BlockGroup crashAndAwaitReplacement(MiniCluster cluster, TarnClient client, long fileId,
+                                                       GroupMember dead) {
+        cluster.crashDatanode(ReplicatedWriteTest.indexOf(cluster, dead));
+        return Eventually.value(WAIT, "the group replaces member " + dead.memberId(),
+                trying(() -> client.getBlock(fileId, 0).group()), g -> g != null && g.version() > 1);
     }
 
     /** {@code call}'s value, or null while it fails (the cluster is still changing). */

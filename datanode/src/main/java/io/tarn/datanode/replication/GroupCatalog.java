@@ -30,18 +30,51 @@ import java.util.zip.CRC32C;
  * placed it and which member this datanode is, written before the group's journal starts, so that
  * a restarted datanode can host again every group whose journal it finds.
  *
- * <p>Layout of {@code members}: {@code magic[i32] = 0x54475250 ("TGRP") version[u8] = 1 self[i32]
- * BlockGroup crc32c[i32]} (the BlockGroup as in {@code NamenodeProtocol}, the CRC over everything
- * before it). Written to a temporary file, forced, and renamed into place.
+ * <p>The file also keeps the addresses of members the group as placed no longer lists but the
+ * replica may still have to answer: while the namenode replaces a member, the group it sends names
+ * the new members only, yet the member being removed stays in the replicas' configuration until
+ * the change commits, and may lead meanwhile. A replica restarted then must still reach it, or its
+ * answers to that leader are dropped and the change can never complete.
+ *
+ * <p>Layout of {@code members}: {@code magic[i32] = 0x54475250 ("TGRP") version[u8] = 2 self[i32]
+ * BlockGroup others[u8] (memberId[i32] host[string] port[u16])* crc32c[i32]} (the BlockGroup and
+ * strings as in {@code NamenodeProtocol}, the CRC over everything before it). Version 1 files,
+ * without the others, are still read. Written to a temporary file, forced, and renamed into place.
  */
 public final class GroupCatalog {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCatalog.class);
     private static final int MAGIC = 0x54475250;
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
+    /** The first version, without the addresses of other members. */
+    private static final int VERSION_1 = 1;
+    /** At most this many other members are kept: the most recent ones (highest ids). */
+    static final int MAX_OTHERS = 16;
     static final String MEMBERS = "members";
 
-    /** One group found in the catalog: the group as placed, and the member this datanode is. */
-    public record Entry(BlockGroup group, int self) {
+    /**
+     * A member the group as placed no longer lists, with where its datanode serves.
+     *
+     * @param memberId its id in the group
+     * @param host     host name of its datanode's data port
+     * @param port     the data port
+     */
+    public record Peer(int memberId, String host, int port) {
+    }
+
+    /**
+     * One group found in the catalog: the group as placed, the member this datanode is, and the
+     * other members it knew the address of (see the class comment), ascending by id.
+     */
+    public record Entry(BlockGroup group, int self, List<Peer> others) {
+        /** Freezes the list. */
+        public Entry {
+            others = List.copyOf(others);
+        }
+
+        /** An entry without other members. */
+        public Entry(BlockGroup group, int self) {
+            this(group, self, List.of());
+        }
     }
 
     private final Path root;
@@ -62,6 +95,18 @@ public final class GroupCatalog {
 
     /** Records that this datanode hosts {@code group} as member {@code self}, durably. */
     public void save(BlockGroup group, int self) throws IOException {
+        save(group, self, List.of());
+    }
+
+    /**
+     * Records that this datanode hosts {@code group} as member {@code self} and knows where the
+     * members in {@code others} serve (those the group lists are left out; of the rest, the
+     * {@value #MAX_OTHERS} highest ids are kept), durably.
+     */
+    public void save(BlockGroup group, int self, List<Peer> others) throws IOException {
+        List<Peer> kept = others.stream().filter(p -> group.member(p.memberId()) == null)
+                .sorted(Comparator.comparingInt(Peer::memberId).reversed()).limit(MAX_OTHERS)
+                .sorted(Comparator.comparingInt(Peer::memberId)).toList();
         Path dir = directory(group.groupId());
         Files.createDirectories(dir);
         ByteBuf buf = Unpooled.buffer();
@@ -70,6 +115,12 @@ public final class GroupCatalog {
             buf.writeByte(VERSION);
             buf.writeInt(self);
             NamenodeProtocol.writeGroup(buf, group);
+            buf.writeByte(kept.size());
+            for (Peer p : kept) {
+                buf.writeInt(p.memberId());
+                Wire.writeString(buf, p.host());
+                buf.writeShort(p.port());
+            }
             CRC32C crc = new CRC32C();
             crc.update(buf.nioBuffer());
             buf.writeInt((int) crc.getValue());
@@ -94,8 +145,10 @@ public final class GroupCatalog {
         byte[] bytes = Files.readAllBytes(membersFile);
         ByteBuf buf = Unpooled.wrappedBuffer(bytes);
         try {
-            if (bytes.length < 4 + 1 + 4 + 4 || buf.readInt() != MAGIC || buf.readUnsignedByte() != VERSION) {
-                throw new IOException(membersFile + " is not a group members file of version " + VERSION);
+            int version = bytes.length < 4 + 1 + 4 + 4 || buf.readInt() != MAGIC ? -1 : buf.readUnsignedByte();
+            if (version != VERSION && version != VERSION_1) {
+                throw new IOException(membersFile + " is not a group members file of version " + VERSION_1
+                        + " or " + VERSION);
             }
             CRC32C crc = new CRC32C();
             crc.update(bytes, 0, bytes.length - 4);
@@ -105,11 +158,19 @@ public final class GroupCatalog {
             int self = buf.readInt();
             ByteBuf body = buf.slice(buf.readerIndex(), buf.readableBytes() - 4);
             BlockGroup group = NamenodeProtocol.readGroup(body);
+            List<Peer> others = new ArrayList<>();
+            if (version == VERSION) {
+                int n = Wire.readUnsignedByte(body);
+                for (int i = 0; i < n; i++) {
+                    others.add(new Peer(Wire.readInt(body, 0, Integer.MAX_VALUE, "memberId"), Wire.readString(body),
+                            Wire.readUnsignedShort(body)));
+                }
+            }
             Wire.end(body);
             if (group.member(self) == null) {
                 throw new IOException(membersFile + " names member " + self + ", which is not in its group");
             }
-            return new Entry(group, self);
+            return new Entry(group, self, others);
         } catch (MalformedMessageException e) {
             throw new IOException(membersFile + " is damaged: " + e.getMessage(), e);
         } finally {

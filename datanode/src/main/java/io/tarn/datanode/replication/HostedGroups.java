@@ -180,6 +180,12 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         return h == null ? null : h.runner();
     }
 
+    /** The members of a hosted group and where they serve, as this datanode knows them, or null. */
+    public GroupMembers members(long groupId) {
+        Hosted h = groups.get(groupId);
+        return h == null ? null : h.members();
+    }
+
     /** True when this member leads a hosted group now (see {@link GroupRunner#leads()}). */
     public boolean leads(long groupId) {
         Hosted h = groups.get(groupId);
@@ -288,8 +294,12 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             current.updateMembers(members);
             groups.put(id, new Hosted(members, h.runner(), h.region()));
             if (mode == JournalMode.DISK && target.member(self) != null) {
+                // The members leaving stay in the configuration (and may lead) until the change
+                // commits: a restart meanwhile must still know where they are.
+                List<GroupCatalog.Peer> others = new ArrayList<>();
+                addresses.forEach((m, a) -> others.add(new GroupCatalog.Peer(m, a.getHostString(), a.getPort())));
                 try {
-                    catalog.save(target, self);
+                    catalog.save(target, self, others);
                 } catch (IOException e) {
                     LOG.warn("Block group {}: the members file in {} could not be updated: {}", id,
                             catalog.directory(id), e.toString());
@@ -319,7 +329,7 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             long id = e.group().groupId();
             if (BlockGroup.partitionOf(id) == partition && !groups.containsKey(id)) {
                 LOG.info("Hosting block group {} again from its journal in {}", id, catalog.directory(id));
-                start(e.group(), e.self(), false, PersistentState.wiped());
+                start(e.group(), e.self(), e.others(), false, PersistentState.wiped());
             }
         }
     }
@@ -339,17 +349,20 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             }
         }
         boolean joining = self >= BlockGroup.FOUNDERS;
-        if (start(group, self, campaign, joining ? PersistentState.wiped() : PersistentState.initialVoter())) {
+        if (start(group, self, List.of(), campaign,
+                joining ? PersistentState.wiped() : PersistentState.initialVoter())) {
             LOG.info("Hosting block group {} as member {} of {}{}", id, self, group.members().size(),
                     campaign ? ", standing for election" : joining ? ", joining empty to replace a member" : "");
         }
     }
 
     /**
-     * Starts the replica of a group from its journal ({@code ifNew} when the journal has nothing).
-     * A group whose region's namenode has not registered this datanode yet is left for later.
+     * Starts the replica of a group from its journal ({@code ifNew} when the journal has nothing),
+     * knowing the addresses of the group's members and of {@code others}, members it no longer
+     * lists. A group whose region's namenode has not registered this datanode yet is left for later.
      */
-    private boolean start(BlockGroup group, int self, boolean campaign, PersistentState ifNew) {
+    private boolean start(BlockGroup group, int self, List<GroupCatalog.Peer> others, boolean campaign,
+                          PersistentState ifNew) {
         long id = group.groupId();
         Registration reg = registrations.apply(BlockGroup.partitionOf(id));
         GroupMember me = group.member(self);
@@ -361,6 +374,9 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
         Map<Integer, InetSocketAddress> addresses = new HashMap<>();
         for (GroupMember m : group.members()) {
             addresses.put(m.memberId(), new InetSocketAddress(m.host(), m.port()));
+        }
+        for (GroupCatalog.Peer p : others) {
+            addresses.putIfAbsent(p.memberId(), new InetSocketAddress(p.host(), p.port()));
         }
         GroupMembers members = new GroupMembers(id, group.version(), self, addresses);
         ReplicationHost h = host();
