@@ -390,6 +390,10 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             return false;
         }
         RegionGroupStore store = new RegionGroupStore(regions, reg.generations(), me.regionId(), reg.blockSize());
+        PersistentState recovered = journal.recovered();
+        if (recovered.entries().isEmpty() && recovered.checkpoint().meta().index() == 0) {
+            store.forgetGenerations(); // nothing of the group applied here yet: see forgetGenerations
+        }
         replicaRegions.set(me.regionId(), 1);
         GroupRunner runner;
         try {

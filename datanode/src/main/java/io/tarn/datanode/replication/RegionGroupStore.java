@@ -72,6 +72,20 @@ public final class RegionGroupStore implements GroupStore {
         this.pageEpochs = new int[(int) ((imageBytes() + ChunkedImage.PAGE_BYTES - 1) / ChunkedImage.PAGE_BYTES)];
     }
 
+    /**
+     * Sets every block's generation to 0, for a replica that starts from nothing (its journal holds
+     * neither entries nor a checkpoint): it then takes each block's generation from the writes it
+     * applies, or from an image, as every other member did. Without it a region that held another
+     * group's blocks before (a replacement member's, placed on a region freed earlier) keeps higher
+     * generations, which the group's writes only raise, so the member refuses the group's reads of
+     * those blocks ("the block now holds generation N") and its replica differs from the others.
+     */
+    void forgetGenerations() {
+        for (int b = 0; b < blocks; b++) {
+            generations.set(region, b, 0);
+        }
+    }
+
     @Override
     public int blockSize() {
         return blockSize;

@@ -54,6 +54,29 @@ class RegionGroupStoreTest {
         assertThat(text(s, 2 * BLOCK, 5)).as("bytes are stored whatever the generation").isEqualTo("older");
     }
 
+    /**
+     * A replacement member placed on a region that held another group's blocks remembers their
+     * higher generations: once forgotten, the writes it applies give it the group's generations.
+     */
+    @Test
+    void aReplicaStartingFromNothingForgetsTheGenerationsAnEarlierUseOfTheRegionLeft() {
+        HeapRegions regions = new HeapRegions(2, REGION);
+        GenerationTable table = GenerationTable.inMemory(REGION, 2, BLOCK);
+        for (int b = 0; b < REGION / BLOCK; b++) {
+            table.advance(1, b, 9);
+            table.advance(0, b, 4);
+        }
+        RegionGroupStore s = new RegionGroupStore(regions, table, 1, BLOCK);
+        s.apply(entry(1, 2 * BLOCK, 3, "group"));
+        assertThat(s.generation(2)).as("raised only: the earlier use wins").isEqualTo(9);
+
+        s.forgetGenerations();
+        s.apply(entry(1, 2 * BLOCK, 3, "group"));
+        assertThat(s.generation(2)).isEqualTo(3);
+        assertThat(s.generation(5)).isZero();
+        assertThat(table.get(0, 2)).as("other regions keep theirs").isEqualTo(4);
+    }
+
     @Test
     void writesOfDifferentGenerationsToOneBlockEndTheSameInEitherOrder() {
         RegionGroupStore a = store();
