@@ -2,25 +2,21 @@ package io.tarn.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
 import io.tarn.common.protocol.AdminProtocol.MemberHealth;
 import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
+import io.tarn.common.testing.Tmpfs;
 import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A group that stops on a datanode whose datanode stays alive (here its journal's file system is
@@ -33,31 +29,11 @@ class FailedGroupStatusTest {
 
     @TempDir
     Path tmp;
-    private Path mounted;
-
-    /** Runs a command; returns its output, or {@code null} when it failed. */
-    private static String run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : null;
-    }
-
-    @AfterEach
-    void unmount() throws Exception {
-        if (mounted != null) {
-            run("umount", "-l", mounted.toString());
-        }
-    }
-
     @Test
     void aGroupStoppedOnALiveDatanodeIsListedAsFailedWithTheReason() throws Exception {
-        Path journals = tmp.resolve("journals");
-        Files.createDirectories(journals);
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", journals.toString()) != null,
-                "skipped: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)");
-        mounted = journals;
-        try (MiniCluster cluster = MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
-                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.REPLICATION_JOURNAL_DIR, journals.toString())
+        try (Tmpfs mounted = Tmpfs.mount(tmp.resolve("journals"), "2m");
+             MiniCluster cluster = MiniCluster.builder().datanodes(3).set(TarnKeys.BLOCK_SIZE, BLOCK)
+                .set(TarnKeys.HEARTBEAT_INTERVAL, 50L).set(TarnKeys.REPLICATION_JOURNAL_DIR, mounted.path().toString())
                 .set(TarnKeys.RPC_TIMEOUT, 3_000L).start();
              TarnClient client = TarnClient.connect(cluster.config())) {
             assertThatThrownBy(() -> {

@@ -1,5 +1,6 @@
 package io.tarn.datanode.replication;
 
+import io.tarn.common.testing.Tmpfs;
 import io.tarn.datanode.replication.JournalFixtures.Recorder;
 import io.tarn.replication.DiskOp;
 import io.tarn.replication.PersistentState;
@@ -7,17 +8,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** A full and a read-only file system, made for real with a small tmpfs mount. */
 class JournalFailureTest {
@@ -25,28 +21,17 @@ class JournalFailureTest {
 
     @TempDir
     Path tmp;
-    private Path mounted;
-
-    /** Runs a command; returns its output, or {@code null} when it failed. */
-    private static String run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : null;
-    }
+    private Tmpfs mounted;
 
     private Path tmpfs(String size) throws Exception {
-        Path mnt = tmp.resolve("mnt");
-        Files.createDirectories(mnt);
-        String out = run("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", mnt.toString());
-        assumeTrue(out != null, "skipped: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)");
-        mounted = mnt;
-        return mnt;
+        mounted = Tmpfs.mount(tmp.resolve("mnt"), size);
+        return mounted.path();
     }
 
     @AfterEach
     void unmount() throws Exception {
         if (mounted != null) {
-            run("umount", mounted.toString());
+            mounted.close();
         }
     }
 
@@ -92,7 +77,7 @@ class JournalFailureTest {
             JournalFixtures.appendAll(j, ops);
             first.await(7, ops.size());
         }
-        assertThat(run("mount", "-o", "remount,ro", mnt.toString())).isNotNull();
+        assertThat(mounted.remountReadOnly()).isTrue();
         Recorder rec = new Recorder();
         try (JournalWriter writer = new JournalWriter(64, rec);
              GroupJournal j = GroupJournal.open(7, dir, FRESH, writer)) {

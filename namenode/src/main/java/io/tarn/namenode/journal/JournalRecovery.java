@@ -1,0 +1,166 @@
+package io.tarn.namenode.journal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.UUID;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads a namespace journal back at start-up: every segment in order, every record checked (frame,
+ * CRC32C, contiguous sequence numbers), the records above a checkpoint handed to a {@link Replayer}.
+ *
+ * <p>A record that fails a check in the <em>last</em> segment is a torn tail: the namenode died
+ * while that batch was being written, so none of it was acknowledged. The segment is cut there
+ * (truncated and forced) and the cut is logged and reported. The same failure in an earlier segment
+ * cannot come from a crash (a segment is complete before the next one starts): it is corruption, and
+ * recovery refuses with the file and offset, since replaying around a hole would build a namespace
+ * that never existed.
+ */
+final class JournalRecovery {
+    private static final Logger LOG = LoggerFactory.getLogger(JournalRecovery.class);
+
+    /**
+     * What recovery found.
+     *
+     * @param lastSeq  the last valid record's sequence number (0 for an empty journal)
+     * @param replayed records handed to the replayer
+     * @param cutBytes bytes of a torn tail cut off the last segment
+     * @param segments segments read
+     */
+    record Result(long lastSeq, long replayed, long cutBytes, int segments) {
+    }
+
+    private JournalRecovery() {
+    }
+
+    /**
+     * Reads the journal in {@code dir}, replaying the records above {@code afterSeq}.
+     *
+     * @throws JournalCorruptException a damaged record before the last segment, a segment of
+     *                                 another namespace or format, or a gap in the sequence
+     */
+    static Result recover(Path dir, UUID namespaceId, long afterSeq, JournalReplayer replayer) throws IOException {
+        List<Long> firsts = JournalFormat.segments(dir);
+        long expected = firsts.isEmpty() ? 1 : firsts.get(0);
+        if (expected > afterSeq + 1) {
+            throw new JournalCorruptException("namespace journal " + dir + " starts at record " + expected
+                    + ", but the checkpoint covers records up to " + afterSeq + " only: records "
+                    + (afterSeq + 1) + ".." + (expected - 1) + " are missing");
+        }
+        long replayed = 0;
+        long cut = 0;
+        for (int i = 0; i < firsts.size(); i++) {
+            boolean last = i == firsts.size() - 1;
+            Path file = JournalFormat.segment(dir, firsts.get(i));
+            if (firsts.get(i) != expected) {
+                throw new JournalCorruptException("namespace journal segment " + file + " should start at record "
+                        + expected + ": records are missing before it");
+            }
+            byte[] bytes = Files.readAllBytes(file);
+            ByteBuf buf = Unpooled.wrappedBuffer(bytes);
+            String bad = header(buf, namespaceId);
+            if (bad != null && !(last && bytes.length < JournalFormat.SEGMENT_HEADER)) {
+                throw new JournalCorruptException("namespace journal segment " + file + " " + bad);
+            }
+            int offset = JournalFormat.SEGMENT_HEADER;
+            while (bad == null && offset < bytes.length) {
+                bad = frame(buf, offset, expected);
+                if (bad != null) {
+                    break;
+                }
+                int length = buf.getInt(offset);
+                long seq = buf.getLong(offset + JournalFormat.FRAME_HEAD);
+                if (seq > afterSeq) {
+                    int type = buf.getUnsignedByte(offset + JournalFormat.FRAME_HEAD + 8);
+                    int bodyAt = offset + JournalFormat.FRAME_HEAD + JournalFormat.RECORD_HEAD;
+                    replayer.replay(seq, type, buf.slice(bodyAt, length - JournalFormat.RECORD_HEAD));
+                    replayed++;
+                }
+                expected = seq + 1;
+                offset += JournalFormat.FRAME_HEAD + length;
+            }
+            if (bad != null) {
+                if (!last) {
+                    throw new JournalCorruptException("namespace journal segment " + file + " is damaged at byte "
+                            + offset + " (" + bad + ") although later segments follow it; refusing to replay "
+                            + "around it");
+                }
+                cut = bytes.length - Math.min(offset, bytes.length);
+                truncate(file, Math.min(offset, bytes.length));
+                LOG.warn("namespace journal segment {}: cut {} bytes of a torn tail at byte {} ({}); the records "
+                        + "there were never acknowledged", file, cut, offset, bad);
+            }
+        }
+        return new Result(expected - 1, replayed, cut, firsts.size());
+    }
+
+    /** Null when the segment header is right, else what is wrong. */
+    private static String header(ByteBuf buf, UUID namespaceId) {
+        if (buf.readableBytes() < JournalFormat.SEGMENT_HEADER) {
+            return "is shorter than its header";
+        }
+        if (buf.getInt(0) != JournalFormat.SEGMENT_MAGIC) {
+            return "is not a namespace journal segment";
+        }
+        int version = buf.getUnsignedByte(4);
+        if (version != JournalFormat.SEGMENT_VERSION) {
+            return "was written in segment format version " + version + "; this namenode reads version "
+                    + JournalFormat.SEGMENT_VERSION;
+        }
+        UUID id = new UUID(buf.getLong(5), buf.getLong(13));
+        if (!id.equals(namespaceId)) {
+            return "belongs to namespace " + id + ", not to this journal's " + namespaceId;
+        }
+        return null;
+    }
+
+    /** Null when a whole, intact record of sequence number {@code expected} starts at {@code offset}. */
+    private static String frame(ByteBuf buf, int offset, long expected) {
+        int left = buf.capacity() - offset;
+        if (left < JournalFormat.FRAME_HEAD + JournalFormat.RECORD_HEAD) {
+            return "a record head cut short";
+        }
+        int length = buf.getInt(offset);
+        if (length < JournalFormat.RECORD_HEAD || length > JournalFormat.RECORD_HEAD + JournalFormat.MAX_BODY) {
+            return "a record length of " + length;
+        }
+        if (left - JournalFormat.FRAME_HEAD < length) {
+            return "a record cut short";
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(buf.nioBuffer(offset + JournalFormat.FRAME_HEAD, length));
+        if ((int) crc.getValue() != buf.getInt(offset + 4)) {
+            return "a record failing its checksum";
+        }
+        long seq = buf.getLong(offset + JournalFormat.FRAME_HEAD);
+        if (seq != expected) {
+            return "record " + seq + " where " + expected + " was expected";
+        }
+        return null;
+    }
+
+    private static void truncate(Path file, long size) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(size);
+            ch.force(true);
+        }
+    }
+
+    /** A header for a new segment of namespace {@code namespaceId}. */
+    static ByteBuffer segmentHeader(UUID namespaceId) {
+        ByteBuffer b = ByteBuffer.allocate(JournalFormat.SEGMENT_HEADER);
+        b.putInt(JournalFormat.SEGMENT_MAGIC).put((byte) JournalFormat.SEGMENT_VERSION)
+                .putLong(namespaceId.getMostSignificantBits()).putLong(namespaceId.getLeastSignificantBits());
+        return b.flip();
+    }
+}
