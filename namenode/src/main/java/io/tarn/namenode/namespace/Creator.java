@@ -45,13 +45,15 @@ final class Creator {
     /** {@code tarn.replication.default}: for files whose directories set no default. */
     private final int defaultReplication;
     private final AtomicLong nextDirectory = new AtomicLong(1);
+    private final EditLog log;
 
     /** False with several partitions: new directories need the coordinator (not built yet). */
     private final boolean directoriesHere;
 
     Creator(Clock clock, int defaultBlockSize, PathWalker paths, FileTable files, LeaseManager leases,
             Deleter deleter, NamespaceCounts counts, boolean directoriesHere, BlockAllocator allocator,
-            int defaultReplication) {
+            int defaultReplication, EditLog log) {
+        this.log = log;
         this.directoriesHere = directoriesHere;
         this.allocator = allocator;
         this.defaultReplication = defaultReplication;
@@ -102,26 +104,29 @@ final class Creator {
      */
     FileStatus linkReplica(DirectoryInode parent, String name, long id, Ownership ownership, long time, String path)
             throws TarnException {
-        DirectoryInode dir = new DirectoryInode(id, name, parent, time, ownership);
-        Inode existing = parent.children().putIfAbsent(name, dir);
-        if (existing instanceof FileInode) {
-            throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + path
-                    + "': a file exists there");
-        }
-        if (existing != null) {
-            if (existing.id() != id) {
-                throw new TarnException(ErrorCode.INTERNAL, "directory '" + path + "' has id "
-                        + FileIds.format(existing.id()) + " here but " + FileIds.format(id) + " at the coordinator");
+        DirectoryInode dir = DirectoryInode.pending(id, name, parent, time, ownership);
+        int state;
+        synchronized (dir) { // until recorded: see NamespaceEdits
+            Inode existing = parent.children().putIfAbsent(name, dir);
+            if (existing instanceof FileInode) {
+                throw new TarnException(ErrorCode.FILE_EXISTS, "cannot create directory '" + path
+                        + "': a file exists there");
             }
-            return existing.status();
+            if (existing != null) {
+                if (existing.id() != id) {
+                    throw new TarnException(ErrorCode.INTERNAL, "directory '" + path + "' has id "
+                            + FileIds.format(existing.id()) + " here but " + FileIds.format(id)
+                            + " at the coordinator");
+                }
+                return existing.status();
+            }
+            counts.directoryAdded();
+            state = parent.commitInsert(name, dir);
+            settle(parent, name, dir, state, time);
         }
-        counts.directoryAdded();
-        int state = parent.commitInsert(name, dir);
         if (state != DirectoryInode.ALIVE) {
-            deleter.abandon(dir);
             throw DirectoryInode.refused(state, "cannot create directory '" + path + "'");
         }
-        parent.touch(time);
         return dir.status();
     }
 
@@ -278,34 +283,55 @@ final class Creator {
                         + "' already exists; create it with overwrite to replace it");
             }
             FileInode file = newFile(parent, name, storageClass, replication, clientId, requested);
-            boolean linked;
-            if (existing == null) {
-                linked = parent.children().putIfAbsent(name, file) == null;
-            } else {
-                linked = replace(parent, name, (FileInode) existing, file, path, clientId);
+            int state;
+            Replaced replaced = null;
+            synchronized (file) { // until recorded: see NamespaceEdits
+                boolean linked;
+                if (existing == null) {
+                    linked = parent.children().putIfAbsent(name, file) == null;
+                } else {
+                    replaced = replace(parent, name, (FileInode) existing, file, path, clientId);
+                    linked = replaced != null;
+                }
+                if (!linked) {
+                    discard(file, clientId);
+                    continue;
+                }
+                state = parent.commitInsert(name, file);
+                if (state == DirectoryInode.ALIVE) {
+                    parent.touch(file.creationTime());
+                    NamespaceEdits.createFile(log, parent, name, file, clientId,
+                            existing == null ? NamespaceEdits.NONE : existing.id());
+                }
             }
-            if (!linked) {
-                discard(file, clientId);
-                continue;
+            if (replaced != null) {
+                deleter.reclaim(replaced.old(), replaced.freed(), replaced.holder());
             }
-            int state = parent.commitInsert(name, file);
             if (state != DirectoryInode.ALIVE) {
                 deleter.retire(file);
                 throw DirectoryInode.refused(state, "cannot create '" + path + "'");
             }
-            parent.touch(clock.millis());
             return file.status();
         }
     }
 
-    /** Replaces {@code old} by {@code file} unless another live client is writing it. */
-    private boolean replace(DirectoryInode parent, String name, FileInode old, FileInode file, String path,
-                            long clientId) throws TarnException {
+    /** What an overwrite took from the file it replaced, freed once the new file is recorded. */
+    private record Replaced(FileInode old, Block[] freed, long holder) {
+    }
+
+    /**
+     * Replaces {@code old} by {@code file} unless another live client is writing it; null when
+     * {@code old} is no longer there. The caller frees what the result holds ({@link Deleter#reclaim})
+     * after the record of {@code file}: an id or block freed before would be taken by another file
+     * recorded first.
+     */
+    private Replaced replace(DirectoryInode parent, String name, FileInode old, FileInode file, String path,
+                             long clientId) throws TarnException {
         Block[] freed;
         long oldHolder;
         synchronized (old) {
             if (old.retired()) {
-                return false;
+                return null;
             }
             if (old.moving()) {
                 discardAfter(file, clientId);
@@ -326,11 +352,7 @@ final class Creator {
                         + leases.timeoutMs() + " ms without renewal)");
             }
         }
-        if (freed == null) {
-            return false;
-        }
-        deleter.reclaim(old, freed, oldHolder);
-        return true;
+        return freed == null ? null : new Replaced(old, freed, oldHolder);
     }
 
     private FileInode newFile(DirectoryInode parent, String name, int storageClass, int replication, long clientId,
@@ -400,20 +422,38 @@ final class Creator {
                 throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "directory '" + PathWalker.prefix(comps, depth)
                         + "' does not exist (with several namenodes, create it through namenode 0 first)");
             }
-            DirectoryInode dir = new DirectoryInode(FileIds.directory(nextDirectory.getAndIncrement()), name, parent,
-                    clock.millis(), resolve(requested, parent, Ownership.DIRECTORY_DEFAULT));
-            if (parent.children().putIfAbsent(name, dir) != null) {
-                continue;
+            long now = clock.millis();
+            DirectoryInode dir = DirectoryInode.pending(FileIds.directory(nextDirectory.getAndIncrement()), name,
+                    parent, now, resolve(requested, parent, Ownership.DIRECTORY_DEFAULT));
+            int state;
+            synchronized (dir) { // until recorded: see NamespaceEdits
+                if (parent.children().putIfAbsent(name, dir) != null) {
+                    continue;
+                }
+                counts.directoryAdded();
+                state = parent.commitInsert(name, dir);
+                settle(parent, name, dir, state, now);
             }
-            counts.directoryAdded();
-            int state = parent.commitInsert(name, dir);
             if (state != DirectoryInode.ALIVE) {
-                deleter.abandon(dir);
                 throw DirectoryInode.refused(state, "cannot create directory '" + PathWalker.prefix(comps, depth)
                         + "'");
             }
-            parent.touch(clock.millis());
             return dir;
+        }
+    }
+
+    /**
+     * Ends the creation of a {@link DirectoryInode#pending} directory (caller holds its monitor):
+     * recorded and ALIVE when its parent took it; otherwise DELETED, as nothing could enter it.
+     */
+    private void settle(DirectoryInode parent, String name, DirectoryInode dir, int parentState, long now) {
+        if (parentState == DirectoryInode.ALIVE) {
+            parent.touch(now);
+            NamespaceEdits.mkdir(log, parent, name, dir, now);
+            dir.setState(DirectoryInode.ALIVE);
+        } else {
+            dir.setState(DirectoryInode.DELETED);
+            counts.directoryRemoved();
         }
     }
 }

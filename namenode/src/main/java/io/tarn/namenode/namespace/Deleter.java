@@ -21,8 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Deleting a file or an empty directory is lock-free: the file is unlinked under its own monitor
  * (so exactly one unlinker frees it), the directory is marked BUSY before its emptiness is checked
- * (see {@link DirectoryInode}). Recursive deletes, and the sweep of a directory whose creation lost
- * a race with one, hold the structure lock shared with renames.
+ * (see {@link DirectoryInode}). Recursive deletes hold the structure lock shared with renames.
  */
 final class Deleter {
     private final Clock clock;
@@ -32,9 +31,11 @@ final class Deleter {
     private final BlockAllocator allocator;
     private final LeaseManager leases;
     private final NamespaceCounts counts;
+    private final EditLog log;
 
     Deleter(Clock clock, PathWalker paths, ReentrantLock structureLock, FileTable files, BlockAllocator allocator,
-            LeaseManager leases, NamespaceCounts counts) {
+            LeaseManager leases, NamespaceCounts counts, EditLog log) {
+        this.log = log;
         this.clock = clock;
         this.paths = paths;
         this.structureLock = structureLock;
@@ -61,21 +62,22 @@ final class Deleter {
             if (node == null) {
                 throw PathWalker.notFound(path, null);
             }
+            long now = clock.millis();
             boolean done;
             if (node instanceof FileInode f) {
-                Unlinked u = unlinkFile(parent, name, f, false);
+                Unlinked u = unlinkFile(parent, name, f, false, now);
                 if (u == Unlinked.MOVING) {
                     // Not deleted by name while it moves: the client retries and deletes it wherever it ends up.
                     throw FileInode.movingRetry("delete", TarnPath.normalize(path));
                 }
                 done = u == Unlinked.YES;
             } else if (recursive) {
-                done = deleteRecursively(parent, name, (DirectoryInode) node, path);
+                done = deleteRecursively(parent, name, (DirectoryInode) node, path, now);
             } else {
-                done = removeEmptyDirectory(parent, name, (DirectoryInode) node, path);
+                done = removeEmptyDirectory(parent, name, (DirectoryInode) node, path, now);
             }
             if (done) {
-                parent.touch(clock.millis());
+                parent.touch(now);
                 return;
             }
             // Renamed or replaced between lookup and delete: look again.
@@ -93,8 +95,11 @@ final class Deleter {
         }
         structureLock.lock();
         try {
-            // The root is not marked: entries created after the sweep passed them simply survive.
-            sweep(root);
+            // The root is not marked: entries created after the sweep passed them simply survive, so
+            // each entry the sweep takes is recorded on its own.
+            long now = clock.millis();
+            sweep(root, now);
+            root.touch(now);
         } finally {
             structureLock.unlock();
         }
@@ -104,7 +109,15 @@ final class Deleter {
      * Deletes {@code dir} if it is still linked as {@code name} in {@code parent} and is empty; false
      * when it moved.
      */
-    private boolean removeEmptyDirectory(DirectoryInode parent, String name, DirectoryInode dir, String path)
+    private boolean removeEmptyDirectory(DirectoryInode parent, String name, DirectoryInode dir, String path,
+                                         long now) throws TarnException {
+        // The directory's monitor: every BUSY holder takes it first, and its creation is recorded under it.
+        synchronized (dir) {
+            return removeIfEmpty(parent, name, dir, path, now);
+        }
+    }
+
+    private boolean removeIfEmpty(DirectoryInode parent, String name, DirectoryInode dir, String path, long now)
             throws TarnException {
         while (!dir.transition(DirectoryInode.ALIVE, DirectoryInode.BUSY)) {
             int state = dir.awaitStable();
@@ -129,12 +142,14 @@ final class Deleter {
         }
         dir.setState(DirectoryInode.DELETED);
         counts.directoryRemoved();
+        // Recorded while the name is still taken: whoever links it next is recorded after.
+        NamespaceEdits.unlink(log, NamespaceEdits.RMDIR, parent, name, dir.id(), now);
         parent.children().remove(name, dir);
         return true;
     }
 
     /** Deletes {@code dir} and its subtree if it is still linked as {@code name} in {@code parent}. */
-    private boolean deleteRecursively(DirectoryInode parent, String name, DirectoryInode dir, String path)
+    private boolean deleteRecursively(DirectoryInode parent, String name, DirectoryInode dir, String path, long now)
             throws TarnException {
         structureLock.lock();
         try {
@@ -142,30 +157,15 @@ final class Deleter {
             if (parent.children().get(name) != dir) {
                 return false;
             }
-            if (!markDeleted(dir)) {
-                throw PathWalker.notFound(path, null);
+            synchronized (dir) { // after its creation's record
+                if (!markDeleted(dir)) {
+                    throw PathWalker.notFound(path, null);
+                }
+                NamespaceEdits.unlink(log, NamespaceEdits.DELETE_TREE, parent, name, dir.id(), now);
             }
-            sweep(dir);
+            sweep(dir, now);
             parent.children().remove(name, dir);
             return true;
-        } finally {
-            structureLock.unlock();
-        }
-    }
-
-    /**
-     * Deletes a directory whose link into a deleted parent was taken back. Other creators may have
-     * found it while it was linked and put entries into it, believing them created; those are swept
-     * like the rest of the deleted parent (their creates linearize before the delete). If the
-     * parent's sweep found the directory first, it already did this. Rare (only when racing a
-     * recursive delete), so it may wait for the structure lock.
-     */
-    void abandon(DirectoryInode dir) {
-        structureLock.lock();
-        try {
-            if (markDeleted(dir)) {
-                sweep(dir);
-            }
         } finally {
             structureLock.unlock();
         }
@@ -193,25 +193,37 @@ final class Deleter {
      * stack). Subdirectories are marked DELETED before they are emptied, so a create racing the sweep
      * into them takes its own entry back out.
      */
-    private void sweep(DirectoryInode top) {
+    private void sweep(DirectoryInode top, long now) {
+        // Below a deleted directory the record of its delete covers everything; the root is not
+        // deleted, so what is taken out of it directly is recorded entry by entry.
+        boolean recordEach = top.parent() == null;
         Deque<DirectoryInode> pending = new ArrayDeque<>();
         pending.push(top);
         while (!pending.isEmpty()) {
             DirectoryInode dir = pending.pop();
+            boolean record = recordEach && dir == top;
             for (Map.Entry<String, Inode> e : dir.children().entrySet()) {
                 Inode child = e.getValue();
                 if (child instanceof FileInode f) {
-                    unlinkFile(dir, e.getKey(), f, true);
+                    unlinkFile(dir, e.getKey(), f, true, record ? now : NOT_RECORDED);
                 } else {
                     DirectoryInode sub = (DirectoryInode) child;
-                    if (markDeleted(sub)) {
-                        pending.push(sub);
+                    synchronized (sub) {
+                        if (markDeleted(sub)) {
+                            pending.push(sub);
+                            if (record) {
+                                NamespaceEdits.unlink(log, NamespaceEdits.DELETE_TREE, dir, e.getKey(), sub.id(), now);
+                            }
+                        }
                     }
                     dir.children().remove(e.getKey(), sub);
                 }
             }
         }
     }
+
+    /** A time for {@link #unlinkFile} that means "covered by the record of a directory's delete". */
+    private static final long NOT_RECORDED = Long.MIN_VALUE;
 
     /** What {@link #unlinkFile} did. */
     private enum Unlinked { YES, NOT_THERE, MOVING }
@@ -223,7 +235,7 @@ final class Deleter {
      * move fails, the file is freed then; if it succeeds, the file escaped the delete (the rename
      * came first).
      */
-    private Unlinked unlinkFile(DirectoryInode dir, String name, FileInode f, boolean sweeping) {
+    private Unlinked unlinkFile(DirectoryInode dir, String name, FileInode f, boolean sweeping, long now) {
         Block[] freed;
         long holder;
         synchronized (f) {
@@ -236,9 +248,15 @@ final class Deleter {
                 }
                 return Unlinked.MOVING;
             }
-            if (!dir.children().remove(name, f)) {
+            // Every unlinker of f holds its monitor, so whether it is linked there holds until we let go.
+            if (dir.children().get(name) != f) {
                 return Unlinked.NOT_THERE;
             }
+            // Recorded while the name is still taken: whoever links it next is recorded after.
+            if (now != NOT_RECORDED) {
+                NamespaceEdits.unlink(log, NamespaceEdits.DELETE_FILE, dir, name, f.id(), now);
+            }
+            dir.children().remove(name, f);
             holder = f.leaseHolder();
             freed = f.retire();
         }

@@ -50,6 +50,18 @@ public final class DirectoryInode extends Inode {
         super(id, name, parent, now, ownership);
     }
 
+    /**
+     * A directory being created, {@link #BUSY} from the start: nothing can be linked into it, and it
+     * can be neither moved nor deleted, until its creator has linked and recorded it and made it
+     * {@link #ALIVE} (or {@link #DELETED} when its parent went away meanwhile). So no record that
+     * names it as a parent, or moves or deletes it, precedes the record of its creation.
+     */
+    static DirectoryInode pending(long id, String name, DirectoryInode parent, long now, Ownership ownership) {
+        DirectoryInode dir = new DirectoryInode(id, name, parent, now, ownership);
+        dir.state.set(BUSY);
+        return dir;
+    }
+
     /** A copy of another namenode's directory, with its times. */
     DirectoryInode(long id, String name, DirectoryInode parent, long creationTime, long modificationTime,
                    long accessTime, Ownership ownership) {

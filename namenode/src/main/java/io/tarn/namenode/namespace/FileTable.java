@@ -79,6 +79,45 @@ public final class FileTable {
         freeSlots.offer(slot);
     }
 
+    /**
+     * Puts a file back at exactly its id, as a journal's replay does: its slot takes the id's reuse
+     * counter. Call {@link #replayed} once every record is in.
+     */
+    void restore(FileInode file) {
+        long id = file.id();
+        int slot = FileIds.slot(id);
+        Chunk c = chunk(slot);
+        c.counters.set(slot & CHUNK_MASK, FileIds.counter(id));
+        c.files.set(slot & CHUNK_MASK, file);
+        nextSlot.accumulateAndGet(slot + 1, Math::max);
+    }
+
+    /**
+     * A file that replay does not restore (it was swept before its record): its id was handed out,
+     * so the slot's counter moves past it, as the file's removal did in memory.
+     */
+    void retireId(long id) {
+        int slot = FileIds.slot(id);
+        Chunk c = chunk(slot);
+        int i = slot & CHUNK_MASK;
+        int next = (FileIds.counter(id) + 1) & FileIds.COUNTER_MASK;
+        if (c.files.get(i) == null) {
+            c.counters.set(i, next);
+        }
+        nextSlot.accumulateAndGet(slot + 1, Math::max);
+    }
+
+    /** After a replay: the free slots are the empty ones below the highest slot used. */
+    void replayed() {
+        freeSlots.clear();
+        int slots = Math.min(nextSlot.get(), FileIds.MAX_SLOT + 1);
+        for (int slot = 0; slot < slots; slot++) {
+            if (chunk(slot).files.get(slot & CHUNK_MASK) == null) {
+                freeSlots.offer(slot);
+            }
+        }
+    }
+
     /** The live file with this id, or null (deleted, stale id, directory id or another partition's id). */
     public FileInode get(long id) {
         if (id < 0 || FileIds.isDirectory(id) || FileIds.partition(id) != partition) {

@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Ownership;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * A namespace entry: a directory or a file, linked under a name in its parent directory.
  *
@@ -13,7 +16,7 @@ import io.tarn.common.fs.Ownership;
  */
 public abstract sealed class Inode permits DirectoryInode, FileInode {
     private final long id;
-    private final long creationTime;
+    private volatile long creationTime;
     private volatile String name;
     private volatile DirectoryInode parent;
     private volatile long modificationTime;
@@ -65,12 +68,35 @@ public abstract sealed class Inode permits DirectoryInode, FileInode {
         return ownership;
     }
 
+    /**
+     * Moves the modification time up to {@code now} (never back): the changes below a directory
+     * touch it from many threads at once, and the latest time wins whatever order they land in,
+     * as it does when the journal replays them in its own order.
+     */
     final void touch(long now) {
-        modificationTime = now;
+        long t = modificationTime;
+        while (t < now && !MODIFICATION_TIME.compareAndSet(this, t, now)) {
+            t = modificationTime;
+        }
+    }
+
+    private static final VarHandle MODIFICATION_TIME;
+
+    static {
+        try {
+            MODIFICATION_TIME = MethodHandles.lookup().findVarHandle(Inode.class, "modificationTime", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     final void setModificationTime(long t) {
         modificationTime = t;
+    }
+
+    /** Only for the root, whose times come from the journal at a restart ({@link NamespaceReplay}). */
+    final void setCreationTime(long t) {
+        creationTime = t;
     }
 
     final void setAccessTime(long t) {

@@ -71,6 +71,7 @@ public final class Namespace {
     private final LeaseManager leases;
     private final int defaultReplication;
     private final BlockAllocator allocator;
+    private final EditLog log;
     /** Held by renames and recursive deletes only (and a snapshot of the tree). */
     private final ReentrantLock structureLock = new ReentrantLock();
 
@@ -89,6 +90,16 @@ public final class Namespace {
      */
     public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases,
                      Partitioning partitioning, int defaultReplication) {
+        this(clock, blockSize, files, allocator, leases, partitioning, defaultReplication, EditLog.NONE);
+    }
+
+    /**
+     * As {@link #Namespace(Clock, int, FileTable, BlockAllocator, LeaseManager, Partitioning, int)},
+     * recording every mutation to {@code log} ({@link NamespaceEdits}).
+     */
+    public Namespace(Clock clock, int blockSize, FileTable files, BlockAllocator allocator, LeaseManager leases,
+                     Partitioning partitioning, int defaultReplication, EditLog log) {
+        this.log = log;
         this.files = files;
         this.partitioning = partitioning;
         this.clock = clock;
@@ -97,15 +108,40 @@ public final class Namespace {
         Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
                 Ownership.DIRECTORY_DEFAULT);
         this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
-        this.deleter = new Deleter(clock, paths, structureLock, files, allocator, leases, counts);
+        this.deleter = new Deleter(clock, paths, structureLock, files, allocator, leases, counts, log);
         if (!Replication.valid(defaultReplication)) {
             throw new IllegalArgumentException("tarn.replication.default = " + defaultReplication + ": must be 1 or 3");
         }
         this.defaultReplication = defaultReplication;
         this.creator = new Creator(clock, blockSize, paths, files, leases, deleter, counts,
-                partitioning.count() == 1, allocator, defaultReplication);
-        this.renamer = new Renamer(clock, paths, structureLock);
+                partitioning.count() == 1, allocator, defaultReplication, log);
+        this.renamer = new Renamer(clock, paths, structureLock, log);
         this.treeCopy = new TreeCopy(paths, structureLock, creator);
+    }
+
+    /**
+     * A replayer that rebuilds this namespace from the records of {@link NamespaceEdits}: for a
+     * namespace that was just created and serves nothing yet; call {@link NamespaceReplay#finish}
+     * after the last record.
+     */
+    public NamespaceReplay replay() {
+        return new NamespaceReplay(paths.root(), files, counts, leases, creator);
+    }
+
+    /**
+     * Records the root directory as it is, as the first record of a new journal: a replay then
+     * gives it back its times and ownership.
+     */
+    public void recordRoot() {
+        DirectoryInode root = paths.root();
+        synchronized (root) {
+            NamespaceEdits.root(log, root);
+        }
+    }
+
+    /** The root directory (tests compare whole trees). */
+    DirectoryInode root() {
+        return paths.root();
     }
 
     public long fileCount() {
@@ -250,7 +286,7 @@ public final class Namespace {
                 return Route.toCoordinator("setting the replication of directory '" + norm + "' goes through "
                         + partitioning.describe(0));
             }
-            dir.setReplication(factor);
+            setDirectoryReplication(dir, factor);
             return Route.done(dir.status());
         }
         FileInode f = (FileInode) node;
@@ -268,6 +304,7 @@ public final class Namespace {
                 }
                 allocator.checkPlacement(factor, "'" + norm + "'");
                 f.setReplication(factor);
+                NamespaceEdits.setReplication(log, f, factor);
             }
         }
         return Route.done(f.status());
@@ -277,8 +314,15 @@ public final class Namespace {
     public FileStatus applySetReplication(String path, int factor) throws TarnException {
         DirectoryInode dir = directory(path);
         checkDirectoryReplication(factor, TarnPath.normalize(path));
-        dir.setReplication(factor);
+        setDirectoryReplication(dir, factor);
         return dir.status();
+    }
+
+    private void setDirectoryReplication(DirectoryInode dir, int factor) {
+        synchronized (dir) { // after its creation's record
+            dir.setReplication(factor);
+            NamespaceEdits.setReplication(log, dir, factor);
+        }
     }
 
     private static void checkDirectoryReplication(int factor, String path) throws TarnException {
@@ -351,7 +395,7 @@ public final class Namespace {
         }
     }
 
-    private static FileStatus change(Inode node, SetAttributesRequest r) throws TarnException {
+    private FileStatus change(Inode node, SetAttributesRequest r) throws TarnException {
         Ownership o = r.ownership();
         synchronized (node) {
             if (node instanceof FileInode f && f.moving()) {
@@ -367,6 +411,7 @@ public final class Namespace {
             if (r.sets(NamenodeProtocol.SET_ATIME)) {
                 node.setAccessTime(r.accessTime());
             }
+            NamespaceEdits.setAttributes(log, node);
         }
         return node.status();
     }

@@ -38,8 +38,10 @@ final class Renamer {
     private final Clock clock;
     private final PathWalker paths;
     private final ReentrantLock structureLock;
+    private final EditLog log;
 
-    Renamer(Clock clock, PathWalker paths, ReentrantLock structureLock) {
+    Renamer(Clock clock, PathWalker paths, ReentrantLock structureLock, EditLog log) {
+        this.log = log;
         this.clock = clock;
         this.paths = paths;
         this.structureLock = structureLock;
@@ -101,13 +103,13 @@ final class Renamer {
                 throw new TarnException(ErrorCode.RENAME_INVALID, "cannot move directory '" + srcPath
                         + "' into its own subtree '" + targetPath + "'");
             }
+            long now = clock.millis();
             if (source instanceof FileInode f) {
-                moveFile(f, srcParent, srcName, targetDir, targetName, srcPath, targetPath);
+                moveFile(f, srcParent, srcName, targetDir, targetName, srcPath, targetPath, now);
             } else {
                 moveDirectory((DirectoryInode) source, srcParent, srcName, targetDir, targetName, srcPath,
-                        targetPath);
+                        targetPath, now);
             }
-            long now = clock.millis();
             srcParent.touch(now);
             targetDir.touch(now);
         } finally {
@@ -162,8 +164,8 @@ final class Renamer {
      * Links the file at the target first and unlinks it at the source after, so a reader always finds
      * it under one of the names. Holding the file's monitor keeps deletes and overwrites out.
      */
-    private static void moveFile(FileInode f, DirectoryInode srcParent, String srcName, DirectoryInode targetDir,
-                                 String targetName, String srcPath, String targetPath) throws TarnException {
+    private void moveFile(FileInode f, DirectoryInode srcParent, String srcName, DirectoryInode targetDir,
+                          String targetName, String srcPath, String targetPath, long now) throws TarnException {
         synchronized (f) {
             if (f.retired() || srcParent.children().get(srcName) != f) {
                 throw new TarnException(ErrorCode.FILE_NOT_FOUND, "cannot rename '" + srcPath
@@ -173,15 +175,27 @@ final class Renamer {
                 throw FileInode.movingRetry("rename", srcPath);
             }
             link(f, targetDir, targetName, srcPath, targetPath);
+            // Recorded once the new name is taken and before the old one is freed.
+            NamespaceEdits.rename(log, f, srcParent, srcName, targetDir, targetName, now);
             f.moveTo(targetDir, targetName);
             srcParent.children().remove(srcName, f);
         }
     }
 
-    /** Pins the directory (BUSY) so a concurrent rmdir of it waits, then moves it like a file. */
-    private static void moveDirectory(DirectoryInode dir, DirectoryInode srcParent, String srcName,
-                                      DirectoryInode targetDir, String targetName, String srcPath,
-                                      String targetPath) throws TarnException {
+    /**
+     * Pins the directory (its monitor, after its creation's record, then BUSY) so a concurrent rmdir
+     * of it waits, then moves it like a file.
+     */
+    private void moveDirectory(DirectoryInode dir, DirectoryInode srcParent, String srcName,
+                               DirectoryInode targetDir, String targetName, String srcPath,
+                               String targetPath, long now) throws TarnException {
+        synchronized (dir) {
+            moveBusy(dir, srcParent, srcName, targetDir, targetName, srcPath, targetPath, now);
+        }
+    }
+
+    private void moveBusy(DirectoryInode dir, DirectoryInode srcParent, String srcName, DirectoryInode targetDir,
+                          String targetName, String srcPath, String targetPath, long now) throws TarnException {
         while (!dir.transition(DirectoryInode.ALIVE, DirectoryInode.BUSY)) {
             int state = dir.awaitStable();
             if (state == DirectoryInode.DELETED) {
@@ -194,6 +208,8 @@ final class Renamer {
         }
         try {
             link(dir, targetDir, targetName, srcPath, targetPath);
+            // Recorded once the new name is taken and before the old one is freed.
+            NamespaceEdits.rename(log, dir, srcParent, srcName, targetDir, targetName, now);
             dir.moveTo(targetDir, targetName);
             srcParent.children().remove(srcName, dir);
         } finally {

@@ -1,0 +1,164 @@
+package io.tarn.namenode.namespace;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.NamenodeProtocol;
+import io.tarn.common.protocol.Wire;
+
+/**
+ * The records of the namespace's mutations, as {@link EditLog} keeps them and
+ * {@link NamespaceReplay} applies them again.
+ *
+ * <p>Records name entries by id, never by path: the parent directory's id and the name for a link,
+ * the entry's own id for a change. Replayed in sequence order, a record whose directory is no longer
+ * there (a recursive delete came first) is skipped, exactly as the mutation in memory was swept by
+ * that delete. Each record carries every value its mutation decided (ids, times, resolved
+ * ownership), so replay decides nothing.
+ *
+ * <p>Ordering. A mutation appends its record where it takes effect and before it lets go of the
+ * entry, so two mutations of one entry are recorded in the order they happened:
+ * <ul>
+ *   <li>a new file or directory is linked and recorded under its own monitor, which every later
+ *       unlink, rename or change of it takes first; a new directory is also BUSY until then
+ *       ({@link DirectoryInode#pending}), so nothing is linked into it before it is recorded;</li>
+ *   <li>a file's unlink, rename and changes are recorded under the file's monitor; an empty
+ *       directory's removal, a directory's rename and changes under the directory's monitor; a
+ *       recursive delete under the structure lock and the directory's monitor, before the sweep;</li>
+ *   <li>a record that frees a name (unlink, rename) is appended before the name is freed, and one
+ *       that takes a name after it is taken, so two entries that hold one name in turn are
+ *       recorded in that order; likewise a file's id (and its blocks) are freed only after the
+ *       record that removes the file (a delete, or the overwrite that replaced it), so that the
+ *       file that takes them next is recorded after.</li>
+ * </ul>
+ *
+ * <p>Layouts (strings and ownership as in {@code NamenodeProtocol}):
+ * <pre>
+ * MKDIR           parentId[i64] name id[i64] time[i64] ownership
+ * CREATE_FILE     parentId[i64] name id[i64] time[i64] ownership blockSize[i32] storageClass[i32]
+ *                 replication[i32] clientId[i64] replacedId[i64] (-1: none)
+ * DELETE_FILE     parentId[i64] name id[i64] time[i64]
+ * RMDIR           parentId[i64] name id[i64] time[i64]
+ * DELETE_TREE     parentId[i64] name id[i64] time[i64]
+ * RENAME          id[i64] fromParentId[i64] fromName toParentId[i64] toName time[i64]
+ * SET_ATTR        id[i64] ownership modificationTime[i64] accessTime[i64]
+ * SET_REPLICATION id[i64] replication[i32]
+ * ROOT            creationTime[i64] modificationTime[i64] accessTime[i64] ownership replication[i32]
+ * </pre>
+ * ROOT is the first record of a new journal: the root directory as the namespace began.
+ * Times of a link, unlink or rename are also the parents' new modification times.
+ */
+final class NamespaceEdits {
+    static final int MKDIR = 1;
+    static final int CREATE_FILE = 2;
+    static final int DELETE_FILE = 3;
+    static final int RMDIR = 4;
+    static final int DELETE_TREE = 5;
+    static final int RENAME = 6;
+    static final int SET_ATTR = 7;
+    static final int SET_REPLICATION = 8;
+    static final int ROOT = 9;
+
+    private NamespaceEdits() {
+    }
+
+    static void mkdir(EditLog log, DirectoryInode parent, String name, DirectoryInode dir, long time) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf b = link(parent, name, dir.id(), time);
+        NamenodeProtocol.writeOwnership(b, dir.ownership());
+        log.append(MKDIR, b);
+    }
+
+    /** No file replaced: {@code replacedId} of a CREATE_FILE that linked a new name. */
+    static final long NONE = -1;
+
+    static void createFile(EditLog log, DirectoryInode parent, String name, FileInode file, long clientId,
+                           long replacedId) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf b = link(parent, name, file.id(), file.creationTime());
+        NamenodeProtocol.writeOwnership(b, file.ownership());
+        b.writeInt(file.blockSize());
+        b.writeInt(file.storageClass());
+        b.writeInt(file.replication());
+        b.writeLong(clientId);
+        b.writeLong(replacedId);
+        log.append(CREATE_FILE, b);
+    }
+
+    /** DELETE_FILE, RMDIR or DELETE_TREE of entry {@code id} linked as {@code name} in {@code parent}. */
+    static void unlink(EditLog log, int type, DirectoryInode parent, String name, long id, long time) {
+        if (log.enabled()) {
+            log.append(type, link(parent, name, id, time));
+        }
+    }
+
+    static void rename(EditLog log, Inode node, DirectoryInode from, String fromName, DirectoryInode to,
+                       String toName, long time) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf b = Unpooled.buffer(64);
+        b.writeLong(node.id());
+        b.writeLong(from.id());
+        Wire.writeString(b, fromName);
+        b.writeLong(to.id());
+        Wire.writeString(b, toName);
+        b.writeLong(time);
+        log.append(RENAME, b);
+    }
+
+    /** The attributes {@code node} has now (caller holds its monitor). */
+    static void setAttributes(EditLog log, Inode node) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf b = Unpooled.buffer(48);
+        b.writeLong(node.id());
+        NamenodeProtocol.writeOwnership(b, node.ownership());
+        b.writeLong(node.modificationTime());
+        b.writeLong(node.accessTime());
+        log.append(SET_ATTR, b);
+    }
+
+    static void setReplication(EditLog log, Inode node, int factor) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf b = Unpooled.buffer(12);
+        b.writeLong(node.id());
+        b.writeInt(factor);
+        log.append(SET_REPLICATION, b);
+    }
+
+    /** The root as it is now (caller holds its monitor). */
+    static void root(EditLog log, DirectoryInode root) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf b = Unpooled.buffer(64);
+        b.writeLong(root.creationTime());
+        b.writeLong(root.modificationTime());
+        b.writeLong(root.accessTime());
+        NamenodeProtocol.writeOwnership(b, root.ownership());
+        b.writeInt(root.replication());
+        log.append(ROOT, b);
+    }
+
+    private static ByteBuf link(DirectoryInode parent, String name, long id, long time) {
+        ByteBuf b = Unpooled.buffer(64);
+        b.writeLong(parent.id());
+        Wire.writeString(b, name);
+        b.writeLong(id);
+        b.writeLong(time);
+        return b;
+    }
+
+    /** Reads the ownership written by {@link NamenodeProtocol#writeOwnership}. */
+    static Ownership ownership(ByteBuf b) {
+        return NamenodeProtocol.readOwnership(b);
+    }
+}

@@ -1,0 +1,288 @@
+package io.tarn.namenode.namespace;
+
+import io.netty.buffer.ByteBuf;
+import io.tarn.common.fs.FileIds;
+import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.MalformedMessageException;
+import io.tarn.common.protocol.Wire;
+import io.tarn.namenode.journal.JournalCorruptException;
+import io.tarn.namenode.journal.JournalReplayer;
+import io.tarn.namenode.lease.LeaseManager;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Applies the records of {@link NamespaceEdits} to a namespace being rebuilt at start-up, before it
+ * serves anything (single-threaded). Each record is applied as its mutation decided, without the
+ * checks the mutation made; a record whose directory or entry is gone (a recursive delete came
+ * first) is skipped. A record that contradicts the namespace (a name taken, a rename's target
+ * missing) means the journal does not describe this namespace: replay fails with the record's
+ * sequence number rather than build something that never existed.
+ */
+public final class NamespaceReplay implements JournalReplayer {
+    /** The head every link and unlink record starts with. */
+    private record Link(long parentId, String name, long id, long time) {
+        static Link read(ByteBuf b) {
+            return new Link(b.readLong(), Wire.readString(b), b.readLong(), b.readLong());
+        }
+    }
+
+    private final long rootId;
+    private final FileTable files;
+    private final NamespaceCounts counts;
+    private final LeaseManager leases;
+    private final Creator creator;
+    private final Map<Long, DirectoryInode> directories = new HashMap<>();
+    private long maxDirectory;
+    private long applied;
+    private long skipped;
+
+    NamespaceReplay(DirectoryInode root, FileTable files, NamespaceCounts counts, LeaseManager leases,
+                    Creator creator) {
+        this.files = files;
+        this.counts = counts;
+        this.leases = leases;
+        this.creator = creator;
+        this.rootId = root.id();
+        directories.put(root.id(), root);
+    }
+
+    /** Records applied so far. */
+    public long applied() {
+        return applied;
+    }
+
+    /** Records skipped because what they changed was deleted by an earlier record. */
+    public long skipped() {
+        return skipped;
+    }
+
+    @Override
+    public void replay(long seq, int type, ByteBuf body) throws IOException {
+        try {
+            boolean done = switch (type) {
+                case NamespaceEdits.MKDIR -> mkdir(body);
+                case NamespaceEdits.CREATE_FILE -> createFile(body);
+                case NamespaceEdits.DELETE_FILE -> deleteFile(body);
+                case NamespaceEdits.RMDIR, NamespaceEdits.DELETE_TREE -> deleteDirectory(body);
+                case NamespaceEdits.RENAME -> rename(body);
+                case NamespaceEdits.SET_ATTR -> setAttributes(body);
+                case NamespaceEdits.SET_REPLICATION -> setReplication(body);
+                case NamespaceEdits.ROOT -> root(body);
+                default -> throw new JournalCorruptException("namespace journal record " + seq + " has type " + type
+                        + ", which this namenode does not know");
+            };
+            Wire.end(body);
+            if (done) {
+                applied++;
+            } else {
+                skipped++;
+            }
+        } catch (MalformedMessageException | IllegalStateException e) {
+            throw new JournalCorruptException("namespace journal record " + seq + " (type " + type
+                    + ") cannot be applied: " + e.getMessage());
+        }
+    }
+
+    /** Ends the replay: free file slots rebuilt, directory ids handed out from above the highest replayed. */
+    public void finish() {
+        files.replayed();
+        creator.directoryIdsAbove(maxDirectory);
+    }
+
+    private boolean mkdir(ByteBuf b) {
+        Link l = Link.read(b);
+        long parentId = l.parentId();
+        String name = l.name();
+        long id = l.id();
+        long time = l.time();
+        Ownership ownership = NamespaceEdits.ownership(b);
+        maxDirectory = Math.max(maxDirectory, FileIds.sequence(id));
+        DirectoryInode parent = directories.get(parentId);
+        if (parent == null) {
+            return false;
+        }
+        DirectoryInode dir = new DirectoryInode(id, name, parent, time, ownership);
+        link(parent, name, dir, "directory " + FileIds.format(id));
+        directories.put(id, dir);
+        counts.directoryAdded();
+        parent.touch(time);
+        return true;
+    }
+
+    private boolean createFile(ByteBuf b) {
+        Link l = Link.read(b);
+        long parentId = l.parentId();
+        String name = l.name();
+        long id = l.id();
+        long time = l.time();
+        Ownership ownership = NamespaceEdits.ownership(b);
+        int blockSize = b.readInt();
+        int storageClass = b.readInt();
+        int replication = b.readInt();
+        long clientId = b.readLong();
+        long replacedId = b.readLong();
+        DirectoryInode parent = directories.get(parentId);
+        if (parent == null) {
+            files.retireId(id);
+            return false;
+        }
+        if (replacedId != NamespaceEdits.NONE) {
+            FileInode old = files.get(replacedId);
+            if (old == null || parent.children().get(name) != old) {
+                Inode there = parent.children().get(name);
+                throw new IllegalStateException("file " + FileIds.format(id) + " replaces "
+                        + FileIds.format(replacedId) + ", which is not linked as '" + name + "' in "
+                        + FileIds.format(parentId) + " (" + (old == null ? "it does not exist"
+                        : "it is '" + old.name() + "' in " + FileIds.format(old.parent().id())) + "; the name holds "
+                        + (there == null ? "nothing" : FileIds.format(there.id())) + ")");
+            }
+            parent.children().remove(name, old);
+            retire(old);
+        }
+        FileInode file = new FileInode(id, name, parent, time, ownership, blockSize, storageClass, replication,
+                clientId);
+        link(parent, name, file, "file " + FileIds.format(id));
+        files.restore(file);
+        leases.acquire(clientId, id);
+        counts.fileAdded();
+        parent.touch(time);
+        return true;
+    }
+
+    private boolean deleteFile(ByteBuf b) {
+        Link l = Link.read(b);
+        FileInode f = files.get(l.id());
+        if (f == null) {
+            return false;
+        }
+        unlinkFrom(l, f);
+        retire(f);
+        return true;
+    }
+
+    /** Takes {@code node} out of the directory {@code l} names, where it must be linked; touches that directory. */
+    private void unlinkFrom(Link l, Inode node) {
+        DirectoryInode parent = directories.get(l.parentId());
+        if (parent == null || !parent.children().remove(l.name(), node)) {
+            throw new IllegalStateException(FileIds.format(l.id()) + " is not linked as '" + l.name() + "' in "
+                    + FileIds.format(l.parentId()));
+        }
+        parent.touch(l.time());
+    }
+
+    /** RMDIR and DELETE_TREE: the directory and everything below it. */
+    private boolean deleteDirectory(ByteBuf b) {
+        Link l = Link.read(b);
+        DirectoryInode dir = directories.get(l.id());
+        if (dir == null) {
+            return false;
+        }
+        unlinkFrom(l, dir);
+        Deque<DirectoryInode> pending = new ArrayDeque<>();
+        pending.push(dir);
+        while (!pending.isEmpty()) {
+            DirectoryInode d = pending.pop();
+            d.setState(DirectoryInode.DELETED);
+            directories.remove(d.id());
+            counts.directoryRemoved();
+            for (Inode child : d.children().values()) {
+                if (child instanceof FileInode f) {
+                    retire(f);
+                } else {
+                    pending.push((DirectoryInode) child);
+                }
+            }
+            d.children().clear();
+        }
+        return true;
+    }
+
+    private boolean rename(ByteBuf b) {
+        long id = b.readLong();
+        long fromId = b.readLong();
+        String fromName = Wire.readString(b);
+        long toId = b.readLong();
+        String toName = Wire.readString(b);
+        long time = b.readLong();
+        Inode node = FileIds.isDirectory(id) ? directories.get(id) : files.get(id);
+        if (node == null) {
+            return false;
+        }
+        DirectoryInode from = directories.get(fromId);
+        DirectoryInode to = directories.get(toId);
+        if (from == null || to == null || !from.children().remove(fromName, node)) {
+            throw new IllegalStateException("entry " + FileIds.format(id) + " cannot move from '" + fromName + "' in "
+                    + FileIds.format(fromId) + " to '" + toName + "' in " + FileIds.format(toId));
+        }
+        link(to, toName, node, "entry " + FileIds.format(id));
+        node.moveTo(to, toName);
+        from.touch(time);
+        to.touch(time);
+        return true;
+    }
+
+    private boolean setAttributes(ByteBuf b) {
+        long id = b.readLong();
+        Ownership ownership = NamespaceEdits.ownership(b);
+        long mtime = b.readLong();
+        long atime = b.readLong();
+        Inode node = node(id);
+        if (node == null) {
+            return false;
+        }
+        node.setOwnership(ownership);
+        node.setModificationTime(mtime);
+        node.setAccessTime(atime);
+        return true;
+    }
+
+    private boolean setReplication(ByteBuf b) {
+        long id = b.readLong();
+        int factor = b.readInt();
+        Inode node = node(id);
+        if (node instanceof DirectoryInode d) {
+            d.setReplication(factor);
+        } else if (node instanceof FileInode f) {
+            f.setReplication(factor);
+        }
+        return node != null;
+    }
+
+    private boolean root(ByteBuf b) {
+        DirectoryInode root = directories.get(rootId);
+        root.setCreationTime(b.readLong());
+        root.setModificationTime(b.readLong());
+        root.setAccessTime(b.readLong());
+        root.setOwnership(NamespaceEdits.ownership(b));
+        root.setReplication(b.readInt());
+        return true;
+    }
+
+    private Inode node(long id) {
+        return FileIds.isDirectory(id) ? directories.get(id) : files.get(id);
+    }
+
+    private static void link(DirectoryInode parent, String name, Inode node, String what) {
+        Inode there = parent.children().putIfAbsent(name, node);
+        if (there != null) {
+            throw new IllegalStateException(what + " cannot be linked as '" + name + "' in "
+                    + FileIds.format(parent.id()) + ": " + FileIds.format(there.id()) + " holds the name");
+        }
+    }
+
+    /** Unlinked already: frees the file's lease and id as its removal did in memory. */
+    private void retire(FileInode f) {
+        long holder = f.leaseHolder();
+        f.retire();
+        if (holder != FileInode.NO_CLIENT) {
+            leases.release(holder, f.id());
+        }
+        files.release(f.id());
+        counts.fileRemoved();
+    }
+}
