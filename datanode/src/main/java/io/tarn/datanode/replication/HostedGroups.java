@@ -336,7 +336,13 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
 
     private void create(BlockGroup group, int self, boolean campaign) {
         long id = group.groupId();
-        if (closed || groups.containsKey(id)) {
+        Hosted existing = groups.get(id);
+        if (existing != null && existing.members().self() != self) {
+            LOG.warn("Block group {}: the namenode places member {} here, but this datanode still hosts the group "
+                    + "as member {}; it waits for the namenode to have that copy deleted", id, self,
+                    existing.members().self());
+        }
+        if (closed || existing != null) {
             return;
         }
         if (mode == JournalMode.DISK) {

@@ -345,7 +345,8 @@ public final class BlockGroups {
         }
         List<DatanodeInfo> candidates = new ArrayList<>();
         for (DatanodeInfo dn : registry.values()) {
-            if (dn.allocatable() && g.memberOn(dn) == null && g.joiningOn(dn) == null && dn.hasFreeRegion()) {
+            if (dn.allocatable() && g.memberOn(dn) == null && g.joiningOn(dn) == null && !holdsOldCopy(dn, g)
+                    && dn.hasFreeRegion()) {
                 candidates.add(dn);
             }
         }
@@ -355,10 +356,27 @@ public final class BlockGroups {
                 if (pass == 0 == hosts.contains(dn.host())) {
                     continue;
                 }
-                DatanodeInfo.RegionReservation r = dn.reserveRegion();
-                if (r == null) {
-                    continue;
+                if (placeOn(dn, g, gone, deadJoiner, nowMs)) {
+                    return true;
                 }
+            }
+        }
+        LOG.warn("Cannot replace member {} of {}: no other live datanode has a wholly free region it can take "
+                + "(free, and no block of it at the generation of one of the group's blocks)", gone.memberId(), g);
+        return false;
+    }
+
+    /**
+     * Places the new member on one of {@code dn}'s wholly free regions: the first whose blocks'
+     * generations the group can take (a region the group held before carries its generations, so
+     * another is tried). Caller holds this monitor.
+     */
+    private boolean placeOn(DatanodeInfo dn, GroupInfo g, GroupInfo.Member gone, GroupInfo.Member deadJoiner,
+                            long nowMs) {
+        List<DatanodeInfo.RegionReservation> refused = new ArrayList<>();
+        try {
+            DatanodeInfo.RegionReservation r;
+            while ((r = dn.reserveRegion()) != null) {
                 GroupInfo.Change c;
                 if (deadJoiner == null) {
                     c = g.begin(gone, dn, r.regionId(), r.generations(), r.incarnation(), nowMs);
@@ -372,7 +390,7 @@ public final class BlockGroups {
                     }
                 }
                 if (c == null) {
-                    dn.releaseRegion(r.regionId(), r.generations());
+                    refused.add(r);
                     continue;
                 }
                 unconfirmed.computeIfAbsent(dn.id(), id -> ConcurrentHashMap.newKeySet()).add(g);
@@ -382,10 +400,27 @@ public final class BlockGroups {
                         gone.memberId(), g, gone.datanode().id(), why, c.added().memberId(), dn.id(), r.regionId());
                 return true;
             }
+            return false;
+        } finally {
+            for (DatanodeInfo.RegionReservation r : refused) {
+                dn.releaseRegion(r.regionId(), r.generations());
+            }
         }
-        LOG.warn("Cannot replace member {} of {}: no other live datanode has a wholly free region it can take",
-                gone.memberId(), g);
-        return false;
+    }
+
+    /**
+     * Whether {@code dn} still holds the copy of a member {@code g} no longer has (it is told to
+     * delete it, and the region returns to its free list once it stops listing the group). Such a
+     * datanode cannot take a new member of {@code g} yet: a heartbeat names the groups a datanode
+     * hosts, not as which member, so it would pass the old copy off as the new member, whose
+     * creation it ignores while it hosts the group. A 300 s chaos run left eleven groups with such
+     * a phantom new member: the groups applied the change, the namenode waited for ever for the new
+     * member to catch up, and went on handing out the member the groups had removed.
+     */
+    private boolean holdsOldCopy(DatanodeInfo dn, GroupInfo g) {
+        Map<Long, Retired> retired = retiring.get(dn.id());
+        Retired r = retired == null ? null : retired.get(g.id());
+        return r != null && r.datanode() == dn;
     }
 
     /**

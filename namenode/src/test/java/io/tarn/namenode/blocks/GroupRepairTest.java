@@ -290,4 +290,45 @@ class GroupRepairTest {
         assertThat(heartbeat(second.added().datanode().id(), List.of())).singleElement()
                 .isInstanceOfSatisfying(CreateGroup.class, c -> assertThat(c.self()).isEqualTo(4));
     }
+
+    /**
+     * A datanode that still holds the copy of a member the group replaced (it was down when the
+     * replacement finished) does not take a new member of that group until it has deleted the copy:
+     * a heartbeat names the groups a datanode hosts, not as which member, so the old copy would
+     * pass for the new member, and the change would wait for ever for a member nobody hosts.
+     */
+    @Test
+    void aDatanodeStillHoldingARemovedMembersCopyTakesNoNewMemberOfTheGroupUntilItDeletedIt() throws Exception {
+        datanodes("a", "b", "c", "d");
+        long f = fx.createReplicated("/f", WRITER, 3).fileId();
+        BlockGroup before = fx.write(f, 0, WRITER).group();
+        fx.nn.files().close(f, WRITER, Fixture.BLOCK); // closed: no lease to expire over the long waits
+        GroupMember survivor = before.members().get(0);
+        GroupMember first = before.members().get(1);
+        GroupMember second = before.members().get(2);
+
+        // The first member's datanode dies and its member is replaced on the spare datanode.
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER, first.datanodeId());
+        GroupInfo.Change change = group(before.groupId()).change();
+        assertThat(change.removed().memberId()).isEqualTo(first.memberId());
+        heartbeat(survivor.datanodeId(), List.of(before.groupId()),
+                new LeaderReport(before.groupId(), survivor.memberId(), 3, change.target().ids()));
+        assertThat(group(before.groupId()).change()).isNull();
+
+        // It comes back still hosting the old copy (told to delete it), then the second member dies.
+        assertThat(heartbeat(first.datanodeId(), List.of(before.groupId())))
+                .contains(new DeleteGroup(before.groupId()));
+        pass(Fixture.DATANODE_TIMEOUT + REPLACE_AFTER, second.datanodeId());
+        assertThat(group(before.groupId()).change()).as("the only other datanode still holds an old copy").isNull();
+
+        // Once it no longer lists the group, the new member goes there.
+        assertThat(heartbeat(first.datanodeId(), List.of())).isEmpty();
+        pass(1_000, second.datanodeId());
+        GroupInfo.Change next = group(before.groupId()).change();
+        assertThat(next).isNotNull();
+        assertThat(next.removed().memberId()).isEqualTo(second.memberId());
+        assertThat(next.added().datanode().id()).isEqualTo(first.datanodeId());
+        assertThat(heartbeat(first.datanodeId(), List.of())).singleElement()
+                .isInstanceOfSatisfying(CreateGroup.class, c -> assertThat(c.self()).isEqualTo(4));
+    }
 }
