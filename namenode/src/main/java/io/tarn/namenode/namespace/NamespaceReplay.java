@@ -96,21 +96,17 @@ public final class NamespaceReplay implements JournalReplayer {
 
     private boolean mkdir(ByteBuf b) {
         Link l = Link.read(b);
-        long parentId = l.parentId();
-        String name = l.name();
-        long id = l.id();
-        long time = l.time();
         Ownership ownership = NamespaceEdits.ownership(b);
-        maxDirectory = Math.max(maxDirectory, FileIds.sequence(id));
-        DirectoryInode parent = directories.get(parentId);
+        maxDirectory = Math.max(maxDirectory, FileIds.sequence(l.id()));
+        DirectoryInode parent = directories.get(l.parentId());
         if (parent == null) {
             return false;
         }
-        DirectoryInode dir = new DirectoryInode(id, name, parent, time, ownership);
-        link(parent, name, dir, "directory " + FileIds.format(id));
-        directories.put(id, dir);
+        DirectoryInode dir = new DirectoryInode(l.id(), l.name(), parent, l.time(), ownership);
+        link(parent, l.name(), dir, "directory " + FileIds.format(l.id()));
+        directories.put(l.id(), dir);
         counts.directoryAdded();
-        parent.touch(time);
+        parent.touch(l.time());
         return true;
     }
 
@@ -119,7 +115,6 @@ public final class NamespaceReplay implements JournalReplayer {
         long parentId = l.parentId();
         String name = l.name();
         long id = l.id();
-        long time = l.time();
         Ownership ownership = NamespaceEdits.ownership(b);
         int blockSize = b.readInt();
         int storageClass = b.readInt();
@@ -144,13 +139,13 @@ public final class NamespaceReplay implements JournalReplayer {
             parent.children().remove(name, old);
             retire(old);
         }
-        FileInode file = new FileInode(id, name, parent, time, ownership, blockSize, storageClass, replication,
+        FileInode file = new FileInode(id, name, parent, l.time(), ownership, blockSize, storageClass, replication,
                 clientId);
         link(parent, name, file, "file " + FileIds.format(id));
         files.restore(file);
         leases.acquire(clientId, id);
         counts.fileAdded();
-        parent.touch(time);
+        parent.touch(l.time());
         return true;
     }
 
