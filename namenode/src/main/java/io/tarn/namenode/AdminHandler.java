@@ -6,6 +6,7 @@ import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
+import io.tarn.common.protocol.AdminProtocol.Replacement;
 import io.tarn.common.protocol.AdminProtocol.MemberHealth;
 import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
 import io.tarn.common.protocol.AdminProtocol.FsckRequest;
@@ -116,8 +117,12 @@ final class AdminHandler {
                 members.add(new MemberHealth(m.memberId(), dn.id(), dn.host(), dn.port(), state,
                         datanodes.silenceMs(dn), failure));
             }
-            if (down || g.change() != null) {
-                degraded.add(new DegradedGroup(g.id(), members));
+            GroupInfo.Change c = g.change();
+            if (down || c != null) {
+                DatanodeInfo joining = c == null ? null : c.added().datanode();
+                degraded.add(new DegradedGroup(g.id(), members, c == null ? null
+                        : new Replacement(c.removed().memberId(), c.added().memberId(), joining.id(), joining.host(),
+                                joining.port(), Math.max(0, clock.millis() - c.startedMs()))));
             }
         }
         degraded.sort(Comparator.comparingLong(DegradedGroup::groupId));

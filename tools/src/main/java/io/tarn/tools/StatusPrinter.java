@@ -3,6 +3,7 @@ package io.tarn.tools;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
+import io.tarn.common.protocol.AdminProtocol.Replacement;
 import io.tarn.common.protocol.AdminProtocol.MemberHealth;
 
 import java.io.PrintStream;
@@ -116,6 +117,11 @@ final class StatusPrinter {
             if (!m.up()) {
                 down.add("datanode " + m.datanodeId() + " (" + m.host() + ":" + m.port() + ") " + why(m));
             }
+        }
+        Replacement r = g.replacement();
+        if (r != null) {
+            down.add("replacing member " + r.removedMemberId() + " by member " + r.addedMemberId() + " on datanode "
+                    + r.datanodeId() + " (" + r.host() + ":" + r.port() + ") for " + Formats.duration(r.forMs()));
         }
         line("  group %d of namenode %d on datanodes %s: %s", g.groupId(), v.partition(), String.join(", ", ids),
                 String.join("; ", down));

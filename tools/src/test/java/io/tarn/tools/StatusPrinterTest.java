@@ -3,6 +3,7 @@ package io.tarn.tools;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
+import io.tarn.common.protocol.AdminProtocol.Replacement;
 import io.tarn.common.protocol.AdminProtocol.MemberHealth;
 import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
 import org.junit.jupiter.api.Test;
@@ -119,6 +120,19 @@ class StatusPrinterTest {
         assertThat(out).contains("  group 9 of namenode 0 on datanodes 1, 2, 3: datanode 2 (127.0.0.1:9072) alive, "
                 + "but the group stopped there until the datanode is restarted: journal /j/group-9 is full: No space "
                 + "left on device\n");
+    }
+
+    /** Repair progress: a group whose member is being replaced says by whom, where, and since when. */
+    @Test
+    void aReplacementUnderWayIsListedWithTheJoiningMember() {
+        DegradedGroup replacing = new DegradedGroup(9, List.of(member(1, DatanodeStatus.ALIVE, 100),
+                member(2, DatanodeStatus.SILENT, 61_000), member(3, DatanodeStatus.ALIVE, 100)),
+                new Replacement(1, 3, 4, "127.0.0.1", 9074, 4_200));
+        ClusterStatus status = new ClusterStatus(4_000, 3, 17, 20, BLOCK, hosting(1, 1, 1, 0), 0, 1,
+                new ReplicationHealth(1, List.of(replacing)));
+        String out = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", status))), 0);
+        assertThat(out).contains("  group 9 of namenode 0 on datanodes 1, 2, 3: datanode 2 (127.0.0.1:9072) silent, "
+                + "last heard 1m 1s ago; replacing member 1 by member 3 on datanode 4 (127.0.0.1:9074) for 4.2 s\n");
     }
 
     @Test

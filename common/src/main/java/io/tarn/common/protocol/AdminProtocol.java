@@ -555,13 +555,18 @@ public final class AdminProtocol {
     }
 
     /** A block group with at least one member that is not {@link MemberHealth#up}, with every member's state. */
-    public record DegradedGroup(long groupId, List<MemberHealth> members) {
+    public record DegradedGroup(long groupId, List<MemberHealth> members, Replacement replacement) {
         public DegradedGroup {
             members = List.copyOf(members);
             if (members.isEmpty() || members.size() > NamenodeProtocol.MAX_GROUP_MEMBERS) {
                 throw new IllegalArgumentException("a group has 1 to " + NamenodeProtocol.MAX_GROUP_MEMBERS
                         + " members, not " + members.size());
             }
+        }
+
+        /** A group with no replacement under way. */
+        public DegradedGroup(long groupId, List<MemberHealth> members) {
+            this(groupId, members, null);
         }
 
         /** The members that are not up. */
@@ -593,16 +598,41 @@ public final class AdminProtocol {
     }
 
     /**
+     * The replacement of a member under way in a group (repair progress): the member leaving, the
+     * one joining and the datanode it joins on, and how long ago the namenode began it. Version 3
+     * of the replication section.
+     */
+    public record Replacement(int removedMemberId, int addedMemberId, int datanodeId, String host, int port,
+                              long forMs) {
+        void encode(ByteBuf buf) {
+            buf.writeInt(removedMemberId);
+            buf.writeInt(addedMemberId);
+            buf.writeInt(datanodeId);
+            Wire.writeString(buf, host);
+            buf.writeShort(port);
+            buf.writeLong(forMs);
+        }
+
+        static Replacement decode(ByteBuf buf) {
+            return new Replacement(Wire.readInt(buf), Wire.readInt(buf), Wire.readInt(buf), Wire.readString(buf),
+                    Wire.readUnsignedShort(buf), Wire.readLong(buf));
+        }
+    }
+
+    /**
      * The replication part of CLUSTER_STATUS: how many of the namenode's block groups have a member
      * that is down ({@code underReplicated}), and the first {@link #MAX_DEGRADED_GROUPS} of them by
      * group id. It travels as a section with its own length and version, so that a later version
-     * can append fields that this decoder skips.
+     * can append fields that this decoder skips: {@code length[i32] version[u8] underReplicated[i64]
+     * n[i32] DegradedGroup*n}, then (version 2) {@code r[i32] (groupId[i64] memberId[i32]
+     * reason[string])*r} for failed members, then (version 3) {@code p[i32] (groupId[i64]
+     * Replacement)*p} for replacements under way.
      */
     public record ReplicationHealth(long underReplicated, List<DegradedGroup> degraded) {
         /** No group has a member down. */
         public static final ReplicationHealth HEALTHY = new ReplicationHealth(0, List.of());
         /** The layout this build writes. */
-        static final int VERSION = 2;
+        static final int VERSION = 3;
 
         public ReplicationHealth {
             degraded = List.copyOf(degraded);
@@ -635,6 +665,17 @@ public final class AdminProtocol {
                 }
             }
             buf.setInt(countAt, failures);
+            int replacingAt = buf.writerIndex();
+            buf.writeInt(0);
+            int replacing = 0;
+            for (DegradedGroup g : degraded) {
+                if (g.replacement() != null) {
+                    buf.writeLong(g.groupId());
+                    g.replacement().encode(buf);
+                    replacing++;
+                }
+            }
+            buf.setInt(replacingAt, replacing);
             buf.setInt(lengthAt, buf.writerIndex() - lengthAt - Integer.BYTES);
         }
 
@@ -665,11 +706,32 @@ public final class AdminProtocol {
                     groups = withFailure(groups, group, member, reason);
                 }
             }
+            if (version >= 3) {
+                int r = Wire.readInt(section, 0, n, "replacement count");
+                for (int i = 0; i < r; i++) {
+                    long group = Wire.readLong(section);
+                    Replacement replacement = Replacement.decode(section);
+                    groups = withReplacement(groups, group, replacement);
+                }
+            }
             if (version == VERSION) {
                 Wire.end(section); // a later version may append; this one may not
             }
             buf.readerIndex(end);
             return new ReplicationHealth(under, groups);
+        }
+
+        /** {@code groups} with {@code group}'s replacement under way; malformed if the group is not listed. */
+        private static List<DegradedGroup> withReplacement(List<DegradedGroup> groups, long group,
+                                                           Replacement replacement) {
+            for (int i = 0; i < groups.size(); i++) {
+                DegradedGroup g = groups.get(i);
+                if (g.groupId() == group) {
+                    groups.set(i, new DegradedGroup(group, g.members(), replacement));
+                    return groups;
+                }
+            }
+            throw new MalformedMessageException("a replacement for group " + group + ", which is not listed");
         }
 
         /** {@code groups} with the reason of failed member {@code member} of {@code group}; malformed if none is. */
@@ -685,7 +747,7 @@ public final class AdminProtocol {
                     MemberHealth m = members.get(j);
                     if (m.memberId() == member && m.state() == MemberHealth.FAILED) {
                         members.set(j, m.withFailure(reason));
-                        groups.set(i, new DegradedGroup(group, members));
+                        groups.set(i, new DegradedGroup(group, members, g.replacement()));
                         return groups;
                     }
                 }

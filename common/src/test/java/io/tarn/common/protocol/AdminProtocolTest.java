@@ -61,8 +61,9 @@ class AdminProtocolTest {
         assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4 + 4);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode))
-                .as("with an empty replication section: length, version, count of groups, of details, of reasons")
-                .hasSize(8 * 4 + 4 + 4 + 8 + 8 + 4 + 1 + 8 + 4 + 4);
+                .as("with an empty replication section: length, version, count of groups, of details, of reasons, "
+                        + "of replacements")
+                .hasSize(8 * 4 + 4 + 4 + 8 + 8 + 4 + 1 + 8 + 4 + 4 + 4);
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
                 .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8 + 1 + 4);
     }
@@ -195,7 +196,7 @@ class AdminProtocolTest {
         assertThat(b.readLong()).as("blockGroups").isEqualTo(7);
         int length = b.readInt();
         assertThat(length).as("section length: what follows it").isEqualTo(b.readableBytes());
-        assertThat(b.readUnsignedByte()).as("version").isEqualTo((short) 2);
+        assertThat(b.readUnsignedByte()).as("version").isEqualTo((short) 3);
         assertThat(b.readLong()).as("underReplicated").isEqualTo(3);
         assertThat(b.readInt()).as("groups detailed").isEqualTo(1);
         assertThat(b.readLong()).as("group id").isEqualTo(42);
@@ -212,39 +213,61 @@ class AdminProtocolTest {
         assertThat(b.readUnsignedByte()).as("lost").isEqualTo((short) 4);
         b.skipBytes(8);
         assertThat(b.readInt()).as("failure reasons (version 2)").isZero();
+        assertThat(b.readInt()).as("replacements under way (version 3)").isZero();
         assertThat(b.isReadable()).isFalse();
         assertThat(withDegradedGroup().replication().degraded().get(0).down())
                 .extracting(MemberHealth::stateName).containsExactly("silent", "lost");
     }
 
     @Test
-    void aLaterVersionsAppendedFieldsAreSkippedButVersionTwoMustEndWithItsSection() {
-        byte[] v2 = encode(withDegradedGroup()::encode);
+    void aLaterVersionsAppendedFieldsAreSkippedButVersionThreeMustEndWithItsSection() {
+        byte[] v3 = encode(withDegradedGroup()::encode);
         int sectionAt = 8 * 4 + 4 + 4 + 8 + 8;
-        byte[] v3 = new byte[v2.length + 3];
-        System.arraycopy(v2, 0, v3, 0, v2.length);
-        ByteBuf patch = Unpooled.wrappedBuffer(v3);
+        byte[] v4 = new byte[v3.length + 3];
+        System.arraycopy(v3, 0, v4, 0, v3.length);
+        ByteBuf patch = Unpooled.wrappedBuffer(v4);
         patch.setInt(sectionAt, patch.getInt(sectionAt) + 3);
-        patch.setByte(sectionAt + 4, 3);
-        assertThat(Bufs.decode(Bufs.Kind.HEAP, v3, ClusterStatus::decode)).as("version 3 with 3 more bytes")
+        patch.setByte(sectionAt + 4, 4);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, v4, ClusterStatus::decode)).as("version 4 with 3 more bytes")
                 .isEqualTo(withDegradedGroup());
 
-        patch.setByte(sectionAt + 4, 2);
-        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v3, ClusterStatus::decode))
+        patch.setByte(sectionAt + 4, 3);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v4, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("3 unexpected trailing bytes");
         patch.setByte(sectionAt + 4, 0);
-        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v3, ClusterStatus::decode))
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v4, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("replication section version 0");
 
-        // Version 1 ended before the failure reasons.
+        // Version 2 ended before the replacements, version 1 before the failure reasons too.
+        byte[] v2 = Arrays.copyOf(v3, v3.length - 4);
+        ByteBuf two = Unpooled.wrappedBuffer(v2);
+        two.setInt(sectionAt, two.getInt(sectionAt) - 4);
+        two.setByte(sectionAt + 4, 2);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode)).as("version 2")
+                .isEqualTo(withDegradedGroup());
         byte[] v1 = Arrays.copyOf(v2, v2.length - 4);
         ByteBuf old = Unpooled.wrappedBuffer(v1);
         old.setInt(sectionAt, old.getInt(sectionAt) - 4);
         old.setByte(sectionAt + 4, 1);
         assertThat(Bufs.decode(Bufs.Kind.HEAP, v1, ClusterStatus::decode)).as("version 1")
                 .isEqualTo(withDegradedGroup());
+    }
+
+    /** A replacement under way (repair progress) travels with its group, after the failure reasons. */
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void aReplacementUnderWayRoundTrips(Bufs.Kind kind) {
+        DegradedGroup g = new DegradedGroup(42, List.of(new MemberHealth(0, 1, "h1", 9071, DatanodeStatus.ALIVE, 100),
+                new MemberHealth(1, 2, "h2", 9072, DatanodeStatus.SILENT, 30_000),
+                new MemberHealth(2, 3, "h3", 9073, DatanodeStatus.ALIVE, 100)),
+                new AdminProtocol.Replacement(1, 3, 4, "h4", 9074, 12_345));
+        DegradedGroup plain = new DegradedGroup(43, List.of(new MemberHealth(0, 1, "h1", 9071, DatanodeStatus.ALIVE,
+                100)));
+        ClusterStatus s = new ClusterStatus(1, 2, 3, 4, 5, List.of(), 0, 7, new ReplicationHealth(2, List.of(g,
+                plain)));
+        assertThat(Bufs.decode(kind, encode(s::encode), ClusterStatus::decode)).isEqualTo(s);
     }
 
     /** A member whose group stopped on its live datanode travels with the reason, which follows the groups. */
@@ -265,7 +288,8 @@ class AdminProtocolTest {
                 .isInstanceOf(IllegalArgumentException.class);
 
         ByteBuf bytes = Unpooled.wrappedBuffer(encode(s::encode));
-        int reasonMember = bytes.writerIndex() - (2 + "journal /j/group-42 is full: No space".length()) - 4;
+        // The reason's member id: before the reason string and the (empty) replacements that end the section.
+        int reasonMember = bytes.writerIndex() - 4 - (2 + "journal /j/group-42 is full: No space".length()) - 4;
         bytes.setInt(reasonMember, 2); // names the lost member, not the failed one
         assertThatThrownBy(() -> ClusterStatus.decode(bytes))
                 .isExactlyInstanceOf(MalformedMessageException.class)

@@ -11,6 +11,7 @@ import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.LeaderReport;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.common.protocol.AdminProtocol.Replacement;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.Fixture;
 import org.junit.jupiter.api.Test;
@@ -92,6 +93,13 @@ class GroupRepairTest {
                 .filter(m -> m != gone.memberId()).toList());
         expected.add(3);
         assertThat(change.target().ids()).isEqualTo(expected);
+        fx.clock.advance(2_500);
+        assertThat(fx.nn.clusterStatus().replication().degraded()).singleElement().satisfies(d -> {
+            assertThat(d.groupId()).isEqualTo(before.groupId());
+            assertThat(d.replacement()).as("repair progress, for tarn status").isEqualTo(new Replacement(
+                    gone.memberId(), 3, spare, dn(spare).host(), dn(spare).port(),
+                    fx.clock.millis() - change.startedMs()));
+        });
 
         // The new member's datanode is told to join; the others learn the target.
         List<GroupCommand> toSpare = heartbeat(spare, List.of());
