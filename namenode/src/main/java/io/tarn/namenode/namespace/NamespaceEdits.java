@@ -2,7 +2,6 @@ package io.tarn.namenode.namespace;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.Wire;
 
@@ -155,10 +154,5 @@ final class NamespaceEdits {
         b.writeLong(id);
         b.writeLong(time);
         return b;
-    }
-
-    /** Reads the ownership written by {@link NamenodeProtocol#writeOwnership}. */
-    static Ownership ownership(ByteBuf b) {
-        return NamenodeProtocol.readOwnership(b);
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.MalformedMessageException;
+import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.journal.JournalCorruptException;
 import io.tarn.namenode.journal.JournalReplayer;
@@ -96,7 +97,7 @@ public final class NamespaceReplay implements JournalReplayer {
 
     private boolean mkdir(ByteBuf b) {
         Link l = Link.read(b);
-        Ownership ownership = NamespaceEdits.ownership(b);
+        Ownership ownership = NamenodeProtocol.readOwnership(b);
         maxDirectory = Math.max(maxDirectory, FileIds.sequence(l.id()));
         DirectoryInode parent = directories.get(l.parentId());
         if (parent == null) {
@@ -115,7 +116,7 @@ public final class NamespaceReplay implements JournalReplayer {
         long parentId = l.parentId();
         String name = l.name();
         long id = l.id();
-        Ownership ownership = NamespaceEdits.ownership(b);
+        Ownership ownership = NamenodeProtocol.readOwnership(b);
         int blockSize = b.readInt();
         int storageClass = b.readInt();
         int replication = b.readInt();
@@ -223,7 +224,7 @@ public final class NamespaceReplay implements JournalReplayer {
 
     private boolean setAttributes(ByteBuf b) {
         long id = b.readLong();
-        Ownership ownership = NamespaceEdits.ownership(b);
+        Ownership ownership = NamenodeProtocol.readOwnership(b);
         long mtime = b.readLong();
         long atime = b.readLong();
         Inode node = node(id);
@@ -253,7 +254,7 @@ public final class NamespaceReplay implements JournalReplayer {
         root.setCreationTime(b.readLong());
         root.setModificationTime(b.readLong());
         root.setAccessTime(b.readLong());
-        root.setOwnership(NamespaceEdits.ownership(b));
+        root.setOwnership(NamenodeProtocol.readOwnership(b));
         root.setReplication(b.readInt());
         return true;
     }
