@@ -2,6 +2,7 @@ package io.tarn.client;
 
 import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
@@ -199,7 +200,9 @@ class ReplicatedWriteTest {
                 out.hsync();
             });
             assertThat(t).isInstanceOf(TarnException.class).hasMessageContaining("/r/all")
+                    .hasMessageContaining("group ").hasMessageContaining("cannot be reached")
                     .hasMessageNotContaining("REPLACE_BLOCK");
+            assertThat(((TarnException) t).code()).as(t.getMessage()).isEqualTo(ErrorCode.GROUP_UNAVAILABLE);
         }
     }
 }

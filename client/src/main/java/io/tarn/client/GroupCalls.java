@@ -123,6 +123,8 @@ final class GroupCalls {
         private final Attempt<T> attempt;
         private final long deadline = System.nanoTime() + timeoutNanos;
         private int redirects;
+        /** The last answer a member gave that is tried again (RETRY, NOT_LEADER, ...), or null. */
+        private Throwable lastAnswer;
         private long pauseMs = Backoff.FIRST_PAUSE_MS;
 
         Call(BlockRef ref, Attempt<T> attempt) {
@@ -169,17 +171,32 @@ final class GroupCalls {
             boolean unreachable = code == ErrorCode.CONNECTION_LOST || code == ErrorCode.TIMEOUT
                     || code == ErrorCode.DATANODE_DEAD || code == ErrorCode.UNKNOWN_DATANODE;
             if ((!retryable && !unreachable) || System.nanoTime() > deadline) {
-                result.completeExceptionally(unreachable && !(cause instanceof TarnError)
-                        ? new TarnException(ErrorCode.GROUP_UNAVAILABLE, "group " + group.groupId() + ": member "
-                        + member.memberId() + " at " + member.host() + ":" + member.port() + " cannot be reached: "
-                        + cause, cause) : cause);
+                result.completeExceptionally(unreachable ? unreachable(member, cause) : cause);
                 return;
+            }
+            if (retryable) {
+                lastAnswer = cause;
             }
             int next = unreachable || code == ErrorCode.NOT_LEADER ? nextMember(member) : member.memberId();
             long pause = pauseMs;
             pauseMs = Backoff.nextPause(pauseMs);
             CompletableFuture.runAsync(() -> send(next),
                     CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS));
+        }
+
+        /**
+         * The error of a call whose last attempt found no one at {@code member}: GROUP_UNAVAILABLE
+         * naming the group and that member, with what the last member that did answer said (for a
+         * group without quorum, its unreachable members), so the caller learns which group failed
+         * whichever member the attempts stopped at.
+         */
+        private TarnException unreachable(GroupMember member, Throwable cause) {
+            String message = "group " + group.groupId() + ": member " + member.memberId() + " at " + member.host()
+                    + ":" + member.port() + " cannot be reached (" + cause.getMessage() + ")";
+            if (lastAnswer != null) {
+                message += "; the last member to answer said: " + lastAnswer.getMessage();
+            }
+            return new TarnException(ErrorCode.GROUP_UNAVAILABLE, message, cause);
         }
 
         private int nextMember(GroupMember member) {

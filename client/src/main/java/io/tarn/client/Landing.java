@@ -43,8 +43,11 @@ final class Landing implements RpcClient.ResponseTarget {
     private volatile ByteBuf offered;
     /** The copy waiting for the reader while parked. */
     private volatile DeferredCopy parked;
-    /** Set once a copy was parked here: the read held no memory while it waited for the reader. */
-    private volatile boolean everParked;
+    /**
+     * Set once a short-circuit grant arrived here, parked or copied at once: the read held no
+     * memory while it waited, whether for its grant or for its reader.
+     */
+    private volatile boolean granted;
     /** Where the offered memory starts, or 0 when nothing was offered or it has no known address. */
     private long address;
 
@@ -93,10 +96,10 @@ final class Landing implements RpcClient.ResponseTarget {
      * offered memory or a buffer of its own.
      */
     void park(DeferredCopy copy) {
+        granted = true;
         if (waitsForReader) {
             parked = copy;
             if (state.compareAndSet(OPEN, PARKED)) {
-                everParked = true;
                 return;
             }
             parked = null;
@@ -150,9 +153,12 @@ final class Landing implements RpcClient.ResponseTarget {
         return copy != null ? copy.view() : null;
     }
 
-    /** True when a short-circuit copy was ever parked here for the reader. */
-    boolean wasParked() {
-        return everParked;
+    /**
+     * True when the read was granted short-circuit (its data a copy out of a mapped region, not
+     * bytes over TCP), whether the copy was parked for the reader or made at once.
+     */
+    boolean wasGranted() {
+        return granted;
     }
 
     /** True while a short-circuit copy waits for the reader (for tests). */

@@ -48,10 +48,12 @@ public final class TarnInputStream extends InputStream {
     /** The read-ahead while the reads are short-circuit copies left to this reader (grants only). */
     private final long readaheadShortCircuit;
     /**
-     * True while this stream's reads come as short-circuit copies parked for it ({@link Landing#park}):
-     * its read-ahead is then grants, which hold no memory, and goes {@link #readaheadShortCircuit} ahead.
+     * True while this stream's reads are granted short-circuit ({@link Landing#park}): its read-ahead
+     * is then grants whose copies wait for it, which hold no memory, and goes
+     * {@link #readaheadShortCircuit} ahead. Set by the grant, not by whether its copy was parked: a
+     * reader that outruns its grants waits for them and needs the longer read-ahead the most.
      */
-    private boolean readingParked;
+    private boolean readingShortCircuit;
     /** Where the file's blocks are, asked a page at a time. */
     private final BlockLocations locations;
     /** Cuts ranges into data requests; makes the positional reads. */
@@ -348,7 +350,7 @@ public final class TarnInputStream extends InputStream {
         try {
             buffers.current = AnswerWaiter.await(next);
             buffers.currentCheck = check;
-            readingParked = pending.landing.wasParked();
+            readingShortCircuit = pending.landing.wasGranted();
         } catch (IOException e) {
             next.thenAccept(ByteBuf::release); // an interrupted wait: the data still arrives
             dropReadahead();
@@ -416,7 +418,7 @@ public final class TarnInputStream extends InputStream {
             }
             throw describe(e);
         }
-        readingParked = next.landing.wasParked();
+        readingShortCircuit = next.landing.wasGranted();
         if (next.landing.holds(buf)) {
             client.data().landed(next.length);
             buf.release();
@@ -447,13 +449,13 @@ public final class TarnInputStream extends InputStream {
 
     /**
      * Requests the read-ahead ({@code tarn.client.readahead}, or {@code
-     * tarn.client.readahead.shortcircuit} while {@link #readingParked}) past the position, once at
+     * tarn.client.readahead.shortcircuit} while {@link #readingShortCircuit}) past the position, once at
      * most half of it is still requested (and always when nothing is): requests sent together share the
      * wake-ups of the client's I/O thread and the datanode's. One request per chunk read cost a
      * short-circuit reader a tenth of its time (docs/performance-history.md).
      */
     private void fillReadahead() {
-        long window = Math.max(readingParked ? readaheadShortCircuit : readahead, 1);
+        long window = Math.max(readingShortCircuit ? readaheadShortCircuit : readahead, 1);
         if (!buffers.ahead.isEmpty() && requestedUpTo - position > window / 2) {
             return;
         }
