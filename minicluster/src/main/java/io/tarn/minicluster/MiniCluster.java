@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -40,11 +41,13 @@ public final class MiniCluster implements AutoCloseable {
 
     private final TarnConfig base;
     private final Path dataDir;
-    private final Namenode namenode;
+    private volatile Namenode namenode;
     private final List<Namenode> namenodes = new ArrayList<>();
     private final TarnConfig clientConfig;
     private final List<DramDatanode> datanodes = new ArrayList<>();
     private final List<TarnConfig> datanodeConfigs = new ArrayList<>();
+    /** Keys {@link #reconfigureNamenode} set for the namenode's restarts. */
+    private final List<Consumer<TarnConfig.Builder>> namenodeOverrides = new ArrayList<>();
 
     private MiniCluster(Builder b) throws IOException {
         this.base = b.config.build();
@@ -70,8 +73,7 @@ public final class MiniCluster implements AutoCloseable {
      */
     private Namenode startNamenodes(int count) throws IOException {
         if (count == 1) {
-            namenodes.add(Namenode.start(base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, "127.0.0.1:0")
-                    .set(TarnKeys.NAMENODE_BIND, "127.0.0.1:0").build()));
+            namenodes.add(Namenode.start(namenodeConfig("127.0.0.1:0")));
             return namenodes.get(0);
         }
         for (int attempt = 1; ; attempt++) {
@@ -93,6 +95,55 @@ public final class MiniCluster implements AutoCloseable {
                 }
                 namenodes.forEach(Namenode::close);
                 namenodes.clear();
+            }
+        }
+    }
+
+    /**
+     * The single namenode's configuration, listening on {@code address}; with tarn.namenode.journal =
+     * disk and no journal directory set, its journal lives in the cluster's data directory.
+     */
+    private TarnConfig namenodeConfig(String address) {
+        TarnConfig.Builder c = base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, address)
+                .set(TarnKeys.NAMENODE_BIND, address);
+        if (base.get(TarnKeys.NAMENODE_JOURNAL_DIR).isBlank()) {
+            c.set(TarnKeys.NAMENODE_JOURNAL_DIR, dataDir.resolve("namenode").toString());
+        }
+        namenodeOverrides.forEach(o -> o.accept(c));
+        return c.build();
+    }
+
+    /** Sets a key of the namenode's configuration for its next {@link #restartNamenode}. */
+    public synchronized <T> void reconfigureNamenode(ConfigKey<T> key, T value) {
+        namenodeOverrides.add(b -> b.set(key, value));
+    }
+
+    /**
+     * Stops the namenode of a one-namenode cluster cleanly and starts it again at the same address
+     * with the same configuration: with tarn.namenode.journal = disk it replays its journal and the
+     * datanodes register again; with none it starts empty. Waits until every running datanode has
+     * registered with it again.
+     */
+    public synchronized void restartNamenode() throws IOException {
+        if (namenodes.size() != 1) {
+            throw new IllegalStateException("restartNamenode serves a cluster of one namenode");
+        }
+        int port = namenode.address().getPort();
+        namenode.close();
+        Namenode restarted = Namenode.start(namenodeConfig("127.0.0.1:" + port));
+        namenodes.set(0, restarted);
+        namenode = restarted;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (restarted.service().datanodes().all().stream().filter(d -> d.alive()).count()
+                < datanodes.stream().filter(d -> !d.isStopped()).count()) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("the datanodes did not register again with the restarted namenode within 30 s");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for the datanodes to register");
             }
         }
     }

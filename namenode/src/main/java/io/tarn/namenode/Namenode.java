@@ -1,9 +1,15 @@
 package io.tarn.namenode;
 
 import io.tarn.common.config.HostPort;
+import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.security.BlockTokens;
+import io.tarn.namenode.journal.EditLog;
+import io.tarn.namenode.journal.JournalEditLog;
+import io.tarn.namenode.journal.JournalMeta;
+import io.tarn.namenode.journal.NamespaceJournal;
+import io.tarn.namenode.namespace.NamespaceReplay;
 import io.tarn.rpc.RpcServer;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
@@ -12,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,9 +48,12 @@ public final class Namenode implements AutoCloseable {
     private final boolean ownsTransport;
     private final RpcServer server;
     private final ScheduledExecutorService background;
+    /** The namespace journal, or null with tarn.namenode.journal = none. */
+    private final NamespaceJournal journal;
 
     private Namenode(NamenodeService service, Transport transport, boolean ownsTransport, RpcServer server,
-                     ScheduledExecutorService background) {
+                     ScheduledExecutorService background, NamespaceJournal journal) {
+        this.journal = journal;
         this.service = service;
         this.transport = transport;
         this.ownsTransport = ownsTransport;
@@ -80,10 +90,77 @@ public final class Namenode implements AutoCloseable {
             throws IOException {
         long leaseTimeout = config.get(TarnKeys.LEASE_TIMEOUT);
         long datanodeTimeout = config.get(TarnKeys.DATANODE_TIMEOUT);
+        Partitioning partitions = Partitioning.of(config);
+        Path journalDir = null;
+        JournalMeta meta = null;
+        if (config.get(TarnKeys.NAMENODE_JOURNAL) == NamespaceJournalMode.DISK) {
+            journalDir = journalDirectory(config, partitions);
+            meta = JournalMeta.loadOrCreate(journalDir, partitions.partition(), partitions.count());
+        }
+        BlockTokens tokens = meta == null ? BlockTokens.random() : new BlockTokens(meta.tokenKey0(), meta.tokenKey1());
+        JournalEditLog log = meta == null ? null : new JournalEditLog();
         NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
-                datanodeTimeout, BlockTokens.random(), Partitioning.of(config),
-                config.get(TarnKeys.REPLICATION_DEFAULT));
+                datanodeTimeout, tokens, partitions, config.get(TarnKeys.REPLICATION_DEFAULT),
+                log == null ? EditLog.NONE : log);
         service.allocator().groups().replaceAfter(config.get(TarnKeys.DATANODE_REPLACE_AFTER));
+        NamespaceJournal journal = log == null ? null : openJournal(service, journalDir, log);
+        try {
+            return serve(config, transport, clock, ownsTransport, service, leaseTimeout, datanodeTimeout, journal);
+        } catch (IOException | RuntimeException e) {
+            if (journal != null) {
+                journal.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * tarn.namenode.journal.dir, or a directory of this partition under the temporary directory.
+     * Refuses several namenodes: the moves and directory changes between them are not journaled yet.
+     */
+    private static Path journalDirectory(TarnConfig config, Partitioning partitions) throws IOException {
+        if (partitions.count() > 1) {
+            throw new IOException(TarnKeys.NAMENODE_JOURNAL.name() + " = disk serves a single namenode so far, but "
+                    + TarnKeys.NAMENODE_ADDRESS.name() + " lists " + partitions.count() + "; set "
+                    + TarnKeys.NAMENODE_JOURNAL.name() + " = none, or run one namenode");
+        }
+        String dir = config.get(TarnKeys.NAMENODE_JOURNAL_DIR);
+        return dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "tarn-namenode-" + partitions.partition())
+                : Path.of(dir);
+    }
+
+    /**
+     * Replays the journal into the new service's empty namespace and registry (before anything is
+     * served, so no heartbeat meets a half-built registry), then sends every later record to it.
+     */
+    private static NamespaceJournal openJournal(NamenodeService service, Path dir, JournalEditLog log)
+            throws IOException {
+        long start = System.nanoTime();
+        NamespaceReplay replay = service.namespace().replay();
+        Partitioning p = service.partitioning();
+        NamespaceJournal journal = NamespaceJournal.open(dir, p.partition(), p.count(), 0, replay,
+                NamespaceJournal.Settings.DEFAULT);
+        try {
+            replay.finish();
+            log.attach(journal);
+            if (journal.lastSeq() == 0) {
+                service.namespace().recordRoot();
+            }
+        } catch (RuntimeException e) {
+            journal.close();
+            throw e;
+        }
+        service.journal(journal);
+        LOG.info("Namespace restored from {} in {} ms: {} record(s) applied, {} skipped; {} files, {} directories, "
+                        + "{} datanode(s) awaiting registration", dir, (System.nanoTime() - start) / 1_000_000,
+                replay.applied(), replay.skipped(), service.namespace().fileCount(),
+                service.namespace().directoryCount(), service.datanodes().size());
+        return journal;
+    }
+
+    private static Namenode serve(TarnConfig config, Transport transport, Clock clock, boolean ownsTransport,
+                                  NamenodeService service, long leaseTimeout, long datanodeTimeout,
+                                  NamespaceJournal journal) throws IOException {
         InetSocketAddress bindAddress = bindAddress(config);
         long rpcTimeout = config.get(TarnKeys.RPC_TIMEOUT);
         StartupGate startup = service.startup();
@@ -109,7 +186,7 @@ public final class Namenode implements AutoCloseable {
         LOG.info("Namenode {} of {} listening on {} (transport {}, block size {} bytes, lease timeout {} ms, "
                         + "datanode timeout {} ms)", partitioning.partition(), partitioning.count(),
                 server.localAddress(), transport.name(), service.blockSize(), leaseTimeout, datanodeTimeout);
-        return new Namenode(service, transport, ownsTransport, server, background);
+        return new Namenode(service, transport, ownsTransport, server, background, journal);
     }
 
     private static void runMaintenance(NamenodeService service) {
@@ -177,6 +254,9 @@ public final class Namenode implements AutoCloseable {
         } finally {
             if (ownsTransport) {
                 transport.close();
+            }
+            if (journal != null) {
+                journal.close();
             }
         }
         try {

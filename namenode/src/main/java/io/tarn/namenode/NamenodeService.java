@@ -14,6 +14,7 @@ import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
@@ -21,6 +22,9 @@ import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.blocks.BlockGroups;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.blocks.StorageId;
+import io.tarn.namenode.journal.EditLog;
+import io.tarn.namenode.journal.JournalFailedException;
+import io.tarn.namenode.journal.NamespaceJournal;
 import io.tarn.namenode.lease.LeaseManager;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.BlockHealth;
@@ -65,6 +69,7 @@ public final class NamenodeService implements RpcHandler {
     private final PeerHandler peers;
     private final DatanodeHandler datanodeHandler;
     private final AdminHandler admin;
+    private volatile NamespaceJournal journal;
 
     /** A single namenode (partition 0 of 1); see the full constructor. */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
@@ -89,6 +94,17 @@ public final class NamenodeService implements RpcHandler {
      */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
                            BlockTokens tokens, Partitioning partitioning, int defaultReplication) {
+        this(clock, blockSize, leaseTimeoutMs, datanodeTimeoutMs, tokens, partitioning, defaultReplication,
+                EditLog.NONE);
+    }
+
+    /**
+     * As the constructor above, recording every mutation of the namespace, the files' contents and
+     * the datanode registry to {@code log}. With a log, files of replication 3 are refused (block
+     * groups are not journaled yet) and answers to mutations wait for the {@linkplain #journal journal}.
+     */
+    public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
+                           BlockTokens tokens, Partitioning partitioning, int defaultReplication, EditLog log) {
         this.blockSize = blockSize;
         this.clock = clock;
         this.tokens = tokens;
@@ -98,9 +114,15 @@ public final class NamenodeService implements RpcHandler {
         // The token key is random at every start: its bits make the epoch of this run's group ids.
         this.allocator = new BlockAllocator(datanodes, new BlockGroups(datanodes, partitioning.partition(),
                 (int) (tokens.key0() ^ (tokens.key0() >>> 32))));
+        if (log.enabled()) {
+            datanodes.recordTo(log);
+            allocator.refuseGroups("files of replication 3 are not kept by the namenode's journal yet "
+                    + "(tarn.namenode.journal = disk); use replication 1, or tarn.namenode.journal = none");
+        }
         FileTable table = new FileTable(partitioning.partition());
-        this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning, defaultReplication);
-        this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens);
+        this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning, defaultReplication,
+                log);
+        this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens, log);
         this.health = new BlockHealth(table, datanodes);
         this.links = new PeerLinks(partitioning, namespace, fileService, allocator, clock);
         this.startup = new StartupGate(partitioning);
@@ -164,12 +186,64 @@ public final class NamenodeService implements RpcHandler {
         return startup;
     }
 
+    /**
+     * From now on answers to mutations wait for {@code j} to force what they recorded
+     * ({@link DurableReply}), and mutations are refused while it is full or after it failed. Set
+     * once, before serving.
+     */
+    void journal(NamespaceJournal j) {
+        this.journal = j;
+    }
+
+    /** The namespace journal, or null when the namespace lives in memory only. */
+    public NamespaceJournal journal() {
+        return journal;
+    }
+
+    /**
+     * The message of NAMESPACE_READ_ONLY for a journal that failed because of {@code why}, which
+     * names the journal, the condition and what to do ({@code JournalFiles.reason}).
+     */
+    static String readOnlyMessage(String why) {
+        return "change refused: " + why;
+    }
+
+    /**
+     * True for a request whose answer must wait for the journal: a client's or datanode's operation
+     * that may change what the journal keeps (renewing a lease and heartbeats change nothing it keeps).
+     */
+    private static boolean journaled(RpcRequest request) {
+        int opcode = request.opcode();
+        if (Opcode.isReadOnly(opcode) || opcode == Opcode.RENEW_LEASE || opcode == Opcode.HEARTBEAT) {
+            return false;
+        }
+        if (opcode == Opcode.GET_BLOCK) {
+            return GetBlockRequest.isWrite(request.body()); // a read's GET_BLOCK is a lookup
+        }
+        Audience audience = Opcode.audience(opcode);
+        return audience == Audience.CLIENT || audience == Audience.DATANODE;
+    }
+
     /** Routes the request to its audience's handler, which runs and answers it. */
     @Override
     public void handle(RpcRequest request) {
         operations.increment();
         if (startup.starting() && startup.holds(request)) {
             return;
+        }
+        NamespaceJournal j = journal;
+        if (j != null && journaled(request)) {
+            String failed = j.failure();
+            if (failed != null) {
+                request.fail(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(failed));
+                return;
+            }
+            if (j.full()) {
+                request.fail(ErrorCode.RETRY, "the namenode's journal has " + (j.lastSeq() - j.durableSeq())
+                        + " records not yet on disk; try again in a moment");
+                return;
+            }
+            request = new DurableReply(request, j);
         }
         try {
             Audience audience = Opcode.audience(request.opcode());
@@ -186,6 +260,8 @@ public final class NamenodeService implements RpcHandler {
             }
         } catch (TarnException e) {
             request.fail(e.code(), e.getMessage(), e.detail());
+        } catch (JournalFailedException e) {
+            request.fail(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(e.getMessage()));
         }
     }
 

@@ -99,6 +99,21 @@ public final class TarnKeys {
                     + "core per I/O thread while calls keep coming less than this far apart; an idle namenode "
                     + "sleeps. Needs native epoll (Linux).");
 
+    public static final ConfigKey<NamespaceJournalMode> NAMENODE_JOURNAL = ConfigKey.choice("tarn.namenode.journal",
+            NamespaceJournalMode.NONE, NamespaceJournalMode.class, "none | disk. disk: every namespace mutation "
+                    + "(create, close, blocks, rename, delete, attributes, datanode registrations) is written to a "
+                    + "journal in tarn.namenode.journal.dir and forced to disk, many mutations sharing one force, "
+                    + "before it is acknowledged; a restarted namenode replays it and serves the same files, whose "
+                    + "datanodes register again. So far for a single namenode with files of replication 1 (files of "
+                    + "replication 3 are refused). none: the namespace lives in memory only and a restarted "
+                    + "namenode starts empty; for purely ephemeral scratch data.");
+
+    public static final ConfigKey<String> NAMENODE_JOURNAL_DIR = ConfigKey.string("tarn.namenode.journal.dir", "",
+            "Directory on disk (not tmpfs) of the namenode's journal with tarn.namenode.journal = disk: segment "
+                    + "files edits-<first record>.log, journal.meta (whose namespace, and the block token key) and "
+                    + "in_use.lock. One directory per namenode. Empty: ${java.io.tmpdir}/tarn-namenode-<partition>.",
+            null);
+
     public static final ConfigKey<Long> LEASE_TIMEOUT = ConfigKey.millis("tarn.namenode.lease.timeout", 60_000, 100,
             24 * HOUR_MS, "A writer that has not renewed its lease for this long loses it; its file is closed "
                     + "at the length the writer last reported stored (hsync, or when it asked for its last block).");
@@ -311,7 +326,7 @@ public final class TarnKeys {
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
                     RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL,
-                    LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_REPLACE_AFTER)),
+                    NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_REPLACE_AFTER)),
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),

@@ -55,7 +55,10 @@ public enum ErrorCode {
     // Replicated block groups.
     UNKNOWN_GROUP(70, "this datanode holds no replica of the block group"),
     NOT_LEADER(71, "not the leader of the block group; the answer names the leader when known"),
-    GROUP_UNAVAILABLE(72, "the block group cannot reach a quorum of its members");
+    GROUP_UNAVAILABLE(72, "the block group cannot reach a quorum of its members"),
+
+    // Namespace durability
+    NAMESPACE_READ_ONLY(80, "the namenode's journal failed; lookups work, changes are refused until it restarts");
 
     private static final ErrorCode[] BY_CODE;
 

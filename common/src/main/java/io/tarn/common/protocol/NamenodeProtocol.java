@@ -399,6 +399,15 @@ public final class NamenodeProtocol {
             buf.writeLong(durableSize);
         }
 
+        /**
+         * Whether the GET_BLOCK request in {@code body} (reader index at its first byte) asks for
+         * writing, read without consuming it; false when the body is too short (decoding then fails).
+         */
+        public static boolean isWrite(ByteBuf body) {
+            int at = body.readerIndex() + 12;
+            return body.writerIndex() > at && body.getByte(at) != 0;
+        }
+
         public static GetBlockRequest decode(ByteBuf buf) {
             GetBlockRequest r = new GetBlockRequest(Wire.readLong(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE,
                     "blockIndex"), Wire.readBoolean(buf), Wire.readLong(buf), Wire.readString(buf), Wire.readLong(buf));

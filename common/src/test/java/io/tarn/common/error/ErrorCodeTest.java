@@ -62,6 +62,7 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.UNKNOWN_GROUP, 70);
         WIRE.put(ErrorCode.NOT_LEADER, 71);
         WIRE.put(ErrorCode.GROUP_UNAVAILABLE, 72);
+        WIRE.put(ErrorCode.NAMESPACE_READ_ONLY, 80);
     }
 
     @Test

@@ -215,6 +215,24 @@ class NamenodeProtocolTest {
         assertThat(encode(new ListResponse(true, List.of())::encode)).containsExactly(1, 0, 0, 0, 0);
     }
 
+    /** The namenode tells a writer's GET_BLOCK from a reader's without decoding it, whatever precedes the body. */
+    @Test
+    void aGetBlockSaysWhetherItWritesWithoutBeingConsumed() {
+        for (boolean write : new boolean[] {true, false}) {
+            io.netty.buffer.ByteBuf b = io.netty.buffer.Unpooled.buffer();
+            b.writeBytes(new byte[] {9, 9, 9});
+            b.readerIndex(3);
+            new GetBlockRequest(7, 1, write, 3, "host", 100).encode(b);
+            assertThat(GetBlockRequest.isWrite(b)).isEqualTo(write);
+            assertThat(b.readerIndex()).isEqualTo(3);
+            assertThat(GetBlockRequest.decode(b).write()).isEqualTo(write);
+            b.release();
+        }
+        io.netty.buffer.ByteBuf shortBody = io.netty.buffer.Unpooled.buffer().writeLong(1);
+        assertThat(GetBlockRequest.isWrite(shortBody)).isFalse();
+        shortBody.release();
+    }
+
     @Test
     void createFlags() {
         assertThat(NamenodeProtocol.CREATE_OVERWRITE).isEqualTo(1);

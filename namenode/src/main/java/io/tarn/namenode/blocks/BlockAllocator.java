@@ -34,6 +34,8 @@ public final class BlockAllocator {
 
     private final DatanodeRegistry registry;
     private final BlockGroups groups;
+    /** Why blocks of replication 3 are refused, or null when they are placed. */
+    private volatile String groupsRefused;
     private final AtomicIntegerArray roundRobin = new AtomicIntegerArray(DatanodeRegistry.MAX_STORAGE_CLASSES);
     /** Gives foreign blocks back to their home namenode: (home partition, blocks). */
     private volatile BiConsumer<Integer, List<Block>> returnHome = (home, blocks) ->
@@ -47,6 +49,19 @@ public final class BlockAllocator {
     public BlockAllocator(DatanodeRegistry registry, BlockGroups groups) {
         this.registry = registry;
         this.groups = groups;
+    }
+
+    /**
+     * From now on blocks of replication 3 are refused (REPLICATION_UNAVAILABLE, with {@code why}):
+     * for a namenode that journals its namespace but not yet its block groups.
+     */
+    public void refuseGroups(String why) {
+        this.groupsRefused = why;
+    }
+
+    /** The datanodes it allocates on. */
+    public DatanodeRegistry datanodes() {
+        return registry;
     }
 
     /** The replicated block groups this allocator places blocks of replication 3 in. */
@@ -80,6 +95,11 @@ public final class BlockAllocator {
     public void checkPlacement(int replication, String what) throws TarnException {
         if (replication <= Replication.ONE) {
             return;
+        }
+        String refused = groupsRefused;
+        if (refused != null) {
+            throw new ReplicationException(ErrorCode.REPLICATION_UNAVAILABLE, "cannot place " + what
+                    + " of replication " + replication + ": " + refused);
         }
         int allocatable = 0;
         int unreachable = 0;

@@ -60,6 +60,11 @@ public final class DatanodeInfo {
     static final int HEARTBEATS_TO_CLEAR = 2;
     /** Whether it offers short-circuit access to clients on its host, as its last registration said. */
     private volatile boolean shortCircuit;
+    /**
+     * True from a journal replay until the datanode registers again: the namenode restarted and
+     * knows its blocks, but not yet whether the datanode kept them.
+     */
+    private volatile boolean awaitingRegistration;
 
     // Layout and block state; guarded by this.
     private long regionSize;
@@ -206,8 +211,81 @@ public final class DatanodeInfo {
         }
     }
 
+    /**
+     * True from a namenode restart until the datanode registers again (it is then
+     * {@link Liveness#STOPPED}): its blocks are known, but not yet whether it kept them.
+     */
+    public boolean awaitingRegistration() {
+        return awaitingRegistration;
+    }
+
+    /**
+     * Restored from the namenode's journal: the layout and incarnation it had when the namenode
+     * stopped, stopped until it registers again. Generations are kept when the layout is unchanged,
+     * else start from zero; free lists are built by {@link #rebuildFreeList} once every block is known.
+     */
+    synchronized void restore(int cls, long rSize, RegionSet rSet, int blockSize, int restoredIncarnation, long now) {
+        boolean keepGenerations = sameLayout(cls, rSize, rSet);
+        storageClass = cls;
+        regionSize = rSize;
+        regions = rSet;
+        blocksPerRegion = (int) (rSize / blockSize);
+        if (!keepGenerations) {
+            generations = new int[Math.multiplyExact(rSet.count(), blocksPerRegion)];
+        }
+        incarnation = restoredIncarnation;
+        capacity = generations.length;
+        awaitingRegistration = true;
+        markStopped(now);
+    }
+
+    /**
+     * During a journal replay: block {@code regionBlock} of region {@code regionId} was allocated
+     * with {@code generation}, so its generation is at least that. Ignored outside the layout.
+     */
+    public synchronized void raiseGeneration(int regionId, int regionBlock, int generation) {
+        int local = regions == null ? -1 : regions.local(regionId);
+        if (local < 0 || regionBlock < 0 || regionBlock >= blocksPerRegion) {
+            return;
+        }
+        int no = local * blocksPerRegion + regionBlock;
+        generations[no] = Math.max(generations[no], generation);
+    }
+
+    /**
+     * At the end of a journal replay: every block of the current incarnation that {@code held}
+     * names is allocated, every other one free (blocks are handed out from region 0 upwards).
+     */
+    synchronized void rebuildFreeList(BitSet held) {
+        int total = generations.length;
+        freeStack = new int[total];
+        regionFree = new int[regions.count()];
+        allocated = new BitSet(total);
+        int n = 0;
+        for (int i = total - 1; i >= 0; i--) {
+            if (held.get(i)) {
+                allocated.set(i);
+            } else if (!reserved.get(i / blocksPerRegion)) {
+                freeStack[n++] = i;
+                regionFree[i / blocksPerRegion]++;
+            }
+        }
+        freeCount = n;
+        capacity = total;
+    }
+
+    /** The block number ({@code local region * blocks per region + index}) of a block here, or -1. */
+    synchronized int blockNumber(Block b) {
+        int local = regions == null ? -1 : regions.local(b.regionId());
+        if (local < 0 || b.regionBlock() < 0 || b.regionBlock() >= blocksPerRegion) {
+            return -1;
+        }
+        return local * blocksPerRegion + b.regionBlock();
+    }
+
     /** A registration: alive (and reachable) whatever it was before. */
     void revive(long now) {
+        awaitingRegistration = false;
         lastHeartbeat = now;
         unreachable.set(0);
         liveness.set(Liveness.ALIVE);
@@ -352,6 +430,11 @@ public final class DatanodeInfo {
             freeStack[freeCount++] = no;
         }
         regionFree[local] = blocksPerRegion;
+    }
+
+    /** Bytes per region, as it registered. */
+    synchronized long regionSize() {
+        return regionSize;
     }
 
     /** Blocks in each of this datanode's regions, as this namenode carves them. */

@@ -1,15 +1,20 @@
 package io.tarn.namenode.blocks;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.namenode.Clock;
+import io.tarn.namenode.journal.EditLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +47,16 @@ import java.util.concurrent.atomic.LongAdder;
 public final class DatanodeRegistry {
     /** Storage classes are 0..15 (a u8 on the wire, bounded by configuration). */
     public static final int MAX_STORAGE_CLASSES = 16;
+    /**
+     * The journal record of a datanode's durable state, appended (under this registry's monitor)
+     * whenever its id is given or its layout or incarnation change: {@code id[i32]
+     * storageIdHigh[i64] storageIdLow[i64] storageClass[i32] regionSize[i64] firstRegion[i32]
+     * regionStride[i32] regionCount[i32] incarnation[i32]}. Datanode ids are inside block tokens and
+     * file records, and incarnations tell which blocks a datanode still holds, so both outlive a
+     * namenode restart; a generation is never handed out twice because replay raises each block's
+     * generation to the highest its allocations were recorded with.
+     */
+    public static final int RECORD = 14;
 
     private static final Logger LOG = LoggerFactory.getLogger(DatanodeRegistry.class);
     private static final DatanodeInfo[] NONE = new DatanodeInfo[0];
@@ -55,6 +70,7 @@ public final class DatanodeRegistry {
     private volatile int highestClass = -1;
     private final LongAdder unreachableReports = new LongAdder();
     private int nextId = 1;
+    private volatile EditLog log = EditLog.NONE;
 
     /** Outcome of a registration. */
     public record Registration(DatanodeInfo datanode, boolean resetGenerations) {
@@ -65,6 +81,84 @@ public final class DatanodeRegistry {
         this.clock = clock;
         this.timeoutMs = timeoutMs;
         Arrays.fill(byClass, NONE);
+    }
+
+    /** Records every change of a datanode's durable state to {@code editLog} ({@link #RECORD}); set before serving. */
+    public void recordTo(EditLog editLog) {
+        this.log = editLog;
+    }
+
+    /** Caller holds this monitor: the journal record of {@code dn} as it is now. */
+    private void record(DatanodeInfo dn) {
+        EditLog l = log;
+        if (!l.enabled()) {
+            return;
+        }
+        ByteBuf b = Unpooled.buffer(52);
+        b.writeInt(dn.id());
+        b.writeLong(dn.storageId().high());
+        b.writeLong(dn.storageId().low());
+        b.writeInt(dn.storageClass());
+        b.writeLong(dn.regionSize());
+        RegionSet regions = dn.regions();
+        b.writeInt(regions.first());
+        b.writeInt(regions.stride());
+        b.writeInt(regions.count());
+        b.writeInt(dn.incarnation());
+        l.append(RECORD, b);
+    }
+
+    /**
+     * Replays one {@link #RECORD} at start-up (before anything is served): the datanode as it was,
+     * {@linkplain DatanodeInfo#awaitingRegistration awaiting its registration}.
+     */
+    public synchronized void replay(ByteBuf b) {
+        int id = b.readInt();
+        StorageId sid = new StorageId(b.readLong(), b.readLong());
+        int cls = b.readInt();
+        long regionSize = b.readLong();
+        RegionSet regions = new RegionSet(b.readInt(), b.readInt(), b.readInt());
+        int incarnation = b.readInt();
+        if (id <= 0 || cls < 0 || cls >= MAX_STORAGE_CLASSES || regionSize <= 0 || regionSize % blockSize != 0) {
+            throw new IllegalStateException("datanode record of id " + id + " with storage class " + cls
+                    + " and regions of " + regionSize + " bytes (block size " + blockSize + ")");
+        }
+        DatanodeInfo dn = byId.get(id);
+        if (dn != null && !dn.storageId().equals(sid)) {
+            throw new IllegalStateException("datanode id " + id + " is recorded for storage " + dn.storageId()
+                    + " and for storage " + sid);
+        }
+        if (dn == null) {
+            dn = new DatanodeInfo(id, sid, "(not registered since the namenode started)", 0, clock.millis());
+            byId.put(id, dn);
+            byStorageId.put(sid, dn);
+        } else {
+            removeFromClass(dn, dn.storageClass());
+        }
+        dn.restore(cls, regionSize, regions, blockSize, incarnation, clock.millis());
+        addToClass(dn, cls);
+        nextId = Math.max(nextId, id + 1);
+    }
+
+    /**
+     * Ends a replay: the free lists of every datanode, from the blocks the files still hold
+     * ({@code held}: every block of every file, blocks of older incarnations included, which are ignored).
+     */
+    public synchronized void rebuildFreeLists(Iterable<Block> held) {
+        Map<DatanodeInfo, BitSet> byDatanode = new HashMap<>();
+        for (Block b : held) {
+            DatanodeInfo dn = b.datanode();
+            if (b.replicated() || b.foreign() || !dn.holds(b)) {
+                continue;
+            }
+            int no = dn.blockNumber(b);
+            if (no >= 0) {
+                byDatanode.computeIfAbsent(dn, d -> new BitSet()).set(no);
+            }
+        }
+        for (DatanodeInfo dn : byId.values()) {
+            dn.rebuildFreeList(byDatanode.getOrDefault(dn, new BitSet()));
+        }
     }
 
     /** Registers (or re-registers) a datanode; INVALID_ARGUMENT when its regions cannot hold whole blocks. */
@@ -82,19 +176,23 @@ public final class DatanodeRegistry {
             byStorageId.put(sid, dn);
             byId.put(dn.id(), dn);
             addToClass(dn, r.storageClass());
+            record(dn);
             LOG.info("Registered {} storage {}: class {}, {} of {} bytes, {} blocks", dn.describe(), sid,
                     r.storageClass(), regions, r.regionSize(), dn.capacityBlocks());
             return new Registration(dn, true);
         }
         int oldClass = dn.storageClass();
+        boolean restarted = dn.awaitingRegistration();
         dn.address(r.host(), r.port());
         dn.shortCircuit(r.shortCircuit());
         dn.revive(now);
         boolean reset = false;
         if (r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), regions)) {
-            LOG.info("{} re-registered with its data intact", dn.describe());
+            LOG.info("{} re-registered with its data intact{}", dn.describe(),
+                    restarted ? " (the first time since this namenode started): its blocks are served again" : "");
         } else {
             reset = dn.reset(r.storageClass(), r.regionSize(), regions, blockSize);
+            record(dn);
             LOG.warn("{} re-registered without its data (intact={}, {}): blocks it held are lost, {} blocks free",
                     dn.describe(), r.intact(), regions, dn.capacityBlocks());
         }
@@ -153,6 +251,10 @@ public final class DatanodeRegistry {
                     + " is not registered with this namenode (it may have restarted); register again");
         }
         DatanodeInfo.Liveness before = dn.heartbeat(clock.millis());
+        if (before == null && dn.awaitingRegistration()) {
+            throw new TarnException(ErrorCode.UNKNOWN_DATANODE, dn.describe() + " has not registered since this "
+                    + "namenode restarted; register again, saying whether its regions kept their data");
+        }
         if (before == null) {
             throw new TarnException(ErrorCode.UNKNOWN_DATANODE, dn.describe() + " deregistered (it was shut down); "
                     + "register again");
@@ -205,6 +307,7 @@ public final class DatanodeRegistry {
                     + "again", dn.describe());
         } else {
             dn.dropData();
+            record(dn);
             LOG.info("{} deregistered: shut down without keeping its data; blocks it held are lost", dn.describe());
         }
     }

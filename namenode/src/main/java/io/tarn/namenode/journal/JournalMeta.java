@@ -8,24 +8,36 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Set;
 import java.util.UUID;
 import java.util.zip.CRC32C;
 
 /**
- * Whose journal a directory holds: the namespace it belongs to and which namenode partition wrote
- * it, in the file {@code journal.meta}: {@code magic[i32] = 0x544e4e4a ("TNNJ") version[u8] = 1
- * namespaceId[16 bytes] partition[i32] partitions[i32] crc32c[i32]}. A namenode refuses a directory
- * another partition (or another cluster layout) wrote, instead of serving someone else's names.
+ * Whose journal a directory holds and the values that must outlive a namenode restart, in the file
+ * {@code journal.meta}: {@code magic[i32] = 0x544e4e4a ("TNNJ") version[u8] = 2 namespaceId[16 bytes]
+ * partition[i32] partitions[i32] tokenKey0[i64] tokenKey1[i64] crc32c[i32]}. A namenode refuses a
+ * directory another partition (or another cluster layout) wrote, instead of serving someone else's
+ * names.
+ *
+ * <p>The block token key is made at the first start and kept: the journal's blocks are named by
+ * datanode ids inside tokens that clients and datanodes still hold across a restart, so a
+ * restarted namenode must issue (and datanodes check) tokens with the same key. The file is
+ * readable by its owner only.
  *
  * @param namespaceId random at the first start, kept for the life of the namespace
  * @param partition   the namenode's partition
  * @param partitions  how many partitions the namespace has
+ * @param tokenKey0   first half of the block token key
+ * @param tokenKey1   second half of the block token key
  */
-public record JournalMeta(UUID namespaceId, int partition, int partitions) {
+public record JournalMeta(UUID namespaceId, int partition, int partitions, long tokenKey0, long tokenKey1) {
     static final String FILE = "journal.meta";
     private static final int MAGIC = 0x544e4e4a;
-    private static final int VERSION = 1;
-    private static final int SIZE = 4 + 1 + 16 + 4 + 4 + 4;
+    private static final int VERSION = 2;
+    private static final int SIZE = 4 + 1 + 16 + 4 + 4 + 16 + 4;
 
     /**
      * The meta of the journal in {@code dir}, which is created (with a new namespace id) when the
@@ -34,7 +46,8 @@ public record JournalMeta(UUID namespaceId, int partition, int partitions) {
      * @throws IOException naming the file and what to do when it belongs to another partition or
      *                     layout, was written by another format version, or is damaged
      */
-    static JournalMeta loadOrCreate(Path dir, int partition, int partitions) throws IOException {
+    public static JournalMeta loadOrCreate(Path dir, int partition, int partitions) throws IOException {
+        Files.createDirectories(dir);
         Path file = dir.resolve(FILE);
         JournalMeta found;
         try {
@@ -44,7 +57,9 @@ public record JournalMeta(UUID namespaceId, int partition, int partitions) {
                 throw new IOException("namespace journal " + dir + " holds segments but no " + FILE
                         + ": it was not written by a Tarn namenode, or the file was deleted; refusing to start");
             }
-            JournalMeta created = new JournalMeta(UUID.randomUUID(), partition, partitions);
+            SecureRandom random = new SecureRandom();
+            JournalMeta created = new JournalMeta(UUID.randomUUID(), partition, partitions, random.nextLong(),
+                    random.nextLong());
             created.write(file);
             return created;
         }
@@ -76,19 +91,21 @@ public record JournalMeta(UUID namespaceId, int partition, int partitions) {
             throw new IOException(file + " fails its checksum");
         }
         UUID id = new UUID(b.getLong(), b.getLong());
-        return new JournalMeta(id, b.getInt(), b.getInt());
+        return new JournalMeta(id, b.getInt(), b.getInt(), b.getLong(), b.getLong());
     }
 
     private void write(Path file) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(SIZE);
         b.putInt(MAGIC).put((byte) VERSION).putLong(namespaceId.getMostSignificantBits())
-                .putLong(namespaceId.getLeastSignificantBits()).putInt(partition).putInt(partitions);
+                .putLong(namespaceId.getLeastSignificantBits()).putInt(partition).putInt(partitions).putLong(tokenKey0)
+                .putLong(tokenKey1);
         CRC32C crc = new CRC32C();
         crc.update(b.array(), 0, SIZE - 4);
         b.putInt((int) crc.getValue()).flip();
         Path tmp = file.resolveSibling(FILE + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        Files.deleteIfExists(tmp);
+        try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                ownerOnly(tmp))) {
             while (b.hasRemaining()) {
                 ch.write(b);
             }
@@ -96,5 +113,14 @@ public record JournalMeta(UUID namespaceId, int partition, int partitions) {
         }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         JournalFormat.syncDirectory(file.getParent());
+    }
+
+    /** Owner read and write only where the file system has POSIX permissions (the file holds the token key). */
+    private static FileAttribute<?>[] ownerOnly(Path file) {
+        if (!file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            return new FileAttribute<?>[0];
+        }
+        return new FileAttribute<?>[] {
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))};
     }
 }

@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.namenode.journal.EditLog;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileIds;

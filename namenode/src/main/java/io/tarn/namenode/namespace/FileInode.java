@@ -214,11 +214,15 @@ public final class FileInode extends Inode {
     /**
      * Records that the writer's first {@code durableSize} bytes are stored: the size readers see
      * while the file is open and the size lease recovery keeps. Never shrinks. Caller holds the monitor.
+     *
+     * @return true when the size grew
      */
-    void reportDurable(long durableSize) {
+    boolean reportDurable(long durableSize) {
         if (durableSize > size) {
             size = durableSize;
+            return true;
         }
+        return false;
     }
 
     /**

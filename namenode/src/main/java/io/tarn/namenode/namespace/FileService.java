@@ -18,6 +18,7 @@ import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.blocks.GroupInfo;
+import io.tarn.namenode.journal.EditLog;
 import io.tarn.namenode.lease.LeaseManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,11 +43,19 @@ public final class FileService {
     private final DatanodeRegistry datanodes;
     private final LeaseManager leases;
     private final BlockTokens tokens;
+    private final EditLog log;
     private final ConcurrentHashMap<Long, Forward> forwards = new ConcurrentHashMap<>();
     private final LongAdder replacedBlocks = new LongAdder();
 
     public FileService(Clock clock, FileTable files, BlockAllocator allocator, DatanodeRegistry datanodes,
                        LeaseManager leases, BlockTokens tokens) {
+        this(clock, files, allocator, datanodes, leases, tokens, EditLog.NONE);
+    }
+
+    /** As the other constructor, recording every change of a file's contents to {@code log} (see NamespaceEdits). */
+    public FileService(Clock clock, FileTable files, BlockAllocator allocator, DatanodeRegistry datanodes,
+                       LeaseManager leases, BlockTokens tokens, EditLog log) {
+        this.log = log;
         this.clock = clock;
         this.files = files;
         this.allocator = allocator;
@@ -94,7 +103,9 @@ public final class FileService {
         checkWriter(f, clientId);
         if (durableSize >= 0) {
             checkWithinBlocks(f, durableSize, "report");
-            f.reportDurable(durableSize);
+            if (f.reportDurable(durableSize)) {
+                NamespaceEdits.size(log, f.id(), durableSize);
+            }
         }
     }
 
@@ -114,6 +125,7 @@ public final class FileService {
         }
         Block b = allocator.allocate(f.storageClass(), f.replication(), clientHost);
         f.append(b);
+        NamespaceEdits.block(log, f.id(), index, b);
         return ref(f, index, b, true);
     }
 
@@ -162,6 +174,7 @@ public final class FileService {
             }
             Block b = allocator.allocate(f.storageClass(), f.replication(), clientHost);
             f.replace(index, b);
+            NamespaceEdits.block(log, f.id(), index, b);
             answer = new Replacement(ref(f, index, b, true), reported ? dn : null);
         }
         replacedBlocks.increment();
@@ -238,7 +251,9 @@ public final class FileService {
         synchronized (f) {
             checkWriter(f, clientId);
             checkWithinBlocks(f, durableSize, "sync");
-            f.reportDurable(durableSize);
+            if (f.reportDurable(durableSize)) {
+                NamespaceEdits.size(log, f.id(), durableSize);
+            }
         }
         return f.status();
     }
@@ -275,6 +290,7 @@ public final class FileService {
             // Lease first: from the moment the file is open again, it is leased.
             leases.acquire(clientId, f.id());
             f.reopen(clientId);
+            NamespaceEdits.reopen(log, f.id(), clientId);
         }
         return f.status();
     }
@@ -298,7 +314,9 @@ public final class FileService {
             }
             checkWriter(f, clientId);
             checkWithinBlocks(f, size, "close");
-            surplus = f.finish(size, clock.millis(), FileInode.NO_CLIENT);
+            long now = clock.millis();
+            surplus = f.finish(size, now, FileInode.NO_CLIENT);
+            NamespaceEdits.close(log, fileId, size, now, FileInode.NO_CLIENT);
         }
         leases.release(clientId, fileId);
         allocator.free(surplus);
@@ -320,7 +338,9 @@ public final class FileService {
             if (f.retired() || f.moving() || !f.underConstruction() || f.leaseHolder() != clientId) {
                 return; // moving: the lease goes with the file; if the move fails, the next pass recovers it
             }
-            surplus = f.finish(f.size(), clock.millis(), clientId);
+            long now = clock.millis();
+            surplus = f.finish(f.size(), now, clientId);
+            NamespaceEdits.close(log, fileId, f.size(), now, clientId);
         }
         allocator.free(surplus);
         LOG.info("Lease of client {} expired after {} ms of silence: closed '{}' at {} bytes",

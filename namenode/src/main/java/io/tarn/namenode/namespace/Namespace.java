@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.namenode.journal.EditLog;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ReplicationException;
@@ -125,7 +126,7 @@ public final class Namespace {
      * after the last record.
      */
     public NamespaceReplay replay() {
-        return new NamespaceReplay(paths.root(), files, counts, leases, creator);
+        return new NamespaceReplay(paths.root(), files, counts, leases, creator, allocator.datanodes());
     }
 
     /**

@@ -1,9 +1,12 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.namenode.journal.EditLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.Wire;
+import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.blocks.DatanodeRegistry;
 
 /**
  * The records of the namespace's mutations, as {@link EditLog} keeps them and
@@ -43,9 +46,25 @@ import io.tarn.common.protocol.Wire;
  * SET_ATTR        id[i64] ownership modificationTime[i64] accessTime[i64]
  * SET_REPLICATION id[i64] replication[i32]
  * ROOT            creationTime[i64] modificationTime[i64] accessTime[i64] ownership replication[i32]
+ * FILE_BLOCK      fileId[i64] index[i32] datanodeId[i32] incarnation[i32] regionId[i32] regionBlock[i32]
+ *                 generation[i32]
+ * FILE_SIZE       fileId[i64] size[i64]
+ * FILE_CLOSE      fileId[i64] size[i64] time[i64] recoveredFrom[i64] (0: closed by its writer)
+ * FILE_REOPEN     fileId[i64] clientId[i64]
+ * DATANODE        see {@link DatanodeRegistry#RECORD}
  * </pre>
  * ROOT is the first record of a new journal: the root directory as the namespace began.
  * Times of a link, unlink or rename are also the parents' new modification times.
+ *
+ * <p>A file's contents change under its monitor, where the records are appended: FILE_BLOCK puts a
+ * block at {@code index} (the file's next block, or a replacement of an existing one), naming its
+ * datanode by the id the registry keeps for it ({@link DatanodeRegistry#RECORD}); FILE_SIZE is a
+ * size its writer reported stored (hsync, or with a block request); FILE_CLOSE ends construction
+ * at a size, by the writer or by lease recovery ({@code recoveredFrom} the client whose lease
+ * expired); FILE_REOPEN is an append. Blocks a file gives up (a close below them, a replacement, a
+ * delete) are freed after its record, so a block's next allocation is always recorded after the
+ * record that freed it. Free lists are not recorded: replay rebuilds them from the blocks the
+ * surviving files hold, and each block's generation from the highest FILE_BLOCK record of it.
  */
 final class NamespaceEdits {
     static final int MKDIR = 1;
@@ -57,6 +76,10 @@ final class NamespaceEdits {
     static final int SET_ATTR = 7;
     static final int SET_REPLICATION = 8;
     static final int ROOT = 9;
+    static final int FILE_BLOCK = 10;
+    static final int FILE_SIZE = 11;
+    static final int FILE_CLOSE = 12;
+    static final int FILE_REOPEN = 13;
 
     private NamespaceEdits() {
     }
@@ -145,6 +168,54 @@ final class NamespaceEdits {
         NamenodeProtocol.writeOwnership(b, root.ownership());
         b.writeInt(root.replication());
         log.append(ROOT, b);
+    }
+
+    /** Block {@code b} is now block {@code index} of file {@code fileId} (caller holds the file's monitor). */
+    static void block(EditLog log, long fileId, int index, Block b) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(32);
+        out.writeLong(fileId);
+        out.writeInt(index);
+        out.writeInt(b.datanode().id());
+        out.writeInt(b.incarnation());
+        out.writeInt(b.regionId());
+        out.writeInt(b.regionBlock());
+        out.writeInt(b.generation());
+        log.append(FILE_BLOCK, out);
+    }
+
+    static void size(EditLog log, long fileId, long size) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(16);
+        out.writeLong(fileId);
+        out.writeLong(size);
+        log.append(FILE_SIZE, out);
+    }
+
+    static void close(EditLog log, long fileId, long size, long time, long recoveredFrom) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(32);
+        out.writeLong(fileId);
+        out.writeLong(size);
+        out.writeLong(time);
+        out.writeLong(recoveredFrom);
+        log.append(FILE_CLOSE, out);
+    }
+
+    static void reopen(EditLog log, long fileId, long clientId) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(16);
+        out.writeLong(fileId);
+        out.writeLong(clientId);
+        log.append(FILE_REOPEN, out);
     }
 
     private static ByteBuf link(DirectoryInode parent, String name, long id, long time) {

@@ -6,14 +6,20 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.Wire;
+import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.blocks.DatanodeRegistry;
 import io.tarn.namenode.journal.JournalCorruptException;
 import io.tarn.namenode.journal.JournalReplayer;
 import io.tarn.namenode.lease.LeaseManager;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,6 +40,7 @@ public final class NamespaceReplay implements JournalReplayer {
 
     private final long rootId;
     private final FileTable files;
+    private final DatanodeRegistry datanodes;
     private final NamespaceCounts counts;
     private final LeaseManager leases;
     private final Creator creator;
@@ -43,8 +50,9 @@ public final class NamespaceReplay implements JournalReplayer {
     private long skipped;
 
     NamespaceReplay(DirectoryInode root, FileTable files, NamespaceCounts counts, LeaseManager leases,
-                    Creator creator) {
+                    Creator creator, DatanodeRegistry datanodes) {
         this.files = files;
+        this.datanodes = datanodes;
         this.counts = counts;
         this.leases = leases;
         this.creator = creator;
@@ -74,6 +82,14 @@ public final class NamespaceReplay implements JournalReplayer {
                 case NamespaceEdits.SET_ATTR -> setAttributes(body);
                 case NamespaceEdits.SET_REPLICATION -> setReplication(body);
                 case NamespaceEdits.ROOT -> root(body);
+                case NamespaceEdits.FILE_BLOCK -> block(body);
+                case NamespaceEdits.FILE_SIZE -> size(body);
+                case NamespaceEdits.FILE_CLOSE -> close(body);
+                case NamespaceEdits.FILE_REOPEN -> reopen(body);
+                case DatanodeRegistry.RECORD -> {
+                    datanodes.replay(body);
+                    yield true;
+                }
                 default -> throw new JournalCorruptException("namespace journal record " + seq + " has type " + type
                         + ", which this namenode does not know");
             };
@@ -89,10 +105,88 @@ public final class NamespaceReplay implements JournalReplayer {
         }
     }
 
-    /** Ends the replay: free file slots rebuilt, directory ids handed out from above the highest replayed. */
+    /**
+     * Ends the replay: free file slots rebuilt, directory ids handed out from above the highest
+     * replayed, and every datanode's free list rebuilt from the blocks the files hold.
+     */
     public void finish() {
         files.replayed();
         creator.directoryIdsAbove(maxDirectory);
+        List<Block> held = new ArrayList<>();
+        files.forEach(f -> held.addAll(Arrays.asList(f.blocks())));
+        datanodes.rebuildFreeLists(held);
+    }
+
+    /** FILE_BLOCK: the file's next block, or a replacement of one it has. */
+    private boolean block(ByteBuf b) {
+        long fileId = b.readLong();
+        int index = b.readInt();
+        int datanodeId = b.readInt();
+        int incarnation = b.readInt();
+        int regionId = b.readInt();
+        int regionBlock = b.readInt();
+        int generation = b.readInt();
+        DatanodeInfo dn = datanodes.get(datanodeId);
+        if (dn == null) {
+            throw new IllegalStateException("block " + index + " of file " + FileIds.format(fileId) + " is on datanode "
+                    + datanodeId + ", which no record names");
+        }
+        dn.raiseGeneration(regionId, regionBlock, generation); // a block freed since still used this generation
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return false;
+        }
+        Block block = new Block(dn, incarnation, regionId, regionBlock, generation);
+        int count = f.blocks().length;
+        if (index == count) {
+            f.append(block);
+        } else if (index < count) {
+            f.replace(index, block);
+        } else {
+            throw new IllegalStateException("block " + index + " of file " + FileIds.format(fileId) + ", which has "
+                    + count + " block(s)");
+        }
+        return true;
+    }
+
+    private boolean size(ByteBuf b) {
+        long fileId = b.readLong();
+        long size = b.readLong();
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return false;
+        }
+        f.reportDurable(size);
+        return true;
+    }
+
+    private boolean close(ByteBuf b) {
+        long fileId = b.readLong();
+        long size = b.readLong();
+        long time = b.readLong();
+        long recoveredFrom = b.readLong();
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return false;
+        }
+        long holder = f.leaseHolder();
+        f.finish(size, time, recoveredFrom); // the blocks it gives up are free once the free lists are rebuilt
+        if (holder != FileInode.NO_CLIENT) {
+            leases.release(holder, fileId);
+        }
+        return true;
+    }
+
+    private boolean reopen(ByteBuf b) {
+        long fileId = b.readLong();
+        long clientId = b.readLong();
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return false;
+        }
+        leases.acquire(clientId, fileId);
+        f.reopen(clientId);
+        return true;
     }
 
     private boolean mkdir(ByteBuf b) {

@@ -288,7 +288,7 @@ class NamespaceJournalTest {
         bytes[4] = 7;
         Files.write(meta, bytes);
         assertThatThrownBy(() -> open(dir, new Collector())).isInstanceOf(IOException.class)
-                .hasMessageContaining("journal format version 7; this namenode reads version 1");
+                .hasMessageContaining("journal format version 7; this namenode reads version 2");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.namenode.journal.EditLog;
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.error.TarnException;
@@ -26,6 +27,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.tarn.namenode.namespace.Refusals.quietly;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -113,18 +115,6 @@ class NamespaceReplayTest {
                 : Long.toHexString(n.parent().id())) + " named " + n.name();
     }
 
-    private static void quietly(Mutation m) {
-        try {
-            m.run();
-        } catch (TarnException e) {
-            // refused as the namespace's rules say: nothing changed, nothing recorded
-        }
-    }
-
-    @FunctionalInterface
-    private interface Mutation {
-        void run() throws TarnException;
-    }
 
     @Test
     void everyKindOfMutationReplaysToTheSameNamespace() throws Exception {

@@ -363,6 +363,11 @@ public final class DramDatanode implements AutoCloseable {
         stop(!config.get(TarnKeys.DRAM_KEEP), true);
     }
 
+    /** True once it stopped, cleanly or by {@link #crash()}. */
+    public boolean isStopped() {
+        return stopped.get();
+    }
+
     /**
      * Stops at once as if the process were killed: no goodbye, and the region files (data and
      * generations) stay for a datanode started later on the same path. For tests.

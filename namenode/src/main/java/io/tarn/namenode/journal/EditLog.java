@@ -1,11 +1,11 @@
-package io.tarn.namenode.namespace;
+package io.tarn.namenode.journal;
 
 import io.netty.buffer.ByteBuf;
 
 /**
  * Where the namespace writes the record of each mutation, at the point where the mutation takes
  * effect and under the lock that orders it against conflicting mutations of the same entry (see
- * {@link NamespaceEdits}). {@link #NONE} keeps nothing, and no record is even encoded.
+ * the namespace's records). {@link #NONE} keeps nothing, and no record is even encoded.
  */
 public interface EditLog {
     /** Keeps nothing: the namespace lives in memory only ({@code tarn.namenode.journal = none}). */

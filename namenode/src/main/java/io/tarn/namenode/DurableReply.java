@@ -1,0 +1,94 @@
+package io.tarn.namenode;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail;
+import io.tarn.namenode.journal.NamespaceJournal;
+import io.tarn.rpc.RpcRequest;
+
+import java.net.SocketAddress;
+
+/**
+ * A request whose answer waits until every journal record appended before it is on disk
+ * ({@link NamespaceJournal#barrier}): the answer to a mutation then never acknowledges a change a
+ * crash could still lose, nor a state (an existing name, a closed file) that only a record not yet
+ * forced describes. The answer is encoded at once, from the state the mutation saw; only sending
+ * it waits, on the journal's writer thread, and no I/O thread blocks. When the journal fails first,
+ * the answer becomes NAMESPACE_READ_ONLY with the reason.
+ */
+final class DurableReply implements RpcRequest {
+    private final RpcRequest request;
+    private final NamespaceJournal journal;
+
+    DurableReply(RpcRequest request, NamespaceJournal journal) {
+        this.request = request;
+        this.journal = journal;
+    }
+
+    @Override
+    public int opcode() {
+        return request.opcode();
+    }
+
+    @Override
+    public long requestId() {
+        return request.requestId();
+    }
+
+    @Override
+    public ByteBuf body() {
+        return request.body();
+    }
+
+    @Override
+    public int placedBytes() {
+        return request.placedBytes();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return request.remoteAddress();
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return request.alloc();
+    }
+
+    @Override
+    public ByteBuf response() {
+        return request.response();
+    }
+
+    @Override
+    public void send(ByteBuf response) {
+        journal.barrier(() -> request.send(response), why -> {
+            response.release();
+            readOnly(why);
+        });
+    }
+
+    @Override
+    public void sendWithPayload(ByteBuf response, ByteBuf payload) {
+        journal.barrier(() -> request.sendWithPayload(response, payload), why -> {
+            response.release();
+            payload.release();
+            readOnly(why);
+        });
+    }
+
+    @Override
+    public void fail(ErrorCode code, String message) {
+        fail(code, message, null);
+    }
+
+    @Override
+    public void fail(ErrorCode code, String message, ErrorDetail detail) {
+        journal.barrier(() -> request.fail(code, message, detail), why -> request.fail(code, message, detail));
+    }
+
+    private void readOnly(String why) {
+        request.fail(ErrorCode.NAMESPACE_READ_ONLY, NamenodeService.readOnlyMessage(why));
+    }
+}
