@@ -1,6 +1,7 @@
 package io.tarn.client;
 
 import io.tarn.common.config.NamespaceJournalMode;
+import io.tarn.common.config.ShortCircuitMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
@@ -133,6 +134,49 @@ class NamenodeRestartTest {
             assertThat(read(client, "/fresh")).isEqualTo(fresh);
             assertThat(read(client, "/a/b/closed")).isEqualTo(closed);
             assertThat(read(client, "/appended")).isEqualTo(whole);
+        }
+    }
+
+    /**
+     * Checkpoints, asked for and taken in the background once the journal holds
+     * tarn.namenode.checkpoint.records records: the segments they cover are deleted, older
+     * checkpoints too, and a restart loads the newest and replays the rest of the journal.
+     */
+    @Test
+    void checkpointsShortenTheJournalAndARestartLoadsTheNewest() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(1).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK)
+                .set(TarnKeys.NAMENODE_CHECKPOINT_RECORDS, 1_000).start();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            Path journal = Path.of(cluster.namenode().service().journal().directory().toString());
+            byte[] first = random(2 * BLOCK + 3, 50);
+            write(client, "/c/first", first);
+            long covered = cluster.namenode().checkpoint();
+            assertThat(covered).isPositive();
+            client.rename("/c/first", "/c/renamed");
+            write(client, "/c/second", random(BLOCK, 51));
+            assertThat(client.delete("/c/second", false)).isTrue();
+            for (int i = 0; i < 1_200; i++) { // past tarn.namenode.checkpoint.records: one in the background
+                client.mkdirs("/many/d" + i);
+            }
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (JournalCheckpointFiles.newest(journal) <= covered + 1_000 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            long background = JournalCheckpointFiles.newest(journal);
+            assertThat(background).as("a checkpoint taken in the background").isGreaterThan(covered + 1_000);
+            byte[] third = random(BLOCK / 3, 52);
+            write(client, "/c/third", third);
+
+            cluster.restartNamenode();
+
+            assertThat(names(client, "/c")).containsExactly("renamed", "third");
+            assertThat(read(client, "/c/renamed")).isEqualTo(first);
+            assertThat(read(client, "/c/third")).isEqualTo(third);
+            assertThat(client.list("/many")).hasSize(1_200);
+            assertThat(JournalCheckpointFiles.count(journal)).as("older checkpoints deleted").isEqualTo(1);
+            assertThat(JournalCheckpointFiles.oldestSegment(journal)).as("segments it covers deleted")
+                    .isGreaterThan(background);
         }
     }
 
@@ -271,14 +315,41 @@ class NamenodeRestartTest {
         }
     }
 
-    /** With tarn.namenode.journal = none (the default) a restarted namenode starts empty, as documented. */
+    /**
+     * With tarn.namenode.journal = none (the default) a restarted namenode starts empty, as
+     * documented; a reader that opened a file before is told why its block is refused: the
+     * namenode restarted without its journal and changed its token key.
+     */
     @Test
     void withoutAJournalARestartedNamenodeStartsEmpty() throws Exception {
         try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
              TarnClient client = TarnClient.connect(cluster.config())) {
-            write(client, "/scratch", random(BLOCK, 30));
-            cluster.restartNamenode();
-            assertThat(client.list("/")).isEmpty();
+            write(client, "/scratch", random(4 * BLOCK, 30));
+            try (TarnInputStream in = client.open("/scratch")) {
+                in.readNBytes(BLOCK / 2);
+                cluster.restartNamenode();
+                assertThat(client.list("/")).isEmpty();
+                Throwable t = catchThrowable(in::readAllBytes);
+                assertThat(t).isInstanceOf(IOException.class).hasMessageContaining("restarted without its journal");
+            }
+        }
+    }
+
+    /** The same over TCP: the datanode says the token is of the namenode's former key. */
+    @Test
+    void withoutAJournalATokenFromBeforeTheRestartIsRefusedNamingIt() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
+             TarnClient client = TarnClient.connect(cluster.config().toBuilder()
+                     .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.OFF)
+                     .set(TarnKeys.CLIENT_READAHEAD, (long) BLOCK).build())) {
+            write(client, "/scratch", random(16 * BLOCK, 31));
+            try (TarnInputStream in = client.open("/scratch")) {
+                in.readNBytes(BLOCK / 2);
+                cluster.restartNamenode();
+                Throwable t = catchThrowable(in::readAllBytes);
+                assertThat(t).isInstanceOf(TarnError.class).hasMessageContaining("restarted without its journal");
+                assertThat(((TarnError) t).code()).as(t.getMessage()).isEqualTo(ErrorCode.INVALID_TOKEN);
+            }
         }
     }
 }

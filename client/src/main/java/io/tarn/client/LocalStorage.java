@@ -223,7 +223,10 @@ final class LocalStorage {
         if (now != ref.generation()) {
             throw new TarnException(ErrorCode.STALE_GENERATION, "short-circuit " + what + " of region "
                     + ref.regionId() + " block " + ref.blockIndex() + " generation " + ref.generation() + " on "
-                    + ref.address() + ": the block now holds generation " + now);
+                    + ref.address() + ": the block now holds generation " + now + (now < ref.generation()
+                    ? " (the datanode forgot the block's generations: the namenode restarted without its journal, "
+                    + "or the datanode came back without its data; the file is gone with them)"
+                    : " (the block was given to another file: this one was deleted or overwritten)"));
         }
     }
 

@@ -11,6 +11,8 @@ import io.tarn.common.security.BlockTokens;
 import io.tarn.rpc.PayloadPlacement;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.function.IntPredicate;
@@ -67,6 +69,7 @@ import java.util.UUID;
  * refusal, before any check, and the client uses TCP.
  */
 public final class BlockService implements RpcHandler, PayloadPlacement {
+    private static final Logger LOG = LoggerFactory.getLogger(BlockService.class);
 
     private final RegionStore store;
     private final DatanodeMetrics metrics;
@@ -80,6 +83,11 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
     private final String[] namenodes;
     /** The current registration of each partition (null until its first); replaced whole, never written into. */
     private volatile Registration[] registrations;
+    /**
+     * Per namenode, its registration before its block token key last changed (it restarted without
+     * its journal), to tell a client why a token of that time is refused; null entries when none.
+     */
+    private volatile Registration[] formerKeys;
     /** The storage co-located clients may map, or null when short-circuit access is not offered. */
     private final LocalFiles localFiles;
     /** Why short-circuit access is not offered (when {@link #localFiles} is null). */
@@ -124,6 +132,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             this.namenodes[p] = "namenode " + p + " (" + namenodes.get(p) + ")";
         }
         this.registrations = new Registration[namenodes.size()];
+        this.formerKeys = new Registration[namenodes.size()];
         this.localFiles = localFiles != null && !ShortCircuitProtocol.bootId().isEmpty() ? localFiles : null;
         this.noShortCircuit = localFiles == null ? noShortCircuit : "this host has no boot id to compare";
     }
@@ -152,8 +161,39 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
                         + " bytes: every namenode must use the same tarn.blocksize");
             }
         }
+        Registration before = updated[partition];
+        if (before != null && !sameKey(before.tokens(), next.tokens())) {
+            Registration[] keys = formerKeys.clone();
+            keys[partition] = before;
+            formerKeys = keys;
+            LOG.warn("{} now issues block tokens under a new key: it restarted without its journal "
+                    + "(tarn.namenode.journal = none), so the files it served are gone and the tokens it issued "
+                    + "before are refused, naming the restart", namenodes[partition]);
+        }
         updated[partition] = next;
         registrations = updated;
+    }
+
+    private static boolean sameKey(BlockTokens a, BlockTokens b) {
+        return a.key0() == b.key0() && a.key1() == b.key1();
+    }
+
+    /**
+     * The INVALID_TOKEN message for {@code what} ("reading", "writing") refused:
+     * when the token was issued under the namenode's key before it changed (the namenode restarted
+     * without its journal), it says so and what that means, instead of only that it does not grant
+     * the access.
+     */
+    private String tokenRefused(RpcRequest request, DatanodeProtocol.Access a, int mode, String what) {
+        int partition = RegionShare.owner(a.regionId(), namenodes.length);
+        Registration former = formerKeys[partition];
+        if (former != null && former.tokens().check(a.token(), former.datanodeId(), a.regionId(), a.blockIndex(),
+                a.generation(), mode)) {
+            return describe(request, a) + ": the token was issued by " + namenodes[partition] + " before it "
+                    + "restarted without its journal (tarn.namenode.journal = none) and changed its block token key; "
+                    + "the namespace that named this block is gone with it, so the file must be written again";
+        }
+        return describe(request, a) + ": the token does not grant " + what;
     }
 
     /**
@@ -252,7 +292,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             return;
         }
         if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)) {
-            fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant writing");
+            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, BlockTokens.WRITE, "writing"));
             return;
         }
         if (!generations.advance(region, block, generation)) {
@@ -332,7 +372,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             return;
         }
         if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.READ)) {
-            fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant reading");
+            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, BlockTokens.READ, "reading"));
             return;
         }
         if (!readable(request, a, reg)) {
@@ -386,8 +426,8 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         int generation = a.generation();
         if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation,
                 write ? BlockTokens.WRITE : BlockTokens.READ)) {
-            fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token does not grant "
-                    + (write ? "writing" : "reading"));
+            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, write ? BlockTokens.WRITE : BlockTokens.READ,
+                    write ? "writing" : "reading"));
             return;
         }
         if (write) {

@@ -108,7 +108,7 @@ final class AdminHandler {
             boolean down = false;
             for (GroupInfo.Member m : g.members()) {
                 DatanodeInfo dn = m.datanode();
-                int state = m.lost() ? MemberHealth.LOST : wireState(dn);
+                int state = m.lost() ? MemberHealth.LOST : memberState(dn);
                 String failure = state == DatanodeStatus.ALIVE ? g.failure(m.memberId()) : null;
                 if (failure != null) {
                     state = MemberHealth.FAILED;
@@ -130,10 +130,16 @@ final class AdminHandler {
         return new ReplicationHealth(degraded.size(), degraded.subList(0, shown));
     }
 
+    /** A member's datanode state in MemberHealth's numbering, where a datanode not registered yet counts as stopped. */
+    private static int memberState(DatanodeInfo dn) {
+        int state = wireState(dn);
+        return state == DatanodeStatus.UNREGISTERED ? DatanodeStatus.STOPPED : state;
+    }
+
     private static int wireState(DatanodeInfo dn) {
         switch (dn.liveness()) {
             case ALIVE: return dn.reportedUnreachable() ? DatanodeStatus.UNREACHABLE : DatanodeStatus.ALIVE;
-            case STOPPED: return DatanodeStatus.STOPPED;
+            case STOPPED: return dn.awaitingRegistration() ? DatanodeStatus.UNREGISTERED : DatanodeStatus.STOPPED;
             default: return DatanodeStatus.SILENT;
         }
     }

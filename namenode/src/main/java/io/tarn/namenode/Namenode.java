@@ -6,6 +6,7 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.journal.EditLog;
+import io.tarn.namenode.journal.JournalCheckpoint;
 import io.tarn.namenode.journal.JournalEditLog;
 import io.tarn.namenode.journal.JournalMeta;
 import io.tarn.namenode.journal.NamespaceJournal;
@@ -50,10 +51,13 @@ public final class Namenode implements AutoCloseable {
     private final ScheduledExecutorService background;
     /** The namespace journal, or null with tarn.namenode.journal = none. */
     private final NamespaceJournal journal;
+    /** Writes the journal's checkpoints, or null without a journal. */
+    private final Checkpointer checkpointer;
 
     private Namenode(NamenodeService service, Transport transport, boolean ownsTransport, RpcServer server,
-                     ScheduledExecutorService background, NamespaceJournal journal) {
+                     ScheduledExecutorService background, NamespaceJournal journal, Checkpointer checkpointer) {
         this.journal = journal;
+        this.checkpointer = checkpointer;
         this.service = service;
         this.transport = transport;
         this.ownsTransport = ownsTransport;
@@ -103,10 +107,29 @@ public final class Namenode implements AutoCloseable {
                 datanodeTimeout, tokens, partitions, config.get(TarnKeys.REPLICATION_DEFAULT),
                 log == null ? EditLog.NONE : log);
         service.allocator().groups().replaceAfter(config.get(TarnKeys.DATANODE_REPLACE_AFTER));
-        NamespaceJournal journal = log == null ? null : openJournal(service, journalDir, log);
+        NamespaceJournal journal = null;
+        Checkpointer checkpointer = null;
         try {
-            return serve(config, transport, clock, ownsTransport, service, leaseTimeout, datanodeTimeout, journal);
+            if (log != null) {
+                long covered = JournalCheckpoint.list(journalDir).stream().mapToLong(Long::longValue).max().orElse(0);
+                journal = openJournal(service, journalDir, meta, log);
+                int blockSize = config.getInt(TarnKeys.BLOCK_SIZE);
+                int replication = config.get(TarnKeys.REPLICATION_DEFAULT);
+                checkpointer = new Checkpointer(journal, () -> new NamenodeService(Clock.system(), blockSize,
+                        leaseTimeout, datanodeTimeout, tokens, partitions, replication),
+                        config.get(TarnKeys.NAMENODE_CHECKPOINT_INTERVAL),
+                        config.get(TarnKeys.NAMENODE_CHECKPOINT_RECORDS), covered);
+            }
+            Namenode nn = serve(config, transport, clock, ownsTransport, service, leaseTimeout, datanodeTimeout,
+                    journal, checkpointer);
+            if (checkpointer != null) {
+                checkpointer.start();
+            }
+            return nn;
         } catch (IOException | RuntimeException e) {
+            if (checkpointer != null) {
+                checkpointer.close();
+            }
             if (journal != null) {
                 journal.close();
             }
@@ -133,18 +156,24 @@ public final class Namenode implements AutoCloseable {
      * Replays the journal into the new service's empty namespace and registry (before anything is
      * served, so no heartbeat meets a half-built registry), then sends every later record to it.
      */
-    private static NamespaceJournal openJournal(NamenodeService service, Path dir, JournalEditLog log)
-            throws IOException {
+    private static NamespaceJournal openJournal(NamenodeService service, Path dir, JournalMeta meta,
+                                                JournalEditLog log) throws IOException {
         long start = System.nanoTime();
         NamespaceReplay replay = service.namespace().replay();
         Partitioning p = service.partitioning();
-        NamespaceJournal journal = NamespaceJournal.open(dir, p.partition(), p.count(), 0, replay,
+        long checkpoint = JournalCheckpoint.load(dir, meta.namespaceId(), replay);
+        long fromCheckpoint = replay.applied();
+        NamespaceJournal journal = NamespaceJournal.open(dir, p.partition(), p.count(), checkpoint, replay,
                 NamespaceJournal.Settings.DEFAULT);
         try {
             replay.finish();
             log.attach(journal);
             if (journal.lastSeq() == 0) {
                 service.namespace().recordRoot();
+            }
+            if (checkpoint > 0) {
+                LOG.info("Checkpoint of records 1..{} loaded ({} records); journal records {}..{} replayed after it",
+                        checkpoint, fromCheckpoint, checkpoint + 1, journal.lastSeq());
             }
         } catch (RuntimeException e) {
             journal.close();
@@ -160,7 +189,7 @@ public final class Namenode implements AutoCloseable {
 
     private static Namenode serve(TarnConfig config, Transport transport, Clock clock, boolean ownsTransport,
                                   NamenodeService service, long leaseTimeout, long datanodeTimeout,
-                                  NamespaceJournal journal) throws IOException {
+                                  NamespaceJournal journal, Checkpointer checkpointer) throws IOException {
         InetSocketAddress bindAddress = bindAddress(config);
         long rpcTimeout = config.get(TarnKeys.RPC_TIMEOUT);
         StartupGate startup = service.startup();
@@ -186,7 +215,7 @@ public final class Namenode implements AutoCloseable {
         LOG.info("Namenode {} of {} listening on {} (transport {}, block size {} bytes, lease timeout {} ms, "
                         + "datanode timeout {} ms)", partitioning.partition(), partitioning.count(),
                 server.localAddress(), transport.name(), service.blockSize(), leaseTimeout, datanodeTimeout);
-        return new Namenode(service, transport, ownsTransport, server, background, journal);
+        return new Namenode(service, transport, ownsTransport, server, background, journal, checkpointer);
     }
 
     private static void runMaintenance(NamenodeService service) {
@@ -233,6 +262,19 @@ public final class Namenode implements AutoCloseable {
         return service.datanodes().size();
     }
 
+    /**
+     * Writes a checkpoint of the namespace journal now (as the background does when one is due)
+     * and returns the journal record it covers.
+     *
+     * @throws IllegalStateException without a journal (tarn.namenode.journal = none)
+     */
+    public long checkpoint() throws IOException {
+        if (checkpointer == null) {
+            throw new IllegalStateException("this namenode keeps no journal (tarn.namenode.journal = none)");
+        }
+        return checkpointer.checkpoint();
+    }
+
     /** Runs the background checks now (datanode liveness, lease expiry), e.g. after advancing a test clock. */
     public void runMaintenance() {
         service.runMaintenance();
@@ -254,6 +296,9 @@ public final class Namenode implements AutoCloseable {
         } finally {
             if (ownsTransport) {
                 transport.close();
+            }
+            if (checkpointer != null) {
+                checkpointer.close();
             }
             if (journal != null) {
                 journal.close();

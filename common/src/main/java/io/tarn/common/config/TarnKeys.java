@@ -114,6 +114,20 @@ public final class TarnKeys {
                     + "in_use.lock. One directory per namenode. Empty: ${java.io.tmpdir}/tarn-namenode-<partition>.",
             null);
 
+    public static final ConfigKey<Long> NAMENODE_CHECKPOINT_INTERVAL = ConfigKey.millis(
+            "tarn.namenode.checkpoint.interval", 3_600_000, 0, 7 * 24 * HOUR_MS, "With tarn.namenode.journal = disk: "
+                    + "the namenode writes a checkpoint of its namespace this often when the journal holds records "
+                    + "since the last one (0: only by tarn.namenode.checkpoint.records), in the background, "
+                    + "without stopping lookups or changes, and deletes the journal segments it covers. A restart "
+                    + "loads the newest checkpoint and replays only the journal after it.");
+
+    public static final ConfigKey<Integer> NAMENODE_CHECKPOINT_RECORDS = ConfigKey.integer(
+            "tarn.namenode.checkpoint.records", 1_000_000, 1_000, Integer.MAX_VALUE, "records", "With "
+                    + "tarn.namenode.journal = disk: a checkpoint is also written once the journal holds this many "
+                    + "records since the last one. Writing one rebuilds the namespace from the last checkpoint and "
+                    + "the journal on a background thread, so it needs about as much heap again as the namespace "
+                    + "while it runs.");
+
     public static final ConfigKey<Long> LEASE_TIMEOUT = ConfigKey.millis("tarn.namenode.lease.timeout", 60_000, 100,
             24 * HOUR_MS, "A writer that has not renewed its lease for this long loses it; its file is closed "
                     + "at the length the writer last reported stored (hsync, or when it asked for its last block).");
@@ -326,7 +340,8 @@ public final class TarnKeys {
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
                     RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL,
-                    NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_REPLACE_AFTER)),
+                    NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, NAMENODE_CHECKPOINT_INTERVAL,
+                    NAMENODE_CHECKPOINT_RECORDS, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_REPLACE_AFTER)),
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),

@@ -429,9 +429,14 @@ public final class AdminProtocol {
          * allocation until it heartbeats again after the report (its blocks are still served).
          */
         public static final int UNREACHABLE = 3;
+        /**
+         * Known from the namenode's journal, but not registered since the namenode restarted: its
+         * blocks are not served until it does (it registers at its next heartbeat).
+         */
+        public static final int UNREGISTERED = 4;
 
         public DatanodeStatus {
-            if (state < SILENT || state > UNREACHABLE) {
+            if (state < SILENT || state > UNREGISTERED) {
                 throw new IllegalArgumentException("unknown datanode state " + state);
             }
         }
@@ -440,7 +445,7 @@ public final class AdminProtocol {
             return state == ALIVE;
         }
 
-        /** "alive", "silent", "stopped" or "unreachable". */
+        /** "alive", "silent", "stopped", "unreachable" or "unregistered". */
         public String stateName() {
             return stateName(state);
         }
@@ -451,6 +456,7 @@ public final class AdminProtocol {
                 case ALIVE -> "alive";
                 case STOPPED -> "stopped";
                 case UNREACHABLE -> "unreachable";
+                case UNREGISTERED -> "unregistered";
                 default -> "silent";
             };
         }
@@ -473,7 +479,7 @@ public final class AdminProtocol {
             String host = Wire.readString(buf);
             int port = Wire.readUnsignedShort(buf);
             int storageClass = Wire.readUnsignedByte(buf);
-            int state = readState(buf, UNREACHABLE, "datanode");
+            int state = readState(buf, UNREGISTERED, "datanode");
             return new DatanodeStatus(id, host, port, storageClass, state, Wire.readLong(buf), Wire.readLong(buf),
                     Wire.readLong(buf), Wire.readBoolean(buf), Wire.readInt(buf, 0, Integer.MAX_VALUE, "groups"));
         }

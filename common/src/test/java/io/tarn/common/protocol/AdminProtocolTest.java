@@ -155,9 +155,12 @@ class AdminProtocolTest {
         int stateAt = 8 * 4 + 4 + 4 + 4 + 2 + 1 + 2 + 1; // header, count, id, host "h", port, class
         assertThat(status[stateAt]).isIn((byte) 0, (byte) 1, (byte) 2, (byte) 3);
         status[stateAt] = 4;
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, status, ClusterStatus::decode).datanodes().get(0).stateName())
+                .isEqualTo("unregistered");
+        status[stateAt] = 5;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, status, ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
-                .hasMessage("unknown datanode state 4");
+                .hasMessage("unknown datanode state 5");
     }
 
     @ParameterizedTest

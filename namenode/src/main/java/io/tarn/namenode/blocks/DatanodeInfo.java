@@ -252,6 +252,22 @@ public final class DatanodeInfo {
         generations[no] = Math.max(generations[no], generation);
     }
 
+    /** A copy of every block's generation, by block number (for a checkpoint). */
+    public synchronized int[] generationsCopy() {
+        return generations == null ? new int[0] : generations.clone();
+    }
+
+    /**
+     * During a replay of a checkpoint: the generations of blocks {@code first ..} are at least
+     * {@code values}. Ignored beyond the layout.
+     */
+    public synchronized void raiseGenerations(int first, int[] values) {
+        int n = generations == null ? 0 : Math.min(values.length, generations.length - first);
+        for (int i = 0; i < n; i++) {
+            generations[first + i] = Math.max(generations[first + i], values[i]);
+        }
+    }
+
     /**
      * At the end of a journal replay: every block of the current incarnation that {@code held}
      * names is allocated, every other one free (blocks are handed out from region 0 upwards).

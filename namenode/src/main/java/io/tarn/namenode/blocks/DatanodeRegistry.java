@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.journal.EditLog;
 import org.slf4j.Logger;
@@ -51,7 +52,8 @@ public final class DatanodeRegistry {
      * The journal record of a datanode's durable state, appended (under this registry's monitor)
      * whenever its id is given or its layout or incarnation change: {@code id[i32]
      * storageIdHigh[i64] storageIdLow[i64] storageClass[i32] regionSize[i64] firstRegion[i32]
-     * regionStride[i32] regionCount[i32] incarnation[i32]}. Datanode ids are inside block tokens and
+     * regionStride[i32] regionCount[i32] incarnation[i32] host[string] port[u16]}, the address being
+     * where it served when recorded (shown until it registers again). Datanode ids are inside block tokens and
      * file records, and incarnations tell which blocks a datanode still holds, so both outlive a
      * namenode restart; a generation is never handed out twice because replay raises each block's
      * generation to the highest its allocations were recorded with.
@@ -90,7 +92,11 @@ public final class DatanodeRegistry {
 
     /** Caller holds this monitor: the journal record of {@code dn} as it is now. */
     private void record(DatanodeInfo dn) {
-        EditLog l = log;
+        record(dn, log);
+    }
+
+    /** Appends the {@link #RECORD} of {@code dn} as it is now to {@code l} (a checkpoint's content). */
+    public void record(DatanodeInfo dn, EditLog l) {
         if (!l.enabled()) {
             return;
         }
@@ -105,6 +111,8 @@ public final class DatanodeRegistry {
         b.writeInt(regions.stride());
         b.writeInt(regions.count());
         b.writeInt(dn.incarnation());
+        Wire.writeString(b, dn.host());
+        b.writeShort(dn.port());
         l.append(RECORD, b);
     }
 
@@ -119,6 +127,8 @@ public final class DatanodeRegistry {
         long regionSize = b.readLong();
         RegionSet regions = new RegionSet(b.readInt(), b.readInt(), b.readInt());
         int incarnation = b.readInt();
+        String host = Wire.readString(b);
+        int port = b.readUnsignedShort();
         if (id <= 0 || cls < 0 || cls >= MAX_STORAGE_CLASSES || regionSize <= 0 || regionSize % blockSize != 0) {
             throw new IllegalStateException("datanode record of id " + id + " with storage class " + cls
                     + " and regions of " + regionSize + " bytes (block size " + blockSize + ")");
@@ -129,11 +139,12 @@ public final class DatanodeRegistry {
                     + " and for storage " + sid);
         }
         if (dn == null) {
-            dn = new DatanodeInfo(id, sid, "(not registered since the namenode started)", 0, clock.millis());
+            dn = new DatanodeInfo(id, sid, host, port, clock.millis());
             byId.put(id, dn);
             byStorageId.put(sid, dn);
         } else {
             removeFromClass(dn, dn.storageClass());
+            dn.address(host, port);
         }
         dn.restore(cls, regionSize, regions, blockSize, incarnation, clock.millis());
         addToClass(dn, cls);

@@ -50,7 +50,34 @@ final class JournalRecovery {
      *                                 another namespace or format, or a gap in the sequence
      */
     static Result recover(Path dir, UUID namespaceId, long afterSeq, JournalReplayer replayer) throws IOException {
+        return scan(dir, namespaceId, afterSeq, Long.MAX_VALUE, replayer);
+    }
+
+    /**
+     * Reads the records {@code afterSeq + 1 .. upToSeq} of a journal in use, for a checkpoint: only
+     * segments closed before (they hold those records whole), never cutting anything; a damaged record
+     * or a missing one is corruption.
+     *
+     * @return how many records were replayed
+     */
+    static long read(Path dir, UUID namespaceId, long afterSeq, long upToSeq, JournalReplayer replayer)
+            throws IOException {
+        Result r = scan(dir, namespaceId, afterSeq, upToSeq, replayer);
+        if (r.lastSeq() < upToSeq) {
+            throw new JournalCorruptException("namespace journal " + dir + " ends at record " + r.lastSeq()
+                    + ", but records up to " + upToSeq + " were written");
+        }
+        return r.replayed();
+    }
+
+    /** Recovery ({@code upToSeq} unbounded: the last segment's torn tail is cut) or a bounded read. */
+    private static Result scan(Path dir, UUID namespaceId, long afterSeq, long upToSeq, JournalReplayer replayer)
+            throws IOException {
+        boolean bounded = upToSeq != Long.MAX_VALUE;
         List<Long> firsts = JournalFormat.segments(dir);
+        if (bounded) {
+            firsts = firsts.stream().filter(f -> f <= upToSeq).toList();
+        }
         long expected = firsts.isEmpty() ? 1 : firsts.get(0);
         if (expected > afterSeq + 1) {
             throw new JournalCorruptException("namespace journal " + dir + " starts at record " + expected
@@ -59,8 +86,8 @@ final class JournalRecovery {
         }
         long replayed = 0;
         long cut = 0;
-        for (int i = 0; i < firsts.size(); i++) {
-            boolean last = i == firsts.size() - 1;
+        for (int i = 0; i < firsts.size() && expected <= upToSeq; i++) {
+            boolean last = i == firsts.size() - 1 && !bounded;
             Path file = JournalFormat.segment(dir, firsts.get(i));
             if (firsts.get(i) != expected) {
                 throw new JournalCorruptException("namespace journal segment " + file + " should start at record "
@@ -73,7 +100,7 @@ final class JournalRecovery {
                 throw new JournalCorruptException("namespace journal segment " + file + " " + bad);
             }
             int offset = JournalFormat.SEGMENT_HEADER;
-            while (bad == null && offset < bytes.length) {
+            while (bad == null && offset < bytes.length && expected <= upToSeq) {
                 bad = frame(buf, offset, expected);
                 if (bad != null) {
                     break;

@@ -171,6 +171,14 @@ public final class NamespaceJournal implements AutoCloseable {
         }
     }
 
+    /**
+     * Replays the records {@code afterSeq + 1 .. upToSeq} from the segments closed before (see
+     * {@link #roll}) to {@code replayer}, on the calling thread, for a checkpoint; returns how many.
+     */
+    public long readClosed(long afterSeq, long upToSeq, JournalReplayer replayer) throws IOException {
+        return JournalRecovery.read(dir, meta.namespaceId(), afterSeq, upToSeq, replayer);
+    }
+
     /** Whose journal this is. */
     public JournalMeta meta() {
         return meta;

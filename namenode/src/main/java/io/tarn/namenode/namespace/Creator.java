@@ -90,6 +90,11 @@ final class Creator {
     }
 
     /** Directory ids handed out from now on are above {@code sequence} (after installing a snapshot). */
+    /** The highest directory sequence number handed out so far (0: none). */
+    long directoryHighWater() {
+        return nextDirectory.get() - 1;
+    }
+
     void directoryIdsAbove(long sequence) {
         nextDirectory.accumulateAndGet(sequence + 1, Math::max);
     }

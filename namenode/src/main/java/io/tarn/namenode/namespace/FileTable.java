@@ -107,10 +107,59 @@ public final class FileTable {
         nextSlot.accumulateAndGet(slot + 1, Math::max);
     }
 
+    /**
+     * One past the highest slot ever used ({@link FileIds#MAX_SLOT} once the table is full: the
+     * next slot counter runs negative then, and the last slot is left out of scans).
+     */
+    int slotHighWater() {
+        int next = nextSlot.get();
+        return next < 0 ? FileIds.MAX_SLOT : next;
+    }
+
+    /** Calls {@code action} with every empty slot below the high-water whose reuse counter is not 0. */
+    void forEachRetiredSlot(IntBinaryConsumer action) {
+        int slots = slotHighWater();
+        for (int slot = 0; slot < slots; slot++) {
+            Chunk c = chunks.get(slot >>> CHUNK_BITS);
+            if (c == null) {
+                slot |= CHUNK_MASK;
+                continue;
+            }
+            int i = slot & CHUNK_MASK;
+            int counter = c.counters.get(i);
+            if (c.files.get(i) == null && counter != 0) {
+                action.accept(slot, counter);
+            }
+        }
+    }
+
+    /** (slot, counter) pairs. */
+    @FunctionalInterface
+    interface IntBinaryConsumer {
+        void accept(int a, int b);
+    }
+
+    /** Replay of a checkpoint: an empty slot's reuse counter, and the slots used up to {@code highWater}. */
+    void restoreSlot(int slot, int counter, int highWater) {
+        if (slot < 0 || slot > FileIds.MAX_SLOT) {
+            throw new IllegalStateException("slot " + slot);
+        }
+        Chunk c = chunk(slot);
+        if (c.files.get(slot & CHUNK_MASK) == null) {
+            c.counters.set(slot & CHUNK_MASK, counter & FileIds.COUNTER_MASK);
+        }
+        restoreHighWater(highWater);
+    }
+
+    /** Replay of a checkpoint: the slots used up to {@code highWater}. */
+    void restoreHighWater(int highWater) {
+        nextSlot.accumulateAndGet(highWater, Math::max);
+    }
+
     /** After a replay: the free slots are the empty ones below the highest slot used. */
     void replayed() {
         freeSlots.clear();
-        int slots = Math.min(nextSlot.get(), FileIds.MAX_SLOT + 1);
+        int slots = slotHighWater();
         for (int slot = 0; slot < slots; slot++) {
             if (chunk(slot).files.get(slot & CHUNK_MASK) == null) {
                 freeSlots.offer(slot);
@@ -137,7 +186,7 @@ public final class FileTable {
      * may or may not be seen. Lock-free: for scans on a background thread.
      */
     public void forEach(Consumer<FileInode> action) {
-        int slots = Math.min(nextSlot.get(), FileIds.MAX_SLOT + 1);
+        int slots = slotHighWater();
         int lastChunk = slots == 0 ? -1 : (slots - 1) >>> CHUNK_BITS;
         for (int ci = 0; ci <= lastChunk; ci++) {
             Chunk c = chunks.get(ci);

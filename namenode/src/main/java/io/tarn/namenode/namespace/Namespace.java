@@ -141,6 +141,16 @@ public final class Namespace {
     }
 
     /** The root directory (tests compare whole trees). */
+    /** For the checkpoint image (see NamespaceImage). */
+    Creator creator() {
+        return creator;
+    }
+
+    /** The datanodes its blocks are on. */
+    BlockAllocator allocator() {
+        return allocator;
+    }
+
     DirectoryInode root() {
         return paths.root();
     }

@@ -52,7 +52,12 @@ import io.tarn.namenode.blocks.DatanodeRegistry;
  * FILE_CLOSE      fileId[i64] size[i64] time[i64] recoveredFrom[i64] (0: closed by its writer)
  * FILE_REOPEN     fileId[i64] clientId[i64]
  * DATANODE        see {@link DatanodeRegistry#RECORD}
+ * IDS             slotHighWater[i32] directoryHighWater[i64] count[i32] (slot[i32] counter[i32])*count
+ * GENERATIONS     datanodeId[i32] firstBlock[i32] count[i32] generation[i32]*count
  * </pre>
+ * IDS and GENERATIONS appear in checkpoints ({@link NamespaceImage}): the file table's reuse counters
+ * of empty slots and the id high-waters, and a datanode's block generations, which the journal
+ * otherwise rebuilds from the records of every allocation.
  * ROOT is the first record of a new journal: the root directory as the namespace began.
  * Times of a link, unlink or rename are also the parents' new modification times.
  *
@@ -80,6 +85,8 @@ final class NamespaceEdits {
     static final int FILE_SIZE = 11;
     static final int FILE_CLOSE = 12;
     static final int FILE_REOPEN = 13;
+    static final int IDS = 15;
+    static final int GENERATIONS = 16;
 
     private NamespaceEdits() {
     }

@@ -86,6 +86,8 @@ public final class NamespaceReplay implements JournalReplayer {
                 case NamespaceEdits.FILE_SIZE -> size(body);
                 case NamespaceEdits.FILE_CLOSE -> close(body);
                 case NamespaceEdits.FILE_REOPEN -> reopen(body);
+                case NamespaceEdits.IDS -> ids(body);
+                case NamespaceEdits.GENERATIONS -> generations(body);
                 case DatanodeRegistry.RECORD -> {
                     datanodes.replay(body);
                     yield true;
@@ -115,6 +117,39 @@ public final class NamespaceReplay implements JournalReplayer {
         List<Block> held = new ArrayList<>();
         files.forEach(f -> held.addAll(Arrays.asList(f.blocks())));
         datanodes.rebuildFreeLists(held);
+    }
+
+    /** IDS (checkpoints): reuse counters of empty file slots, and the id high-waters. */
+    private boolean ids(ByteBuf b) {
+        int highWater = b.readInt();
+        long directories = b.readLong();
+        int n = b.readInt();
+        if (highWater < 0 || directories < 0 || n < 0 || n > b.readableBytes() / 8) {
+            throw new IllegalStateException("ids record of " + n + " slots below " + highWater);
+        }
+        maxDirectory = Math.max(maxDirectory, directories);
+        files.restoreHighWater(highWater);
+        for (int i = 0; i < n; i++) {
+            files.restoreSlot(b.readInt(), b.readInt(), highWater);
+        }
+        return true;
+    }
+
+    /** GENERATIONS (checkpoints): a datanode's block generations from a block number on. */
+    private boolean generations(ByteBuf b) {
+        int datanodeId = b.readInt();
+        int first = b.readInt();
+        int n = b.readInt();
+        DatanodeInfo dn = datanodes.get(datanodeId);
+        if (dn == null || first < 0 || n < 0 || n > b.readableBytes() / 4) {
+            throw new IllegalStateException("generations of datanode " + datanodeId + " from block " + first);
+        }
+        int[] values = new int[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = b.readInt();
+        }
+        dn.raiseGenerations(first, values);
+        return true;
     }
 
     /** FILE_BLOCK: the file's next block, or a replacement of one it has. */

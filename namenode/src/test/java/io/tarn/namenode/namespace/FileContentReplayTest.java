@@ -17,6 +17,8 @@ import io.tarn.namenode.NamenodeService;
 import io.tarn.namenode.Partitioning;
 import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.journal.JournalCheckpoint;
+import io.tarn.namenode.journal.JournalCorruptException;
 import io.tarn.namenode.journal.JournalEditLog;
 import io.tarn.namenode.journal.NamespaceJournal;
 import org.junit.jupiter.api.Test;
@@ -28,6 +30,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.UUID;
 
 import static io.tarn.namenode.namespace.Refusals.quietly;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -105,6 +108,119 @@ class FileContentReplayTest {
         return out;
     }
 
+    /**
+     * {@link #dump} plus the directory tree with every entry's attributes, the file table's reuse
+     * counters and high-waters, and every datanode's generations: all a checkpoint must keep.
+     */
+    private static Map<String, String> dumpAll(NamenodeService nn) {
+        Map<String, String> out = dump(nn);
+        Namespace ns = nn.namespace();
+        java.util.ArrayDeque<DirectoryInode> pending = new java.util.ArrayDeque<>();
+        pending.add(ns.root());
+        while (!pending.isEmpty()) {
+            DirectoryInode d = pending.poll();
+            out.put("~dir " + d.path(), Long.toHexString(d.id()) + " " + d.ownership() + " " + d.creationTime() + "/"
+                    + d.modificationTime() + "/" + d.accessTime() + " replication " + d.replication());
+            for (Inode child : d.children().values()) {
+                if (child instanceof DirectoryInode sub) {
+                    pending.add(sub);
+                } else {
+                    FileInode f = (FileInode) child;
+                    out.put("~attr " + f.path(), f.ownership() + " " + f.creationTime() + "/" + f.modificationTime()
+                            + "/" + f.accessTime() + " replication " + f.replication() + " block size "
+                            + f.blockSize() + " class " + f.storageClass());
+                }
+            }
+        }
+        StringBuilder slots = new StringBuilder();
+        ns.fileTable().forEachRetiredSlot((slot, counter) -> slots.append(slot).append(':').append(counter)
+                .append(' '));
+        out.put("~slots", ns.fileTable().slotHighWater() + " " + slots);
+        out.put("~directory ids", String.valueOf(ns.creator().directoryHighWater()));
+        out.put("~counts", ns.fileCount() + " files, " + ns.directoryCount() + " directories");
+        for (DatanodeInfo dn : nn.datanodes().all()) {
+            out.put("~generations " + dn.id(), java.util.Arrays.toString(dn.generationsCopy()));
+        }
+        return out;
+    }
+
+    /**
+     * {@code steps} random content mutations of a dozen files in three directories by three
+     * clients (now and then another client, refused), with leases expiring and datanodes coming
+     * back without their data; records in {@code highestGeneration} each place's highest generation.
+     */
+    private static void storm(Journaled a, ManualClock clock, SplittableRandom r, int steps,
+                              Map<String, Integer> highestGeneration) {
+        long[] clients = {11, 12, 13};
+        for (int step = 0; step < steps; step++) {
+            String path = "/d" + r.nextInt(3) + "/f" + r.nextInt(12);
+            // Mostly the file's own writer; now and then another client, which is refused.
+            long client = r.nextInt(20) == 0 ? clients[r.nextInt(clients.length)]
+                    : clients[Math.floorMod(path.hashCode(), clients.length)];
+            int op = r.nextInt(1000);
+            quietly(() -> {
+                if (op < 120) {
+                    a.nn.create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS
+                            | (r.nextBoolean() ? NamenodeProtocol.CREATE_OVERWRITE : 0), 0, client, "",
+                            Ownership.UNSPECIFIED));
+                } else if (op < 420) {
+                    FileInode f = a.nn.namespace().file(path);
+                    int index = f.blocks().length;
+                    long durable = (long) index * BLOCK - r.nextInt(BLOCK);
+                    BlockRef ref = r.nextBoolean()
+                            ? a.nn.files().getBlock(f.id(), index, true, client, "", Math.max(-1, durable))
+                            : a.nn.files().allocateBlocks(f.id(), index, 1 + r.nextInt(3), client, "",
+                            Math.max(-1, durable)).get(0);
+                    highestGeneration.merge(ref.datanodeId() + "/" + ref.regionId() + "." + ref.blockIndex(),
+                            ref.generation(), Math::max);
+                } else if (op < 520) {
+                    FileInode f = a.nn.namespace().file(path);
+                    long size = Math.max(0, (long) f.blocks().length * BLOCK - r.nextInt(99));
+                    a.nn.files().sync(f.id(), client, size);
+                } else if (op < 620) {
+                    FileInode f = a.nn.namespace().file(path);
+                    long size = Math.max(0, (long) f.blocks().length * BLOCK - r.nextInt(2 * BLOCK));
+                    a.nn.files().close(f.id(), client, size);
+                } else if (op < 660) {
+                    a.nn.files().reopen(a.nn.namespace().file(path), client);
+                } else if (op < 700) {
+                    FileInode f = a.nn.namespace().file(path);
+                    Block[] blocks = f.blocks();
+                    if (blocks.length > 0) {
+                        int index = blocks.length - 1;
+                        BlockRef ref = a.nn.files().replaceBlock(f.id(), index, blocks[index].datanode().id(),
+                                client, "").ref();
+                        highestGeneration.merge(ref.datanodeId() + "/" + ref.regionId() + "." + ref.blockIndex(),
+                                ref.generation(), Math::max);
+                        for (DatanodeInfo dn : a.nn.datanodes().all()) { // clear the unreachable report
+                            a.nn.datanodes().heartbeat(dn.id(), dn.storageId());
+                            a.nn.datanodes().heartbeat(dn.id(), dn.storageId());
+                        }
+                    }
+                } else if (op < 760) {
+                    a.nn.namespace().delete(path, false);
+                } else if (op < 763) {
+                    clock.advance(70_000); // every lease expires: open files are recovered
+                    for (DatanodeInfo dn : a.nn.datanodes().all()) {
+                        a.nn.datanodes().heartbeat(dn.id(), dn.storageId());
+                    }
+                    a.nn.runMaintenance();
+                } else if (op < 765) {
+                    // A datanode comes back without its data: its blocks are lost.
+                    long storage = 1 + r.nextInt(2);
+                    DatanodeInfo dn = a.nn.datanodes().all().get((int) storage - 1);
+                    if (r.nextBoolean()) {
+                        a.register(storage, false);
+                    } else {
+                        a.nn.deregister(new DeregisterRequest(dn.id(), 0, storage, false));
+                        a.register(storage, true);
+                    }
+                } else {
+                    clock.advance(1);
+                }
+            });
+        }
+    }
 
     @Test
     void filesBlocksAndDatanodesComeBackExactly() throws Exception {
@@ -112,79 +228,10 @@ class FileContentReplayTest {
         ManualClock clock = new ManualClock();
         Map<String, String> before;
         Map<String, Integer> highestGeneration = new HashMap<>();
-        long[] clients = {11, 12, 13};
         try (Journaled a = new Journaled(dir, clock)) {
             a.register(1, false);
             a.register(2, false);
-            SplittableRandom r = new SplittableRandom(2026);
-            for (int step = 0; step < 3_000; step++) {
-                String path = "/d" + r.nextInt(3) + "/f" + r.nextInt(12);
-                // Mostly the file's own writer; now and then another client, which is refused.
-                long client = r.nextInt(20) == 0 ? clients[r.nextInt(clients.length)]
-                        : clients[Math.floorMod(path.hashCode(), clients.length)];
-                int op = r.nextInt(1000);
-                quietly(() -> {
-                    if (op < 120) {
-                        a.nn.create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS
-                                | (r.nextBoolean() ? NamenodeProtocol.CREATE_OVERWRITE : 0), 0, client, "",
-                                Ownership.UNSPECIFIED));
-                    } else if (op < 420) {
-                        FileInode f = a.nn.namespace().file(path);
-                        int index = f.blocks().length;
-                        long durable = (long) index * BLOCK - r.nextInt(BLOCK);
-                        BlockRef ref = r.nextBoolean()
-                                ? a.nn.files().getBlock(f.id(), index, true, client, "", Math.max(-1, durable))
-                                : a.nn.files().allocateBlocks(f.id(), index, 1 + r.nextInt(3), client, "",
-                                Math.max(-1, durable)).get(0);
-                        highestGeneration.merge(ref.datanodeId() + "/" + ref.regionId() + "." + ref.blockIndex(),
-                                ref.generation(), Math::max);
-                    } else if (op < 520) {
-                        FileInode f = a.nn.namespace().file(path);
-                        long size = Math.max(0, (long) f.blocks().length * BLOCK - r.nextInt(99));
-                        a.nn.files().sync(f.id(), client, size);
-                    } else if (op < 620) {
-                        FileInode f = a.nn.namespace().file(path);
-                        long size = Math.max(0, (long) f.blocks().length * BLOCK - r.nextInt(2 * BLOCK));
-                        a.nn.files().close(f.id(), client, size);
-                    } else if (op < 660) {
-                        a.nn.files().reopen(a.nn.namespace().file(path), client);
-                    } else if (op < 700) {
-                        FileInode f = a.nn.namespace().file(path);
-                        Block[] blocks = f.blocks();
-                        if (blocks.length > 0) {
-                            int index = blocks.length - 1;
-                            BlockRef ref = a.nn.files().replaceBlock(f.id(), index, blocks[index].datanode().id(),
-                                    client, "").ref();
-                            highestGeneration.merge(ref.datanodeId() + "/" + ref.regionId() + "." + ref.blockIndex(),
-                                    ref.generation(), Math::max);
-                            for (DatanodeInfo dn : a.nn.datanodes().all()) { // clear the unreachable report
-                                a.nn.datanodes().heartbeat(dn.id(), dn.storageId());
-                                a.nn.datanodes().heartbeat(dn.id(), dn.storageId());
-                            }
-                        }
-                    } else if (op < 760) {
-                        a.nn.namespace().delete(path, false);
-                    } else if (op < 763) {
-                        clock.advance(70_000); // every lease expires: open files are recovered
-                        for (DatanodeInfo dn : a.nn.datanodes().all()) {
-                            a.nn.datanodes().heartbeat(dn.id(), dn.storageId());
-                        }
-                        a.nn.runMaintenance();
-                    } else if (op < 765) {
-                        // A datanode comes back without its data: its blocks are lost.
-                        long storage = 1 + r.nextInt(2);
-                        DatanodeInfo dn = a.nn.datanodes().all().get((int) storage - 1);
-                        if (r.nextBoolean()) {
-                            a.register(storage, false);
-                        } else {
-                            a.nn.deregister(new DeregisterRequest(dn.id(), 0, storage, false));
-                            a.register(storage, true);
-                        }
-                    } else {
-                        clock.advance(1);
-                    }
-                });
-            }
+            storm(a, clock, new SplittableRandom(2026), 3_000, highestGeneration);
             before = dump(a.nn);
         }
         String all = before.toString();
@@ -232,6 +279,83 @@ class FileContentReplayTest {
             }
             assertThat(allocated).as("every block free before the restart, and only those").isEqualTo(freeBefore);
         }
+    }
+
+    /**
+     * A checkpoint image of a namespace (files with their contents, directories with their
+     * attributes, datanodes with every generation, the file table's counters) loads into an empty
+     * namespace as exactly the same namespace; and a namespace rebuilt from a checkpoint plus the
+     * journal after it equals the one that wrote them.
+     */
+    @Test
+    void aCheckpointImageLoadsAsTheSameNamespace() throws Exception {
+        Path dir = tmp.resolve("journal");
+        ManualClock clock = new ManualClock();
+        Map<String, String> before;
+        try (Journaled a = new Journaled(dir, clock)) {
+            a.register(1, false);
+            a.register(2, false);
+            SplittableRandom r = new SplittableRandom(77);
+            storm(a, clock, r, 1_500, new HashMap<>());
+            a.nn.namespace().mkdirs("/d1/sub/deeper", new Ownership("carol", "staff", 0700));
+            a.nn.namespace().rename("/d1/sub", "/d2/moved");
+            a.nn.namespace().delete("/d0", true);
+            a.nn.namespace().mkdirs("/d9");
+            a.nn.namespace().setReplication("/d9", 3);
+            storm(a, clock, r, 1_500, new HashMap<>());
+            before = dumpAll(a.nn);
+            Path image = JournalCheckpoint.write(tmp, a.journal.meta().namespaceId(), 42,
+                    out -> NamespaceImage.write(a.nn.namespace(), out));
+            assertThat(image.getFileName().toString()).isEqualTo("checkpoint-00000000000000000042.image");
+        }
+        assertThat(before.toString()).contains("carol").contains("replication 3").contains(" open by ")
+                .contains(" closed ");
+
+        NamenodeService blank = new NamenodeService(clock, BLOCK, 60_000, 10_000, new BlockTokens(1, 2),
+                Partitioning.single(new HostPort("127.0.0.1", 0)), Replication.ONE);
+        NamespaceReplay replay = blank.namespace().replay();
+        UUID namespaceId;
+        try (NamespaceJournal j = NamespaceJournal.open(dir, 0, 1, 0, (s, t, b) -> { },
+                NamespaceJournal.Settings.DEFAULT)) {
+            namespaceId = j.meta().namespaceId();
+        }
+        assertThat(JournalCheckpoint.load(tmp, namespaceId, replay)).isEqualTo(42);
+        replay.finish();
+        assertThat(dumpAll(blank)).isEqualTo(before);
+
+        // Journal replay from scratch gives the same namespace too.
+        try (Journaled b = new Journaled(dir, clock)) {
+            assertThat(dumpAll(b.nn)).isEqualTo(before);
+        }
+    }
+
+    /** A damaged checkpoint is refused with its file and offset, never loaded in part. */
+    @Test
+    void aDamagedCheckpointIsRefused() throws Exception {
+        ManualClock clock = new ManualClock();
+        UUID namespaceId = UUID.randomUUID();
+        Path image;
+        try (Journaled a = new Journaled(tmp.resolve("j"), clock)) {
+            a.register(1, false);
+            storm(a, clock, new SplittableRandom(5), 300, new HashMap<>());
+            image = JournalCheckpoint.write(tmp, namespaceId, 7, out -> NamespaceImage.write(a.nn.namespace(), out));
+        }
+        byte[] bytes = java.nio.file.Files.readAllBytes(image);
+        bytes[bytes.length / 2] ^= 0x40;
+        java.nio.file.Files.write(image, bytes);
+        NamenodeService blank = new NamenodeService(clock, BLOCK, 60_000, 10_000, new BlockTokens(1, 2),
+                Partitioning.single(new HostPort("127.0.0.1", 0)), Replication.ONE);
+        assertThat(catchThrowable(() -> JournalCheckpoint.load(tmp, namespaceId, blank.namespace().replay())))
+                .isInstanceOf(JournalCorruptException.class).hasMessageContaining(image.toString())
+                .hasMessageContaining("damaged at byte");
+        assertThat(blank.namespace().directoryCount()).as("nothing loaded in part").isEqualTo(1);
+        assertThat(blank.datanodes().size()).isZero();
+        java.nio.file.Files.write(image, java.util.Arrays.copyOf(bytes, bytes.length / 3));
+        assertThat(catchThrowable(() -> JournalCheckpoint.load(tmp, namespaceId, blank.namespace().replay())))
+                .isInstanceOf(JournalCorruptException.class).hasMessageContaining(image.toString());
+        assertThat(catchThrowable(() -> JournalCheckpoint.load(tmp, UUID.randomUUID(),
+                blank.namespace().replay()))).isInstanceOf(JournalCorruptException.class)
+                .hasMessageContaining("belongs to namespace");
     }
 
     /** A journal's namenode refuses files of replication 3, whose block groups it does not journal yet. */

@@ -1,0 +1,37 @@
+package io.tarn.client;
+
+import io.tarn.common.config.NamespaceJournalMode;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.config.TransportKind;
+import io.tarn.namenode.Namenode;
+
+import java.nio.file.Path;
+
+/**
+ * A namenode in a process of its own, for tests that kill it with kill -9: {@code main(journalDir,
+ * port, blockSize)} starts it with {@code tarn.namenode.journal = disk} on 127.0.0.1:port (0: any),
+ * prints {@code listening <port>} and runs until killed.
+ */
+public final class NamenodeProcess {
+    private NamenodeProcess() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        String address = "127.0.0.1:" + Integer.parseInt(args[1]);
+        TarnConfig config = TarnConfig.builder()
+                .set(TarnKeys.TRANSPORT, TransportKind.TCP)
+                .set(TarnKeys.NAMENODE_ADDRESS, address)
+                .set(TarnKeys.NAMENODE_BIND, address)
+                .set(TarnKeys.BLOCK_SIZE, Long.parseLong(args[2]))
+                .set(TarnKeys.RPC_IO_THREADS, 1)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK)
+                .set(TarnKeys.NAMENODE_JOURNAL_DIR, dir.toString())
+                .build();
+        Namenode nn = Namenode.start(config);
+        System.out.println("listening " + nn.address().getPort());
+        System.out.flush();
+        Thread.currentThread().join();
+    }
+}
