@@ -426,8 +426,8 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         int generation = a.generation();
         if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation,
                 write ? BlockTokens.WRITE : BlockTokens.READ)) {
-            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, write ? BlockTokens.WRITE : BlockTokens.READ,
-                    write ? "writing" : "reading"));
+            int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
+            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, mode, write ? "writing" : "reading"));
             return;
         }
         if (write) {

@@ -219,7 +219,7 @@ class NamenodeProtocolTest {
     @Test
     void aGetBlockSaysWhetherItWritesWithoutBeingConsumed() {
         for (boolean write : new boolean[] {true, false}) {
-            io.netty.buffer.ByteBuf b = io.netty.buffer.Unpooled.buffer();
+            ByteBuf b = Unpooled.buffer();
             b.writeBytes(new byte[] {9, 9, 9});
             b.readerIndex(3);
             new GetBlockRequest(7, 1, write, 3, "host", 100).encode(b);
@@ -228,7 +228,7 @@ class NamenodeProtocolTest {
             assertThat(GetBlockRequest.decode(b).write()).isEqualTo(write);
             b.release();
         }
-        io.netty.buffer.ByteBuf shortBody = io.netty.buffer.Unpooled.buffer().writeLong(1);
+        ByteBuf shortBody = Unpooled.buffer().writeLong(1);
         assertThat(GetBlockRequest.isWrite(shortBody)).isFalse();
         shortBody.release();
     }

@@ -69,7 +69,11 @@ public final class NamespaceImage {
             NamespaceEdits.setAttributes(out, d);
         }
         for (FileInode f : files) {
-            NamespaceEdits.setAttributes(out, f);
+            // A closed file's CREATE and CLOSE already leave these times, unless they were set since.
+            if (f.underConstruction() || f.accessTime() != f.creationTime()
+                    || f.modificationTime() < f.creationTime()) {
+                NamespaceEdits.setAttributes(out, f);
+            }
         }
         ids(out, ns);
     }
@@ -93,7 +97,7 @@ public final class NamespaceImage {
         for (int i = 0; i < blocks.length; i++) {
             NamespaceEdits.block(out, id, i, blocks[i]);
         }
-        if (f.size() > 0) {
+        if (open && f.size() > 0) {
             NamespaceEdits.size(out, id, f.size());
         }
         if (!open) {

@@ -11,6 +11,7 @@ import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
+import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.ManualClock;
 import io.tarn.namenode.NamenodeService;
@@ -26,7 +27,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.nio.file.Files;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -115,7 +121,7 @@ class FileContentReplayTest {
     private static Map<String, String> dumpAll(NamenodeService nn) {
         Map<String, String> out = dump(nn);
         Namespace ns = nn.namespace();
-        java.util.ArrayDeque<DirectoryInode> pending = new java.util.ArrayDeque<>();
+        ArrayDeque<DirectoryInode> pending = new ArrayDeque<>();
         pending.add(ns.root());
         while (!pending.isEmpty()) {
             DirectoryInode d = pending.poll();
@@ -139,7 +145,7 @@ class FileContentReplayTest {
         out.put("~directory ids", String.valueOf(ns.creator().directoryHighWater()));
         out.put("~counts", ns.fileCount() + " files, " + ns.directoryCount() + " directories");
         for (DatanodeInfo dn : nn.datanodes().all()) {
-            out.put("~generations " + dn.id(), java.util.Arrays.toString(dn.generationsCopy()));
+            out.put("~generations " + dn.id(), Arrays.toString(dn.generationsCopy()));
         }
         return out;
     }
@@ -303,13 +309,26 @@ class FileContentReplayTest {
             a.nn.namespace().mkdirs("/d9");
             a.nn.namespace().setReplication("/d9", 3);
             storm(a, clock, r, 1_500, new HashMap<>());
+            // Times set back on a closed file, and an access time on another.
+            List<String> closed = new ArrayList<>();
+            a.nn.namespace().fileTable().forEach(f -> {
+                if (!f.underConstruction()) {
+                    closed.add(f.path());
+                }
+            });
+            closed.sort(null);
+            assertThat(closed).hasSizeGreaterThan(2);
+            a.nn.namespace().setAttributes(new SetAttributesRequest(closed.get(0), NamenodeProtocol.SET_MTIME
+                    | NamenodeProtocol.SET_ATIME, Ownership.UNSPECIFIED, 5, 6));
+            a.nn.namespace().setAttributes(new SetAttributesRequest(closed.get(1), NamenodeProtocol.SET_ATIME
+                    | NamenodeProtocol.SET_OWNER, new Ownership("dave", "", -1), 0, clock.millis() + 99));
             before = dumpAll(a.nn);
             Path image = JournalCheckpoint.write(tmp, a.journal.meta().namespaceId(), 42,
                     out -> NamespaceImage.write(a.nn.namespace(), out));
             assertThat(image.getFileName().toString()).isEqualTo("checkpoint-00000000000000000042.image");
         }
-        assertThat(before.toString()).contains("carol").contains("replication 3").contains(" open by ")
-                .contains(" closed ");
+        assertThat(before.toString()).contains("carol").contains("dave").contains("/5/6 ")
+                .contains("replication 3").contains(" open by ").contains(" closed ");
 
         NamenodeService blank = new NamenodeService(clock, BLOCK, 60_000, 10_000, new BlockTokens(1, 2),
                 Partitioning.single(new HostPort("127.0.0.1", 0)), Replication.ONE);
@@ -340,9 +359,9 @@ class FileContentReplayTest {
             storm(a, clock, new SplittableRandom(5), 300, new HashMap<>());
             image = JournalCheckpoint.write(tmp, namespaceId, 7, out -> NamespaceImage.write(a.nn.namespace(), out));
         }
-        byte[] bytes = java.nio.file.Files.readAllBytes(image);
+        byte[] bytes = Files.readAllBytes(image);
         bytes[bytes.length / 2] ^= 0x40;
-        java.nio.file.Files.write(image, bytes);
+        Files.write(image, bytes);
         NamenodeService blank = new NamenodeService(clock, BLOCK, 60_000, 10_000, new BlockTokens(1, 2),
                 Partitioning.single(new HostPort("127.0.0.1", 0)), Replication.ONE);
         assertThat(catchThrowable(() -> JournalCheckpoint.load(tmp, namespaceId, blank.namespace().replay())))
@@ -350,7 +369,7 @@ class FileContentReplayTest {
                 .hasMessageContaining("damaged at byte");
         assertThat(blank.namespace().directoryCount()).as("nothing loaded in part").isEqualTo(1);
         assertThat(blank.datanodes().size()).isZero();
-        java.nio.file.Files.write(image, java.util.Arrays.copyOf(bytes, bytes.length / 3));
+        Files.write(image, Arrays.copyOf(bytes, bytes.length / 3));
         assertThat(catchThrowable(() -> JournalCheckpoint.load(tmp, namespaceId, blank.namespace().replay())))
                 .isInstanceOf(JournalCorruptException.class).hasMessageContaining(image.toString());
         assertThat(catchThrowable(() -> JournalCheckpoint.load(tmp, UUID.randomUUID(),

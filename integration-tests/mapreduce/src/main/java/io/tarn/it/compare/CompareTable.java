@@ -70,6 +70,35 @@ final class CompareTable {
         return rows;
     }
 
+    /**
+     * getFile and create + close on Tarn without and with its namespace journal, and on HDFS (whose
+     * edit log is always on disk): the journal's cost, and Tarn journaled against HDFS.
+     */
+    static String durability(SideResult memory, SideResult journaled, SideResult hdfs) {
+        StringBuilder out = new StringBuilder("| workload, ops/s | Tarn, journal none | Tarn, journal disk "
+                + "| disk / none | HDFS | Tarn disk / HDFS |\n|---|---:|---:|---:|---:|---:|\n");
+        for (int depth : CompareSettings.GET_FILE_DEPTHS) {
+            durabilityRow(out, "getFile, " + depth + " in flight", memory.getFile().get(depth),
+                    journaled.getFile().get(depth), hdfs.getFile().get(depth));
+        }
+        for (int depth : CompareSettings.CREATE_DEPTHS) {
+            durabilityRow(out, "create + close, " + depth + " in flight", memory.createClose().get(depth),
+                    journaled.createClose().get(depth), hdfs.createClose().get(depth));
+        }
+        return out.toString();
+    }
+
+    private static void durabilityRow(StringBuilder out, String name, LoadResult memory, LoadResult journaled,
+                                      LoadResult hdfs) {
+        out.append("| ").append(name)
+                .append(" | ").append(format("%,.0f", memory.opsPerSecond()))
+                .append(" | ").append(format("%,.0f", journaled.opsPerSecond()))
+                .append(" | ").append(ratio(journaled.opsPerSecond(), memory.opsPerSecond()))
+                .append(" | ").append(format("%,.0f", hdfs.opsPerSecond()))
+                .append(" | ").append(ratio(journaled.opsPerSecond(), hdfs.opsPerSecond()))
+                .append(" |\n");
+    }
+
     static String markdown(List<Row> rows) {
         StringBuilder out = new StringBuilder(HEADER).append('\n');
         out.append("|---|---:|---:|---:|---|---:|---:|\n");

@@ -57,7 +57,7 @@ public final class SideBySideComparison {
         ComparisonMain.printThenExit(options.settings().workDir(), options.temporaryWorkDir(), () -> {
             if (options.rounds() == 1) {
                 Comparison c = run(options.settings());
-                return List.of(c.markdown(), c.legend(), c.environment());
+                return List.of(c.markdown(), c.durability(), c.legend(), c.environment());
             }
             List<String> out = new ArrayList<>();
             List<List<CompareTable.Row>> rounds = new ArrayList<>();
@@ -66,7 +66,8 @@ public final class SideBySideComparison {
                 System.err.printf(Locale.ROOT, "compare: round %d of %d%n", i, options.rounds());
                 last = run(options.settings());
                 rounds.add(last.rows());
-                out.add("Round " + i + " of " + options.rounds() + ":\n\n" + last.markdown());
+                out.add("Round " + i + " of " + options.rounds() + ":\n\n" + last.markdown() + "\n"
+                        + last.durability());
             }
             out.add("All " + options.rounds() + " rounds, each ratio taken within its round:\n\n"
                     + CompareTable.summary(rounds));
@@ -88,13 +89,33 @@ public final class SideBySideComparison {
         try (TarnSide side = TarnSide.start(settings)) {
             tarn = measure(side, settings, log);
         }
+        log.println("compare: Tarn with tarn.namenode.journal = disk (metadata only)");
+        SideResult journaled;
+        try (TarnSide side = TarnSide.start(settings, true)) {
+            journaled = measureMetadata(side, settings, log);
+        }
         log.println("compare: HDFS");
         SideResult hdfs;
         try (HdfsSide side = HdfsSide.start(Files.createDirectories(settings.workDir().resolve("minidfs")))) {
             hdfs = measure(side, settings, log);
         }
         BaselineResult after = baselines(settings, log);
-        return new Comparison(settings, tarn, hdfs, BaselineResult.best(before, after));
+        return new Comparison(settings, tarn, hdfs, BaselineResult.best(before, after), journaled);
+    }
+
+    /** getFile and create + close only (no sequential rows: the journal holds no data). */
+    private static SideResult measureMetadata(StorageSide side, CompareSettings s, PrintStream log) throws Exception {
+        Map<Integer, LoadResult> getFile = new LinkedHashMap<>();
+        for (int depth : CompareSettings.GET_FILE_DEPTHS) {
+            getFile.put(depth, logged(log, "journaled getFile, " + depth + " in flight", side.getFile(depth, s)));
+        }
+        Map<Integer, LoadResult> create = new LinkedHashMap<>();
+        for (int depth : CompareSettings.CREATE_DEPTHS) {
+            create.put(depth, logged(log, "journaled create + close, " + depth + " in flight",
+                    side.createClose(depth, s)));
+        }
+        return new SideResult(side.description() + ", with tarn.namenode.journal = disk in the work directory",
+                getFile, create, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
     }
 
     private static BaselineResult baselines(CompareSettings s, PrintStream log) throws Exception {
@@ -203,13 +224,21 @@ public final class SideBySideComparison {
     }
 
     /** Everything a run measured, and the settings that produced it. */
-    public record Comparison(CompareSettings settings, SideResult tarn, SideResult hdfs, BaselineResult baseline) {
+    public record Comparison(CompareSettings settings, SideResult tarn, SideResult hdfs, BaselineResult baseline,
+                             SideResult journaled) {
         List<CompareTable.Row> rows() {
             return CompareTable.rows(tarn, hdfs, baseline);
         }
 
         public String markdown() {
             return CompareTable.markdown(rows());
+        }
+
+        /** The namespace journal's table: Tarn in memory, Tarn journaled, HDFS. */
+        public String durability() {
+            return "Namespace durability: the same metadata workloads on Tarn with tarn.namenode.journal = disk "
+                    + "(every change forced to the work directory's disk before it is acknowledged, as HDFS's edit "
+                    + "log is):\n\n" + CompareTable.durability(tarn, journaled, hdfs);
         }
 
         public String legend() {

@@ -9,6 +9,7 @@ import io.tarn.dist.LocalCluster;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -63,10 +64,24 @@ final class TarnSide implements StorageSide {
     }
 
     static TarnSide start(CompareSettings settings) throws IOException {
+        return start(settings, false);
+    }
+
+    /**
+     * @param journaled with {@code tarn.namenode.journal = disk}, its journal in the work directory
+     *                  (the disk HDFS's edit log is on)
+     */
+    static TarnSide start(CompareSettings settings, boolean journaled) throws IOException {
         long datanodeMb = roundUp(Math.max(1024, settings.sizeMb() + 256L), REGION_MB);
-        LocalCluster servers = LocalCluster.start(LocalCluster.home(), 1, Map.of(
+        Map<String, String> keys = new HashMap<>(Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
-                "tarn.datanode.dram.region.size", REGION_MB + "m"), settings.dramRoot());
+                "tarn.datanode.dram.region.size", REGION_MB + "m"));
+        if (journaled) {
+            keys.put("tarn.namenode.journal", "disk");
+            keys.put("tarn.namenode.journal.dir", settings.workDir().resolve("tarn-journal-" + System.nanoTime())
+                    .toString());
+        }
+        LocalCluster servers = LocalCluster.start(LocalCluster.home(), 1, keys, settings.dramRoot());
         TarnClient client = null;
         try {
             String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();

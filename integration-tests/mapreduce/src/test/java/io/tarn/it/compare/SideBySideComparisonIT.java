@@ -82,6 +82,16 @@ class SideBySideComparisonIT {
                 .isEqualTo(rows.get("sequential write, 1 MiB calls, MB/s")[1]);
         assertThat(rows.get(CompareTable.SHORT_CIRCUIT_READ)[5]).as("short-circuit read: its baseline")
                 .isEqualTo(rows.get("sequential read, 1 MiB calls, MB/s")[1]);
+        List<String> durability = c.durability().lines()
+                .filter(l -> l.startsWith("| ") && !l.startsWith("| workload")).toList();
+        assertThat(durability).hasSize(CompareSettings.GET_FILE_DEPTHS.size() + CompareSettings.CREATE_DEPTHS.size());
+        for (String line : durability) {
+            String[] cells = Arrays.stream(line.split("\\|")).skip(1).map(String::trim).toArray(String[]::new);
+            assertThat(cells).as(line).hasSize(6);
+            for (int i = 1; i < 6; i++) {
+                assertThat(number(cells[i])).as(line + ", column " + i).isPositive();
+            }
+        }
         assertThat(c.legend()).contains("Tarn (").contains("HDFS (").contains("mapped files under " + dramRoot)
                 .contains("tarn.client.shortcircuit=off").contains("tarn.client.shortcircuit=auto");
     }
