@@ -181,6 +181,43 @@ class NamenodeRestartTest {
     }
 
     /**
+     * Files of replication 3 across a namenode restart: their block groups come back from the
+     * journal with their members, the datanodes (which kept hosting the groups) register again, the
+     * files read back byte for byte, a writer goes on, and new files get new groups.
+     */
+    @Test
+    void replicatedFilesComeBackWithTheirGroups() throws Exception {
+        try (MiniCluster cluster = MiniCluster.builder().datanodes(4).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK).start();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            byte[] closed = random(3 * BLOCK + 11, 60);
+            try (TarnOutputStream out = client.create("/r/closed", CreateOptions.DEFAULT.withReplication(3))) {
+                out.write(closed);
+            }
+            byte[] open = random(2 * BLOCK + 5, 61);
+            TarnOutputStream writer = client.create("/r/open", CreateOptions.DEFAULT.withReplication(3));
+            writer.write(open, 0, BLOCK);
+            writer.hsync();
+            long group = client.getBlock(client.getStatus("/r/closed").fileId(), 0).group().groupId();
+
+            cluster.restartNamenode();
+
+            assertThat(read(client, "/r/closed")).isEqualTo(closed);
+            assertThat(client.getBlock(client.getStatus("/r/closed").fileId(), 0).group().groupId())
+                    .as("the same group").isEqualTo(group);
+            writer.write(open, BLOCK, open.length - BLOCK);
+            writer.close();
+            assertThat(read(client, "/r/open")).isEqualTo(open);
+            byte[] fresh = random(4 * BLOCK, 62);
+            try (TarnOutputStream out = client.create("/r/fresh", CreateOptions.DEFAULT.withReplication(3))) {
+                out.write(fresh);
+            }
+            assertThat(read(client, "/r/fresh")).isEqualTo(fresh);
+            assertThat(client.getStatus("/r/fresh").replication()).isEqualTo(3);
+        }
+    }
+
+    /**
      * A file being written when the namenode restarts is still leased to its writer, at the size
      * the writer last reported stored; the writer goes on and closes it, and every byte is there.
      */

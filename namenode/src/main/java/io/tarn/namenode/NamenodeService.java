@@ -99,9 +99,9 @@ public final class NamenodeService implements RpcHandler {
     }
 
     /**
-     * As the constructor above, recording every mutation of the namespace, the files' contents and
-     * the datanode registry to {@code log}. With a log, files of replication 3 are refused (block
-     * groups are not journaled yet) and answers to mutations wait for the {@linkplain #journal journal}.
+     * As the constructor above, recording every mutation of the namespace, the files' contents, the
+     * datanode registry and the block groups to {@code log}; answers to mutations (and heartbeats,
+     * whose group commands follow from records) wait for the {@linkplain #journal journal}.
      */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
                            BlockTokens tokens, Partitioning partitioning, int defaultReplication, EditLog log) {
@@ -116,8 +116,7 @@ public final class NamenodeService implements RpcHandler {
                 (int) (tokens.key0() ^ (tokens.key0() >>> 32))));
         if (log.enabled()) {
             datanodes.recordTo(log);
-            allocator.refuseGroups("files of replication 3 are not kept by the namenode's journal yet "
-                    + "(tarn.namenode.journal = disk); use replication 1, or tarn.namenode.journal = none");
+            allocator.groups().recordTo(log);
         }
         FileTable table = new FileTable(partitioning.partition());
         this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning, defaultReplication,
@@ -232,7 +231,10 @@ public final class NamenodeService implements RpcHandler {
             return;
         }
         NamespaceJournal j = journal;
-        if (j != null && journaled(request)) {
+        if (j != null && request.opcode() == Opcode.HEARTBEAT) {
+            // Its group commands (create, change) must not reach a datanode before their records are on disk.
+            request = new DurableReply(request, j);
+        } else if (j != null && journaled(request)) {
             String failed = j.failure();
             if (failed != null) {
                 request.fail(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(failed));

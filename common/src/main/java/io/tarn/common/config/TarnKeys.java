@@ -101,11 +101,11 @@ public final class TarnKeys {
 
     public static final ConfigKey<NamespaceJournalMode> NAMENODE_JOURNAL = ConfigKey.choice("tarn.namenode.journal",
             NamespaceJournalMode.NONE, NamespaceJournalMode.class, "none | disk. disk: every namespace mutation "
-                    + "(create, close, blocks, rename, delete, attributes, datanode registrations) is written to a "
+                    + "(create, close, blocks, rename, delete, attributes, datanodes, block groups) is written to a "
                     + "journal in tarn.namenode.journal.dir and forced to disk, many mutations sharing one force, "
                     + "before it is acknowledged; a restarted namenode replays it and serves the same files, whose "
-                    + "datanodes register again. So far for a single namenode with files of replication 1 (files of "
-                    + "replication 3 are refused). none: the namespace lives in memory only and a restarted "
+                    + "datanodes register again, block groups included. So far for a single namenode (several "
+                    + "refuse to start with it). none: the namespace lives in memory only and a restarted "
                     + "namenode starts empty; for purely ephemeral scratch data.");
 
     public static final ConfigKey<String> NAMENODE_JOURNAL_DIR = ConfigKey.string("tarn.namenode.journal.dir", "",

@@ -34,8 +34,6 @@ public final class BlockAllocator {
 
     private final DatanodeRegistry registry;
     private final BlockGroups groups;
-    /** Why blocks of replication 3 are refused, or null when they are placed. */
-    private volatile String groupsRefused;
     private final AtomicIntegerArray roundRobin = new AtomicIntegerArray(DatanodeRegistry.MAX_STORAGE_CLASSES);
     /** Gives foreign blocks back to their home namenode: (home partition, blocks). */
     private volatile BiConsumer<Integer, List<Block>> returnHome = (home, blocks) ->
@@ -51,13 +49,6 @@ public final class BlockAllocator {
         this.groups = groups;
     }
 
-    /**
-     * From now on blocks of replication 3 are refused (REPLICATION_UNAVAILABLE, with {@code why}):
-     * for a namenode that journals its namespace but not yet its block groups.
-     */
-    public void refuseGroups(String why) {
-        this.groupsRefused = why;
-    }
 
     /** The datanodes it allocates on. */
     public DatanodeRegistry datanodes() {
@@ -95,11 +86,6 @@ public final class BlockAllocator {
     public void checkPlacement(int replication, String what) throws TarnException {
         if (replication <= Replication.ONE) {
             return;
-        }
-        String refused = groupsRefused;
-        if (refused != null) {
-            throw new ReplicationException(ErrorCode.REPLICATION_UNAVAILABLE, "cannot place " + what
-                    + " of replication " + replication + ": " + refused);
         }
         int allocatable = 0;
         int unreachable = 0;

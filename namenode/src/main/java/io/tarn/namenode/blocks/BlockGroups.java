@@ -1,5 +1,6 @@
 package io.tarn.namenode.blocks;
 
+import io.netty.buffer.ByteBuf;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -11,10 +12,12 @@ import io.tarn.common.protocol.AdminProtocol.FailedGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.LeaderReport;
+import io.tarn.namenode.journal.EditLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -56,6 +59,7 @@ public final class BlockGroups {
     private final AtomicInteger counter = new AtomicInteger();
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final Map<Long, GroupInfo> groups = new ConcurrentHashMap<>();
+    private volatile EditLog log = EditLog.NONE;
     /** Per datanode id: its groups whose CreateGroup it has not confirmed yet. */
     private final Map<Integer, Set<GroupInfo>> unconfirmed = new ConcurrentHashMap<>();
     private volatile long replaceAfterMs = TarnKeys.DATANODE_REPLACE_AFTER.defaultValue();
@@ -78,6 +82,137 @@ public final class BlockGroups {
         this.registry = registry;
         this.partition = partition;
         this.epoch = epoch;
+    }
+
+    /** Records every durable change of a group to {@code editLog} ({@link GroupInfo#RECORD}); set before serving. */
+    public void recordTo(EditLog editLog) {
+        this.log = editLog;
+    }
+
+    /**
+     * Replays one {@link GroupInfo#RECORD} at start-up: the group as it was then, or gone when it
+     * was destroyed. Its datanodes must have been replayed before.
+     */
+    public void replay(ByteBuf b) {
+        long id = b.readLong();
+        boolean destroyed = b.readBoolean();
+        int slots = b.readInt();
+        int nextMemberId = b.readInt();
+        long version = b.readLong();
+        int count = b.readInt();
+        if (slots <= 0 || slots > b.readableBytes() / 4 || count <= 0 || count > 16) {
+            throw new IllegalStateException("group " + id + " record of " + slots + " slots and " + count
+                    + " members");
+        }
+        List<GroupInfo.Member> members = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            members.add(readMember(b, id));
+        }
+        GroupInfo.Membership membership = new GroupInfo.Membership(version, members);
+        GroupInfo.Change change = null;
+        if (b.readBoolean()) {
+            GroupInfo.Member removed = membership.member(b.readInt());
+            GroupInfo.Member added = readMember(b, id);
+            long targetVersion = b.readLong();
+            if (removed == null) {
+                throw new IllegalStateException("group " + id + " replaces a member it does not have");
+            }
+            List<GroupInfo.Member> target = new ArrayList<>(members);
+            target.remove(removed);
+            target.add(added);
+            change = new GroupInfo.Change(removed, added, new GroupInfo.Membership(targetVersion, target), 0);
+        }
+        int[] generations = new int[slots];
+        for (int s = 0; s < slots; s++) {
+            generations[s] = b.readInt();
+        }
+        if (BlockGroup.partitionOf(id) == partition && (int) (id >>> 32 & ((1 << BlockGroup.EPOCH_BITS) - 1))
+                == (epoch & ((1 << BlockGroup.EPOCH_BITS) - 1))) {
+            counter.accumulateAndGet((int) id, Math::max);
+        }
+        GroupInfo before = groups.get(id);
+        if (before != null) {
+            // Regions the group gave up since (a member replaced, a joining member dropped, the whole
+            // group destroyed) went back to their datanodes with the group's generations, as
+            // releaseRegion does once the datanode drops the group.
+            Set<String> kept = new HashSet<>();
+            if (!destroyed) {
+                for (GroupInfo.Member m : members) {
+                    kept.add(m.datanode().id() + "/" + m.regionId());
+                }
+                if (change != null) {
+                    kept.add(change.added().datanode().id() + "/" + change.added().regionId());
+                }
+            }
+            List<GroupInfo.Member> held = new ArrayList<>(before.members());
+            if (before.change() != null) {
+                held.add(before.change().added());
+            }
+            for (GroupInfo.Member m : held) {
+                if (!kept.contains(m.datanode().id() + "/" + m.regionId())) {
+                    m.datanode().raiseRegionGenerations(m.regionId(), generations);
+                }
+            }
+        }
+        if (destroyed) {
+            groups.remove(id);
+            return;
+        }
+        if (before != null) {
+            before.restore(membership, change, generations, nextMemberId);
+        } else {
+            groups.put(id, new GroupInfo(id, membership, change, generations, nextMemberId, log));
+        }
+    }
+
+    private GroupInfo.Member readMember(ByteBuf b, long groupId) {
+        int memberId = b.readInt();
+        DatanodeInfo dn = registry.get(b.readInt());
+        int regionId = b.readInt();
+        int incarnation = b.readInt();
+        if (dn == null) {
+            throw new IllegalStateException("member " + memberId + " of group " + groupId
+                    + " is on a datanode no record names");
+        }
+        return new GroupInfo.Member(memberId, dn, regionId, incarnation);
+    }
+
+    /**
+     * Ends a replay, before the datanodes' free lists are rebuilt: each group's slots in use are
+     * those {@code held} (every block of every file) names, its members' regions (and a joining
+     * member's) are reserved on their datanodes again, and each member is to confirm the group
+     * (CreateGroup until its heartbeat lists it).
+     */
+    public void finishReplay(Iterable<Block> held) {
+        Map<GroupInfo, BitSet> used = new HashMap<>();
+        for (Block b : held) {
+            if (b.replicated()) {
+                used.computeIfAbsent(b.group(), g -> new BitSet()).set(b.regionBlock());
+            }
+        }
+        for (GroupInfo g : groups.values()) {
+            g.restoreSlots(used.getOrDefault(g, new BitSet()));
+            List<GroupInfo.Member> holders = new ArrayList<>(g.members());
+            GroupInfo.Change c = g.change();
+            if (c != null) {
+                holders.add(c.added());
+            }
+            for (GroupInfo.Member m : holders) {
+                m.datanode().reserveAt(m.regionId());
+                // Until its heartbeat lists the group, the member is sent CreateGroup: the namenode may
+                // have stopped before a datanode heard of a group (or of its joining member).
+                unconfirmed.computeIfAbsent(m.datanode().id(), id -> ConcurrentHashMap.newKeySet()).add(g);
+            }
+        }
+    }
+
+    /** Appends every live group's {@link GroupInfo#RECORD} to {@code out} (a checkpoint's content). */
+    public void record(EditLog out) {
+        List<GroupInfo> all = new ArrayList<>(groups.values());
+        all.sort((a, b) -> Long.compare(a.id(), b.id()));
+        for (GroupInfo g : all) {
+            g.record(out);
+        }
     }
 
     /** How long a member's datanode may stay dead before it is replaced ({@code tarn.datanode.replace.after}). */
@@ -166,7 +301,9 @@ public final class BlockGroups {
             }
             members.add(new GroupInfo.Member(i, chosen.get(i), r.regionId(), r.incarnation()));
         }
-        GroupInfo g = new GroupInfo(BlockGroup.id(partition, epoch, counter.incrementAndGet()), members, generations);
+        GroupInfo g = new GroupInfo(BlockGroup.id(partition, epoch, counter.incrementAndGet()), members, generations,
+                log);
+        g.record(log); // before any slot of it is taken, so every block's record comes after the group's
         groups.put(g.id(), g);
         for (GroupInfo.Member m : members) {
             unconfirmed.computeIfAbsent(m.datanode().id(), id -> ConcurrentHashMap.newKeySet()).add(g);

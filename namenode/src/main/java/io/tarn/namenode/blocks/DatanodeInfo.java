@@ -252,6 +252,29 @@ public final class DatanodeInfo {
         generations[no] = Math.max(generations[no], generation);
     }
 
+    /**
+     * During a replay: a block group gave region {@code regionId} up; its blocks' generations are at
+     * least the group's slots' (as {@link #releaseRegion} raises them). Ignored outside the layout.
+     */
+    synchronized void raiseRegionGenerations(int regionId, int[] slotGenerations) {
+        int local = regions == null ? -1 : regions.local(regionId);
+        if (local < 0) {
+            return;
+        }
+        int first = local * blocksPerRegion;
+        for (int b = 0; b < Math.min(blocksPerRegion, slotGenerations.length); b++) {
+            generations[first + b] = Math.max(generations[first + b], slotGenerations[b]);
+        }
+    }
+
+    /** During a replay: region {@code regionId} is a block group's, off the free list. Ignored outside the layout. */
+    synchronized void reserveAt(int regionId) {
+        int local = regions == null ? -1 : regions.local(regionId);
+        if (local >= 0) {
+            reserved.set(local);
+        }
+    }
+
     /** A copy of every block's generation, by block number (for a checkpoint). */
     public synchronized int[] generationsCopy() {
         return generations == null ? new int[0] : generations.clone();

@@ -1,7 +1,10 @@
 package io.tarn.namenode.blocks;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
+import io.tarn.namenode.journal.EditLog;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,11 +127,137 @@ public final class GroupInfo {
     }
     /** The id the next replacement member gets: ids are never reused. */
     private int nextMemberId;
+    /** Where the group's durable state goes at every change of it ({@link #RECORD}). */
+    private final EditLog log;
+
+    /**
+     * The journal record of a group's durable state, appended under its monitor when it is created,
+     * when a replacement begins, is retargeted, cancelled or takes effect, and when it is destroyed:
+     * {@code groupId[i64] destroyed[bool] slots[i32] nextMemberId[i32] version[i64] count[i32]
+     * member*count change[bool] (removedMemberId[i32] added:member targetVersion[i64])?
+     * generation[i32]*slots}, a member being {@code memberId[i32] datanodeId[i32] regionId[i32]
+     * incarnation[i32]}. Each record states the whole group, so replay keeps the last one. Which
+     * slots are in use is not recorded: replay finds it in the files' blocks.
+     */
+    public static final int RECORD = 17;
+
+    /**
+     * A group as its last {@link #RECORD} left it (a journal's replay): slots all free until
+     * {@link #restoreSlots}; a change under way counts as already sent to a member (see {@link #cancel}).
+     */
+    GroupInfo(long id, Membership membership, Change change, int[] generations, int nextMemberId, EditLog log) {
+        this.log = log;
+        this.id = id;
+        this.membership = membership;
+        this.change = change;
+        this.changeCommanded = change != null;
+        this.nextMemberId = nextMemberId;
+        this.slots = generations.length;
+        this.generations = generations.clone();
+        this.freeStack = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            freeStack[i] = slots - 1 - i;
+        }
+        this.freeCount = slots;
+        this.allocated = new BitSet(slots);
+        this.leaderMemberId = membership.members().get(0).memberId();
+    }
+
+    /**
+     * During a replay: a later {@link #RECORD} of this group, applied in place (the files' blocks
+     * already point at this object): its membership, change and member ids as recorded, its slots'
+     * generations raised to the record's.
+     */
+    synchronized void restore(Membership m, Change c, int[] recorded, int nextMember) {
+        if (recorded.length != slots) {
+            throw new IllegalStateException("group " + id + " recorded with " + recorded.length + " slots, not "
+                    + slots);
+        }
+        membership = m;
+        change = c;
+        changeCommanded = c != null;
+        nextMemberId = nextMember;
+        for (int s = 0; s < slots; s++) {
+            generations[s] = Math.max(generations[s], recorded[s]);
+        }
+        if (m.member(leaderMemberId) == null) {
+            leaderMemberId = m.members().get(0).memberId();
+        }
+    }
+
+    /** Appends this group's {@link #RECORD} as it is now to {@code to}. */
+    synchronized void record(EditLog to) {
+        if (!to.enabled()) {
+            return;
+        }
+        ByteBuf b = Unpooled.buffer(64 + 4 * slots);
+        b.writeLong(id);
+        b.writeBoolean(destroyed);
+        b.writeInt(slots);
+        b.writeInt(nextMemberId);
+        Membership m = membership;
+        b.writeLong(m.version());
+        b.writeInt(m.members().size());
+        for (Member x : m.members()) {
+            writeMember(b, x);
+        }
+        Change c = change;
+        b.writeBoolean(c != null);
+        if (c != null) {
+            b.writeInt(c.removed().memberId());
+            writeMember(b, c.added());
+            b.writeLong(c.target().version());
+        }
+        for (int g : generations) {
+            b.writeInt(g);
+        }
+        to.append(RECORD, b);
+    }
+
+    /** Caller holds the monitor: the group's record to its own log. */
+    private void record() {
+        record(log);
+    }
+
+    private static void writeMember(ByteBuf b, Member m) {
+        b.writeInt(m.memberId());
+        b.writeInt(m.datanode().id());
+        b.writeInt(m.regionId());
+        b.writeInt(m.incarnation());
+    }
+
+    /** During a replay: slot {@code slot} was allocated with {@code generation}. */
+    public synchronized void raiseSlot(int slot, int generation) {
+        if (slot < 0 || slot >= slots) {
+            throw new IllegalStateException("slot " + slot + " of group " + id + ", which has " + slots);
+        }
+        generations[slot] = Math.max(generations[slot], generation);
+    }
+
+    /** At the end of a replay: the slots files hold are in use, the others free. */
+    synchronized void restoreSlots(BitSet held) {
+        allocated.clear();
+        int n = 0;
+        for (int s = slots - 1; s >= 0; s--) {
+            if (held.get(s)) {
+                allocated.set(s);
+            } else {
+                freeStack[n++] = s;
+            }
+        }
+        freeCount = n;
+    }
 
     /**
      * @param generations each slot's generation so far (the slots are handed out above them)
      */
     GroupInfo(long id, List<Member> members, int[] generations) {
+        this(id, members, generations, EditLog.NONE);
+    }
+
+    /** As the constructor above, appending the group's {@link #RECORD} to {@code log} at every durable change. */
+    GroupInfo(long id, List<Member> members, int[] generations, EditLog log) {
+        this.log = log;
         this.id = id;
         this.membership = new Membership(1, members);
         this.nextMemberId = members.stream().mapToInt(Member::memberId).max().orElse(-1) + 1;
@@ -313,6 +442,7 @@ public final class GroupInfo {
         freeStack[freeCount++] = slot;
         if (freeCount == slots) {
             destroyed = true;
+            record();
             return true;
         }
         return false;
@@ -358,6 +488,7 @@ public final class GroupInfo {
         target.remove(c.removed());
         target.add(added);
         change = new Change(c.removed(), added, new Membership(membership.version() + 1, target), nowMs);
+        record();
         return c.added();
     }
 
@@ -402,6 +533,7 @@ public final class GroupInfo {
         target.add(added);
         change = new Change(removed, added, new Membership(membership.version() + 1, target), nowMs);
         changeCommanded = false;
+        record();
         return change;
     }
 
@@ -425,6 +557,7 @@ public final class GroupInfo {
             return null; // the group's replicas have begun the change: it is carried through
         }
         change = null;
+        record();
         return c == null ? null : c.added();
     }
 
@@ -446,6 +579,7 @@ public final class GroupInfo {
         }
         membership = c.target();
         change = null;
+        record();
         return c;
     }
 

@@ -260,6 +260,10 @@ public final class FileService {
 
     /** Caller holds the file's monitor. */
     private static void checkWithinBlocks(FileInode f, long size, String what) throws TarnException {
+        if (size < 0) {
+            throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot " + what + " '" + f.path() + "' at " + size
+                    + " bytes: a size is never negative");
+        }
         long capacity = (long) f.blocks().length * f.blockSize();
         if (size > capacity) {
             throw new TarnException(ErrorCode.INVALID_ARGUMENT, "cannot " + what + " '" + f.path() + "' at " + size

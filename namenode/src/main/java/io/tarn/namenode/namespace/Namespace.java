@@ -126,7 +126,8 @@ public final class Namespace {
      * after the last record.
      */
     public NamespaceReplay replay() {
-        return new NamespaceReplay(paths.root(), files, counts, leases, creator, allocator.datanodes());
+        return new NamespaceReplay(paths.root(), files, counts, leases, creator, allocator.datanodes(),
+                allocator.groups());
     }
 
     /**

@@ -54,7 +54,11 @@ import io.tarn.namenode.blocks.DatanodeRegistry;
  * DATANODE        see {@link DatanodeRegistry#RECORD}
  * IDS             slotHighWater[i32] directoryHighWater[i64] count[i32] (slot[i32] counter[i32])*count
  * GENERATIONS     datanodeId[i32] firstBlock[i32] count[i32] generation[i32]*count
+ * GROUP           see {@link io.tarn.namenode.blocks.GroupInfo#RECORD} (type 17)
+ * FILE_GROUP_BLOCK fileId[i64] index[i32] groupId[i64] slot[i32] generation[i32]
  * </pre>
+ * FILE_GROUP_BLOCK is FILE_BLOCK for a file of replication 3: a slot of a block group, whose GROUP
+ * record (appended when the group was created, before any slot of it was taken) comes first.
  * IDS and GENERATIONS appear in checkpoints ({@link NamespaceImage}): the file table's reuse counters
  * of empty slots and the id high-waters, and a datanode's block generations, which the journal
  * otherwise rebuilds from the records of every allocation.
@@ -87,6 +91,7 @@ final class NamespaceEdits {
     static final int FILE_REOPEN = 13;
     static final int IDS = 15;
     static final int GENERATIONS = 16;
+    static final int FILE_GROUP_BLOCK = 18;
 
     private NamespaceEdits() {
     }
@@ -182,6 +187,10 @@ final class NamespaceEdits {
         if (!log.enabled()) {
             return;
         }
+        if (b.replicated()) {
+            groupBlock(log, fileId, index, b);
+            return;
+        }
         ByteBuf out = Unpooled.buffer(32);
         out.writeLong(fileId);
         out.writeInt(index);
@@ -191,6 +200,20 @@ final class NamespaceEdits {
         out.writeInt(b.regionBlock());
         out.writeInt(b.generation());
         log.append(FILE_BLOCK, out);
+    }
+
+    /** Slot {@code b} of a block group is now block {@code index} of file {@code fileId} (caller holds its monitor). */
+    static void groupBlock(EditLog log, long fileId, int index, Block b) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(28);
+        out.writeLong(fileId);
+        out.writeInt(index);
+        out.writeLong(b.group().id());
+        out.writeInt(b.regionBlock());
+        out.writeInt(b.generation());
+        log.append(FILE_GROUP_BLOCK, out);
     }
 
     static void size(EditLog log, long fileId, long size) {

@@ -43,6 +43,7 @@ public final class NamespaceImage {
             datanodes.record(dn, out);
             generations(out, dn);
         }
+        ns.allocator().groups().record(out);
         List<DirectoryInode> dirs = new ArrayList<>();
         List<FileInode> files = new ArrayList<>();
         Deque<DirectoryInode> pending = new ArrayDeque<>();

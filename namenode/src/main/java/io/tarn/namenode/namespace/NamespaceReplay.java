@@ -7,8 +7,10 @@ import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.blocks.Block;
+import io.tarn.namenode.blocks.BlockGroups;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.blocks.GroupInfo;
 import io.tarn.namenode.journal.JournalCorruptException;
 import io.tarn.namenode.journal.JournalReplayer;
 import io.tarn.namenode.lease.LeaseManager;
@@ -41,6 +43,7 @@ public final class NamespaceReplay implements JournalReplayer {
     private final long rootId;
     private final FileTable files;
     private final DatanodeRegistry datanodes;
+    private final BlockGroups groups;
     private final NamespaceCounts counts;
     private final LeaseManager leases;
     private final Creator creator;
@@ -50,9 +53,10 @@ public final class NamespaceReplay implements JournalReplayer {
     private long skipped;
 
     NamespaceReplay(DirectoryInode root, FileTable files, NamespaceCounts counts, LeaseManager leases,
-                    Creator creator, DatanodeRegistry datanodes) {
+                    Creator creator, DatanodeRegistry datanodes, BlockGroups groups) {
         this.files = files;
         this.datanodes = datanodes;
+        this.groups = groups;
         this.counts = counts;
         this.leases = leases;
         this.creator = creator;
@@ -86,6 +90,11 @@ public final class NamespaceReplay implements JournalReplayer {
                 case NamespaceEdits.FILE_SIZE -> size(body);
                 case NamespaceEdits.FILE_CLOSE -> close(body);
                 case NamespaceEdits.FILE_REOPEN -> reopen(body);
+                case NamespaceEdits.FILE_GROUP_BLOCK -> groupBlock(body);
+                case GroupInfo.RECORD -> {
+                    groups.replay(body);
+                    yield true;
+                }
                 case NamespaceEdits.IDS -> ids(body);
                 case NamespaceEdits.GENERATIONS -> generations(body);
                 case DatanodeRegistry.RECORD -> {
@@ -116,6 +125,7 @@ public final class NamespaceReplay implements JournalReplayer {
         creator.directoryIdsAbove(maxDirectory);
         List<Block> held = new ArrayList<>();
         files.forEach(f -> held.addAll(Arrays.asList(f.blocks())));
+        groups.finishReplay(held);
         datanodes.rebuildFreeLists(held);
     }
 
@@ -152,6 +162,41 @@ public final class NamespaceReplay implements JournalReplayer {
         return true;
     }
 
+    /** FILE_GROUP_BLOCK: the file's next block, a slot of a block group. */
+    private boolean groupBlock(ByteBuf b) {
+        long fileId = b.readLong();
+        int index = b.readInt();
+        long groupId = b.readLong();
+        int slot = b.readInt();
+        int generation = b.readInt();
+        GroupInfo g = groups.get(groupId);
+        if (g == null) {
+            throw new IllegalStateException("block " + index + " of file " + FileIds.format(fileId) + " is in group "
+                    + groupId + ", which no record names (or it was destroyed)");
+        }
+        g.raiseSlot(slot, generation);
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return false;
+        }
+        GroupInfo.Member first = g.members().get(0);
+        put(f, index, new Block(first.datanode(), first.incarnation(), first.regionId(), slot, generation, null, g));
+        return true;
+    }
+
+    /** Block {@code index} of {@code f}: its next one, or a replacement. */
+    private static void put(FileInode f, int index, Block block) {
+        int count = f.blocks().length;
+        if (index == count) {
+            f.append(block);
+        } else if (index < count) {
+            f.replace(index, block);
+        } else {
+            throw new IllegalStateException("block " + index + " of file " + FileIds.format(f.id()) + ", which has "
+                    + count + " block(s)");
+        }
+    }
+
     /** FILE_BLOCK: the file's next block, or a replacement of one it has. */
     private boolean block(ByteBuf b) {
         long fileId = b.readLong();
@@ -171,16 +216,7 @@ public final class NamespaceReplay implements JournalReplayer {
         if (f == null) {
             return false;
         }
-        Block block = new Block(dn, incarnation, regionId, regionBlock, generation);
-        int count = f.blocks().length;
-        if (index == count) {
-            f.append(block);
-        } else if (index < count) {
-            f.replace(index, block);
-        } else {
-            throw new IllegalStateException("block " + index + " of file " + FileIds.format(fileId) + ", which has "
-                    + count + " block(s)");
-        }
+        put(f, index, new Block(dn, incarnation, regionId, regionBlock, generation));
         return true;
     }
 

@@ -4,10 +4,12 @@ import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.BlockRef;
+import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.Replication;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
+import io.tarn.common.protocol.AdminProtocol.LeaderReport;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
@@ -18,6 +20,7 @@ import io.tarn.namenode.NamenodeService;
 import io.tarn.namenode.Partitioning;
 import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.blocks.DatanodeInfo;
+import io.tarn.namenode.blocks.GroupInfo;
 import io.tarn.namenode.journal.JournalCheckpoint;
 import io.tarn.namenode.journal.JournalCorruptException;
 import io.tarn.namenode.journal.JournalEditLog;
@@ -32,8 +35,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -377,18 +382,151 @@ class FileContentReplayTest {
                 .hasMessageContaining("belongs to namespace");
     }
 
-    /** A journal's namenode refuses files of replication 3, whose block groups it does not journal yet. */
+    /** The block groups as a checkpoint and a replay must keep them, by id. */
+    private static Map<String, String> dumpGroups(NamenodeService nn) {
+        Map<String, String> out = new TreeMap<>();
+        for (DatanodeInfo dn : nn.datanodes().all()) {
+            for (GroupInfo g : groupsOf(nn)) {
+                if (g.memberOn(dn) != null || g.joiningOn(dn) != null) {
+                    out.merge("~on datanode " + dn.id(), Long.toHexString(g.id()), (x, y) -> x + " " + y);
+                }
+            }
+        }
+        for (GroupInfo g : groupsOf(nn)) {
+            StringBuilder b = new StringBuilder("version ").append(g.version()).append(" members");
+            for (GroupInfo.Member m : g.members()) {
+                b.append(' ').append(m.memberId()).append('@').append(m.datanode().id()).append('/')
+                        .append(m.regionId()).append('/').append(m.incarnation());
+            }
+            GroupInfo.Change c = g.change();
+            if (c != null) {
+                b.append(" replacing ").append(c.removed().memberId()).append(" by ").append(c.added().memberId())
+                        .append('@').append(c.added().datanode().id()).append('/').append(c.added().regionId())
+                        .append(" version ").append(c.target().version());
+            }
+            b.append(" free ").append(g.freeSlots()).append(" of ").append(g.slots());
+            out.put("~group " + Long.toHexString(g.id()), b.toString());
+        }
+        return out;
+    }
+
+    private static List<GroupInfo> groupsOf(NamenodeService nn) {
+        List<GroupInfo> all = new ArrayList<>();
+        nn.namespace().fileTable().forEach(f -> {
+            for (Block b : f.blocks()) {
+                if (b.replicated() && !all.contains(b.group())) {
+                    all.add(b.group());
+                }
+            }
+        });
+        all.sort((x, y) -> Long.compare(x.id(), y.id()));
+        return all;
+    }
+
+    /**
+     * Files of replication 3 in block groups: groups created, filled, destroyed with their last
+     * block, members replaced (begun, retargeted, taken effect on the leader's report) while
+     * datanodes come back without their data. Replayed, and loaded from a checkpoint, every group
+     * comes back with its members, change under way, slots and generations, every datanode with its
+     * groups' regions reserved; and no group id is handed out twice.
+     */
     @Test
-    void filesOfReplicationThreeAreRefusedWhileGroupsAreNotJournaled() throws Exception {
-        try (Journaled a = new Journaled(tmp.resolve("j3"), new ManualClock())) {
-            for (long s = 1; s <= 3; s++) {
+    void blockGroupsComeBackExactly() throws Exception {
+        Path dir = tmp.resolve("journal");
+        ManualClock clock = new ManualClock();
+        Map<String, String> before;
+        Map<String, String> groupsBefore;
+        UUID namespaceId;
+        Set<Long> idsBefore = new HashSet<>();
+        try (Journaled a = new Journaled(dir, clock)) {
+            for (long s = 1; s <= 5; s++) {
                 a.register(s, false);
             }
-            Throwable t = catchThrowable(() -> a.nn.create(new CreateRequest("/r3", FileType.FILE,
-                    NamenodeProtocol.CREATE_PARENTS, 0, 5, "", Ownership.UNSPECIFIED, 3)));
-            assertThat(t).isInstanceOf(TarnException.class).hasMessageContaining("tarn.namenode.journal");
-            assertThat(((TarnException) t).code()).isEqualTo(ErrorCode.REPLICATION_UNAVAILABLE);
-            assertThat(a.nn.namespace().fileCount()).isZero();
+            a.nn.allocator().groups().replaceAfter(0);
+            SplittableRandom r = new SplittableRandom(31);
+            long client = 7;
+            for (int step = 0; step < 2_000; step++) {
+                String path = "/g" + r.nextInt(2) + "/f" + r.nextInt(10);
+                int op = r.nextInt(100);
+                quietly(() -> {
+                    if (op < 15) {
+                        a.nn.create(new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS
+                                | NamenodeProtocol.CREATE_OVERWRITE, 0, client, "", Ownership.UNSPECIFIED, 3));
+                    } else if (op < 55) {
+                        FileInode f = a.nn.namespace().file(path);
+                        a.nn.files().getBlock(f.id(), f.blocks().length, true, client, "");
+                    } else if (op < 65) {
+                        FileInode f = a.nn.namespace().file(path);
+                        a.nn.files().close(f.id(), client,
+                                Math.max(0, (long) f.blocks().length * BLOCK - r.nextInt(BLOCK)));
+                    } else if (op < 80) {
+                        a.nn.namespace().delete(path, false);
+                    } else if (op < 83) {
+                        // A datanode back without its data: repair replaces its members.
+                        a.register(1 + r.nextInt(5), false);
+                        a.nn.allocator().groups().repair(clock.millis());
+                    } else if (op < 90) {
+                        // A group's leader reports the change under way applied: it takes effect.
+                        for (GroupInfo g : groupsOf(a.nn)) {
+                            GroupInfo.Change c = g.change();
+                            if (c != null && r.nextBoolean()) {
+                                GroupInfo.Member leader = c.target().members().get(0);
+                                a.nn.allocator().groups().heartbeat(leader.datanode(), List.of(g.id()),
+                                        List.of(new LeaderReport(g.id(), leader.memberId(), 1, c.target().ids())));
+                            }
+                        }
+                    } else {
+                        clock.advance(1);
+                    }
+                });
+                for (GroupInfo g : groupsOf(a.nn)) {
+                    idsBefore.add(g.id());
+                }
+            }
+            // Regions of destroyed groups, and of replaced members, return once their datanodes stop
+            // listing the groups (soft state, not journaled): let every datanode say it lists none.
+            for (DatanodeInfo dn : a.nn.datanodes().all()) {
+                a.nn.allocator().groups().heartbeat(dn, List.of(), List.of());
+            }
+            before = dumpAll(a.nn);
+            groupsBefore = dumpGroups(a.nn);
+            namespaceId = a.journal.meta().namespaceId();
+            Path image = JournalCheckpoint.write(Files.createDirectories(tmp.resolve("images")),
+                    namespaceId, 9, out -> NamespaceImage.write(a.nn.namespace(), out));
+            assertThat(image).exists();
         }
+        assertThat(groupsBefore.toString()).as("live groups, one with a replacement under way or done")
+                .contains("~group").containsPattern("version [2-9]");
+        try (Journaled b = new Journaled(dir, clock)) {
+            assertThat(dumpAll(b.nn)).isEqualTo(before);
+            assertThat(dumpGroups(b.nn)).isEqualTo(groupsBefore);
+            for (long s = 1; s <= 5; s++) {
+                b.register(s, true);
+            }
+            // New groups get new ids.
+            for (int i = 0; i < 40; i++) {
+                quietly(() -> {
+                    FileStatus st = b.nn.create(new CreateRequest("/new/f" + idsBefore.size() + System.nanoTime(),
+                            FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, 8, "", Ownership.UNSPECIFIED, 3));
+                    BlockRef ref = b.nn.files().getBlock(st.fileId(), 0, true, 8, "");
+                    if (groupsOf(b.nn).stream().noneMatch(g -> g.id() == ref.group().groupId())) {
+                        throw new AssertionError("block in an unknown group");
+                    }
+                });
+            }
+            for (GroupInfo g : groupsOf(b.nn)) {
+                if (!before.containsKey("~group " + Long.toHexString(g.id()))
+                        && !groupsBefore.containsKey("~group " + Long.toHexString(g.id()))) {
+                    assertThat(idsBefore).as("a new group's id").doesNotContain(g.id());
+                }
+            }
+        }
+        NamenodeService blank = new NamenodeService(clock, BLOCK, 60_000, 10_000, new BlockTokens(1, 2),
+                Partitioning.single(new HostPort("127.0.0.1", 0)), Replication.ONE);
+        NamespaceReplay replay = blank.namespace().replay();
+        assertThat(JournalCheckpoint.load(tmp.resolve("images"), namespaceId, replay)).isEqualTo(9);
+        replay.finish();
+        assertThat(dumpAll(blank)).isEqualTo(before);
+        assertThat(dumpGroups(blank)).isEqualTo(groupsBefore);
     }
 }
