@@ -9,6 +9,7 @@ import io.tarn.common.error.TarnFileNotFoundException;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.testing.Tmpfs;
 import io.tarn.minicluster.MiniCluster;
 import org.junit.jupiter.api.Test;
@@ -175,6 +176,12 @@ class NamenodeRestartTest {
             assertThat(read(client, "/c/third")).isEqualTo(third);
             assertThat(client.list("/many")).hasSize(1_200);
             assertThat(JournalCheckpointFiles.count(journal)).as("older checkpoints deleted").isEqualTo(1);
+            AdminProtocol.JournalHealth health = client.clusterStatus().journal();
+            assertThat(health.disk()).isTrue();
+            assertThat(health.directory()).isEqualTo(journal.toString());
+            assertThat(health.checkpointSeq()).as("the checkpoint found at start").isEqualTo(background);
+            assertThat(health.lastSeq()).isGreaterThan(background);
+            assertThat(health.failed()).isFalse();
             assertThat(JournalCheckpointFiles.oldestSegment(journal)).as("segments it covers deleted")
                     .isGreaterThan(background);
         }
@@ -323,6 +330,8 @@ class NamenodeRestartTest {
             assertThat(((TarnError) refused).code()).as(refused.getMessage())
                     .isEqualTo(ErrorCode.NAMESPACE_READ_ONLY);
             assertThat(refused).hasMessageContaining("journal").hasMessageContaining("restart");
+            assertThat(client.clusterStatus().journal().failure()).as("tarn status shows why")
+                    .contains("No space left on device");
             IOException again = (IOException) catchThrowable(() -> client.mkdirs("/later"));
             assertThat(((TarnError) again).code()).isEqualTo(ErrorCode.NAMESPACE_READ_ONLY);
             assertThat(read(client, "/kept")).as("reads go on").isEqualTo(data);

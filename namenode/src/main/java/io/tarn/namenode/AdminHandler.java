@@ -1,5 +1,6 @@
 package io.tarn.namenode;
 
+import io.tarn.common.protocol.AdminProtocol.JournalHealth;
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.Audience;
@@ -25,6 +26,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * Serves the operations of administration tools and liveness probes ({@link Audience#ADMIN}):
@@ -45,10 +47,12 @@ final class AdminHandler {
     private final LongAdder operations;
     private final BlockHealth health;
     private final BlockGroups groups;
+    private final Supplier<JournalHealth> journal;
 
     /** {@code operations}: the service's count of requests served, read for the status. */
     AdminHandler(Clock clock, int blockSize, Namespace namespace, DatanodeRegistry datanodes, LongAdder operations,
-            BlockHealth health, BlockGroups groups) {
+            BlockHealth health, BlockGroups groups, Supplier<JournalHealth> journal) {
+        this.journal = journal;
         this.groups = groups;
         this.clock = clock;
         this.startedAt = clock.millis();
@@ -92,7 +96,8 @@ final class AdminHandler {
                     groupsOn.getOrDefault(dn.id(), 0)));
         }
         return new ClusterStatus(clock.millis() - startedAt, namespace.fileCount(), namespace.directoryCount(),
-                operations.sum(), blockSize, list, health.last().damagedFiles(), groups.count(), replication());
+                operations.sum(), blockSize, list, health.last().damagedFiles(), groups.count(), replication(),
+                journal.get());
     }
 
     /**

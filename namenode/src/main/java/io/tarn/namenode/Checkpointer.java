@@ -36,6 +36,8 @@ import java.util.function.Supplier;
 final class Checkpointer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Checkpointer.class);
 
+    /** The serving namenode, told of each checkpoint (for its status). */
+    private final NamenodeService live;
     private final NamespaceJournal journal;
     private final Supplier<NamenodeService> blank;
     private final long intervalMs;
@@ -50,13 +52,17 @@ final class Checkpointer implements AutoCloseable {
      * @param blank      makes an empty namespace like the serving one (no journal), to rebuild into
      * @param coveredSeq the record the newest checkpoint on disk covers (0: none)
      */
-    Checkpointer(NamespaceJournal journal, Supplier<NamenodeService> blank, long intervalMs, long records,
-                 long coveredSeq) {
+    Checkpointer(NamenodeService live, NamespaceJournal journal, Supplier<NamenodeService> blank, long intervalMs,
+                 long records, long coveredSeq) {
+        this.live = live;
         this.journal = journal;
         this.blank = blank;
         this.intervalMs = intervalMs;
         this.records = records;
         this.coveredSeq = coveredSeq;
+        if (coveredSeq > 0) {
+            live.checkpointed(coveredSeq, coveredAt);
+        }
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tarn-namenode-checkpoint");
             t.setDaemon(true);
@@ -126,6 +132,7 @@ final class Checkpointer implements AutoCloseable {
         int older = JournalCheckpoint.deleteOlder(dir, boundary);
         coveredSeq = boundary;
         coveredAt = System.currentTimeMillis();
+        live.checkpointed(boundary, coveredAt);
         lastMillis = (System.nanoTime() - start) / 1_000_000;
         written++;
         LOG.info("Checkpoint {} of records 1..{} written in {} ms ({} journal record(s) since checkpoint {}; {} files, "

@@ -115,7 +115,7 @@ public final class Namenode implements AutoCloseable {
                 journal = openJournal(service, journalDir, meta, log);
                 int blockSize = config.getInt(TarnKeys.BLOCK_SIZE);
                 int replication = config.get(TarnKeys.REPLICATION_DEFAULT);
-                checkpointer = new Checkpointer(journal, () -> new NamenodeService(Clock.system(), blockSize,
+                checkpointer = new Checkpointer(service, journal, () -> new NamenodeService(Clock.system(), blockSize,
                         leaseTimeout, datanodeTimeout, tokens, partitions, replication),
                         config.get(TarnKeys.NAMENODE_CHECKPOINT_INTERVAL),
                         config.get(TarnKeys.NAMENODE_CHECKPOINT_RECORDS), covered);

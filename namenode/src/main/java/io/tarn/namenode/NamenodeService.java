@@ -9,6 +9,7 @@ import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
+import io.tarn.common.protocol.AdminProtocol.JournalHealth;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Audience;
@@ -70,6 +71,8 @@ public final class NamenodeService implements RpcHandler {
     private final DatanodeHandler datanodeHandler;
     private final AdminHandler admin;
     private volatile NamespaceJournal journal;
+    private volatile long checkpointSeq;
+    private volatile long checkpointAt = -1;
 
     /** A single namenode (partition 0 of 1); see the full constructor. */
     public NamenodeService(Clock clock, int blockSize, long leaseTimeoutMs, long datanodeTimeoutMs,
@@ -126,7 +129,7 @@ public final class NamenodeService implements RpcHandler {
         this.links = new PeerLinks(partitioning, namespace, fileService, allocator, clock);
         this.startup = new StartupGate(partitioning);
         this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health,
-                allocator.groups());
+                allocator.groups(), this::journalHealth);
         this.clients = new ClientHandler(partitioning, namespace, fileService, leases, links);
         this.peers = new PeerHandler(partitioning, namespace, fileService, datanodes);
         this.datanodeHandler = new DatanodeHandler(partitioning, datanodes, allocator.groups(), tokens,
@@ -192,6 +195,24 @@ public final class NamenodeService implements RpcHandler {
      */
     void journal(NamespaceJournal j) {
         this.journal = j;
+    }
+
+    /** The newest checkpoint covers records up to {@code seq}, written (or found) at {@code atMillis}. */
+    void checkpointed(long seq, long atMillis) {
+        this.checkpointAt = atMillis;
+        this.checkpointSeq = seq;
+    }
+
+    /** The journal as CLUSTER_STATUS reports it. */
+    JournalHealth journalHealth() {
+        NamespaceJournal j = journal;
+        if (j == null) {
+            return JournalHealth.NONE;
+        }
+        String failure = j.failure();
+        long at = checkpointAt;
+        return new JournalHealth(true, j.directory().toString(), j.lastSeq(), checkpointSeq,
+                at < 0 ? -1 : Math.max(0, System.currentTimeMillis() - at), failure == null ? "" : failure);
     }
 
     /** The namespace journal, or null when the namespace lives in memory only. */

@@ -1,5 +1,6 @@
 package io.tarn.tools;
 
+import io.tarn.common.protocol.AdminProtocol.JournalHealth;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
@@ -47,10 +48,41 @@ final class StatusPrinter {
             int maxGroups) {
         StatusPrinter p = new StatusPrinter(out);
         p.namenodes(before, now, intervalSeconds);
+        p.journals(now);
         p.datanodes(now);
         p.groups(now, maxGroups);
         p.damage(now);
+        p.failedJournals(now);
         out.flush();
+    }
+
+    /**
+     * One line per namenode that journals its namespace ({@code tarn.namenode.journal = disk}): its
+     * directory, last record and newest checkpoint. Nothing when none does (the default).
+     */
+    private void journals(ClusterSnapshot now) {
+        for (NamenodeView v : now.namenodes()) {
+            if (!v.up() || !v.status().journal().disk()) {
+                continue;
+            }
+            JournalHealth j = v.status().journal();
+            String checkpoint = j.checkpointSeq() == 0 ? "no checkpoint yet"
+                    : "checkpoint of records 1.." + j.checkpointSeq() + " (" + Formats.duration(j.checkpointAgeMs())
+                    + " ago)";
+            line("  journal of namenode %s: %s, last record %d, %s%s", v.partition(), j.directory(), j.lastSeq(),
+                    checkpoint, j.failed() ? ", FAILED" : "");
+        }
+    }
+
+    /** A warning per namenode whose journal failed: it refuses every change until restarted. */
+    private void failedJournals(ClusterSnapshot now) {
+        for (NamenodeView v : now.namenodes()) {
+            if (v.up() && v.status().journal().failed()) {
+                line("WARNING: the namespace journal of namenode %s failed, so it refuses every change (lookups go "
+                        + "on) until it is restarted on a working disk: %s", v.partition(),
+                        v.status().journal().failure());
+            }
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.tarn.tools;
 
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
+import io.tarn.common.protocol.AdminProtocol.JournalHealth;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
 import io.tarn.common.protocol.AdminProtocol.Replacement;
@@ -180,6 +181,24 @@ class StatusPrinterTest {
                   1    host1:9070               dram   alive          1 G        1 G   0.0%  0.4 s ago    offered
                   2    host1:9070               dram   stopped        1 G          0 100.0%  0.4 s ago    no
                 """);
+    }
+
+    /** A journaled namenode shows its journal; a failed journal is warned about at the end. */
+    @Test
+    void aNamenodeJournalIsShownAndItsFailureWarned() {
+        ClusterStatus healthy = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(), 0, 0,
+                ReplicationHealth.HEALTHY, new JournalHealth(true, "/data/nn", 1_232, 1_229, 125_000, ""));
+        String ok = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", healthy))), 0);
+        assertThat(ok).contains("  journal of namenode 0: /data/nn, last record 1232, checkpoint of records 1..1229 "
+                + "(2m 5s ago)\n").doesNotContain("WARNING");
+        ClusterStatus failed = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(), 0, 0,
+                ReplicationHealth.HEALTHY, new JournalHealth(true, "/data/nn", 7, 0, -1,
+                "namespace journal /data/nn is full: No space left on device"));
+        String bad = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, "localhost:9060", failed))), 0);
+        assertThat(bad).contains("journal of namenode 0: /data/nn, last record 7, no checkpoint yet, FAILED")
+                .endsWith("WARNING: the namespace journal of namenode 0 failed, so it refuses every change (lookups "
+                        + "go on) until it is restarted on a working disk: namespace journal /data/nn is full: No "
+                        + "space left on device\n");
     }
 
     @Test

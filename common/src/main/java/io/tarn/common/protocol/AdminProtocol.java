@@ -764,16 +764,80 @@ public final class AdminProtocol {
     }
 
     /**
+     * A namenode's namespace journal in CLUSTER_STATUS, a section of its own after the replication
+     * section: {@code length[i32] version[u8] = 1 disk[bool] directory lastSeq[i64] checkpointSeq[i64]
+     * checkpointAgeMs[i64] failure} (strings as {@code Wire}; an empty failure when it works). A
+     * status without the section (an older namenode) reads as {@link #NONE}.
+     *
+     * @param disk            whether the namenode journals to disk ({@code tarn.namenode.journal})
+     * @param directory       the journal's directory ("" without one)
+     * @param lastSeq         the last record appended
+     * @param checkpointSeq   the record the newest checkpoint covers (0: none)
+     * @param checkpointAgeMs how long ago that checkpoint was written or found at start (-1: none)
+     * @param failure         why the journal takes no records ("" while it works)
+     */
+    public record JournalHealth(boolean disk, String directory, long lastSeq, long checkpointSeq,
+                                long checkpointAgeMs, String failure) {
+        static final int VERSION = 1;
+        /** A namenode without a journal. */
+        public static final JournalHealth NONE = new JournalHealth(false, "", 0, 0, -1, "");
+
+        public JournalHealth {
+            Objects.requireNonNull(directory, "directory");
+            Objects.requireNonNull(failure, "failure");
+        }
+
+        /** True when the journal failed: the namenode refuses every change. */
+        public boolean failed() {
+            return !failure.isEmpty();
+        }
+
+        void encode(ByteBuf buf) {
+            int lengthAt = buf.writerIndex();
+            buf.writeInt(0);
+            buf.writeByte(VERSION);
+            Wire.writeBoolean(buf, disk);
+            Wire.writeString(buf, directory);
+            buf.writeLong(lastSeq);
+            buf.writeLong(checkpointSeq);
+            buf.writeLong(checkpointAgeMs);
+            Wire.writeString(buf, failure);
+            buf.setInt(lengthAt, buf.writerIndex() - lengthAt - Integer.BYTES);
+        }
+
+        static JournalHealth decode(ByteBuf buf) {
+            int length = Wire.readInt(buf, 1, Integer.MAX_VALUE, "journal section length");
+            Wire.need(buf, length);
+            int version = Wire.readUnsignedByte(buf);
+            if (version < 1) {
+                throw new MalformedMessageException("journal section version " + version);
+            }
+            ByteBuf section = buf.readSlice(length - 1);
+            return new JournalHealth(Wire.readBoolean(section), Wire.readString(section), Wire.readLong(section),
+                    Wire.readLong(section), Wire.readLong(section), Wire.readString(section));
+        }
+    }
+
+    /**
      * CLUSTER_STATUS response; {@code damagedFiles}: files with a lost or unavailable block at the last
      * scan; {@code blockGroups}: the replicated block groups this namenode placed; {@code replication}:
-     * those of them with a member down.
+     * those of them with a member down; {@code journal}: its namespace journal.
      */
     public record ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
                                 List<DatanodeStatus> datanodes, long damagedFiles, long blockGroups,
-                                ReplicationHealth replication) {
+                                ReplicationHealth replication, JournalHealth journal) {
         public ClusterStatus {
             datanodes = List.copyOf(datanodes);
             Objects.requireNonNull(replication, "replication");
+            Objects.requireNonNull(journal, "journal");
+        }
+
+        /** A status of a namenode without a journal. */
+        public ClusterStatus(long uptimeMs, long files, long directories, long operations, int blockSize,
+                             List<DatanodeStatus> datanodes, long damagedFiles, long blockGroups,
+                             ReplicationHealth replication) {
+            this(uptimeMs, files, directories, operations, blockSize, datanodes, damagedFiles, blockGroups,
+                    replication, JournalHealth.NONE);
         }
 
         /** A status in which no block group has a member down. */
@@ -808,6 +872,7 @@ public final class AdminProtocol {
             buf.writeLong(damagedFiles);
             buf.writeLong(blockGroups);
             replication.encode(buf);
+            journal.encode(buf);
         }
 
         public static ClusterStatus decode(ByteBuf buf) {
@@ -824,8 +889,9 @@ public final class AdminProtocol {
             long damaged = Wire.readLong(buf);
             long groups = Wire.readLong(buf);
             ReplicationHealth replication = ReplicationHealth.decode(buf);
+            JournalHealth journal = buf.isReadable() ? JournalHealth.decode(buf) : JournalHealth.NONE;
             Wire.end(buf);
-            return new ClusterStatus(up, files, dirs, ops, bs, list, damaged, groups, replication);
+            return new ClusterStatus(up, files, dirs, ops, bs, list, damaged, groups, replication, journal);
         }
     }
 

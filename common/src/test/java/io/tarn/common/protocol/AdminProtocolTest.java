@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
+import io.tarn.common.protocol.AdminProtocol.JournalHealth;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
@@ -63,7 +64,8 @@ class AdminProtocolTest {
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode))
                 .as("with an empty replication section: length, version, count of groups, of details, of reasons, "
                         + "of replacements")
-                .hasSize(8 * 4 + 4 + 4 + 8 + 8 + 4 + 1 + 8 + 4 + 4 + 4);
+                .hasSize(8 * 4 + 4 + 4 + 8 + 8 + 4 + 1 + 8 + 4 + 4 + 4
+                        + NO_JOURNAL); // length, version, disk, directory "", three longs, failure ""
         assertThat(encode(b -> new DatanodeStatus(1, "ab", 2, 3, DatanodeStatus.ALIVE, 4, 5, 6).encode(b)))
                 .hasSize(4 + 2 + 2 + 2 + 1 + 1 + 8 + 8 + 8 + 1 + 4);
     }
@@ -184,6 +186,23 @@ class AdminProtocolTest {
         assertThat(Bufs.decode(kind, encode(s::encode), ClusterStatus::decode)).isEqualTo(s);
     }
 
+    /** The namespace journal's section round-trips; a status without it (an older namenode) reads as none. */
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void journalSectionRoundTripsAndMayBeAbsent(Bufs.Kind kind) {
+        ClusterStatus s = new ClusterStatus(1, 2, 3, 4, 5, List.of(), 0, 0, ReplicationHealth.HEALTHY,
+                new JournalHealth(true, "/data/nn-ä", 99, 50, 1_234, "namespace journal /data/nn-ä is full"));
+        ClusterStatus back = Bufs.decode(kind, encode(s::encode), ClusterStatus::decode);
+        assertThat(back).isEqualTo(s);
+        assertThat(back.journal().failed()).isTrue();
+        byte[] full = encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode);
+        byte[] older = withoutJournal(full);
+        assertThat(Bufs.decode(kind, older, ClusterStatus::decode).journal()).isEqualTo(JournalHealth.NONE);
+        byte[] cut = Arrays.copyOf(full, full.length - 3);
+        assertThatThrownBy(() -> Bufs.decode(kind, cut, ClusterStatus::decode))
+                .isInstanceOf(MalformedMessageException.class);
+    }
+
     private static ClusterStatus withDegradedGroup() {
         DegradedGroup g = new DegradedGroup(42, List.of(
                 new MemberHealth(0, 1, "h1", 9071, DatanodeStatus.ALIVE, 100),
@@ -192,9 +211,17 @@ class AdminProtocolTest {
         return new ClusterStatus(1, 2, 3, 4, 5, List.of(), 0, 7, new ReplicationHealth(3, List.of(g)));
     }
 
+    /** The bytes of an empty journal section, which ends every status. */
+    private static final int NO_JOURNAL = 4 + 1 + 1 + 2 + 8 * 3 + 2;
+
+    /** A status as a namenode without the journal section sent it (the replication section ends it). */
+    private static byte[] withoutJournal(byte[] status) {
+        return Arrays.copyOf(status, status.length - NO_JOURNAL);
+    }
+
     @Test
     void replicationSectionLayout() {
-        ByteBuf b = Unpooled.wrappedBuffer(encode(withDegradedGroup()::encode));
+        ByteBuf b = Unpooled.wrappedBuffer(withoutJournal(encode(withDegradedGroup()::encode)));
         b.skipBytes(8 * 4 + 4 + 4 + 8);
         assertThat(b.readLong()).as("blockGroups").isEqualTo(7);
         int length = b.readInt();
@@ -224,7 +251,7 @@ class AdminProtocolTest {
 
     @Test
     void aLaterVersionsAppendedFieldsAreSkippedButVersionThreeMustEndWithItsSection() {
-        byte[] v3 = encode(withDegradedGroup()::encode);
+        byte[] v3 = withoutJournal(encode(withDegradedGroup()::encode));
         int sectionAt = 8 * 4 + 4 + 4 + 8 + 8;
         byte[] v4 = new byte[v3.length + 3];
         System.arraycopy(v3, 0, v4, 0, v3.length);
@@ -290,7 +317,7 @@ class AdminProtocolTest {
         assertThatThrownBy(() -> new MemberHealth(1, 2, "h", 1, DatanodeStatus.ALIVE, 0, "why"))
                 .isInstanceOf(IllegalArgumentException.class);
 
-        ByteBuf bytes = Unpooled.wrappedBuffer(encode(s::encode));
+        ByteBuf bytes = Unpooled.wrappedBuffer(withoutJournal(encode(s::encode)));
         // The reason's member id: before the reason string and the (empty) replacements that end the section.
         int reasonMember = bytes.writerIndex() - 4 - (2 + "journal /j/group-42 is full: No space".length()) - 4;
         bytes.setInt(reasonMember, 2); // names the lost member, not the failed one

@@ -257,19 +257,8 @@ public final class GroupInfo {
 
     /** As the constructor above, appending the group's {@link #RECORD} to {@code log} at every durable change. */
     GroupInfo(long id, List<Member> members, int[] generations, EditLog log) {
-        this.log = log;
-        this.id = id;
-        this.membership = new Membership(1, members);
-        this.nextMemberId = members.stream().mapToInt(Member::memberId).max().orElse(-1) + 1;
-        this.slots = generations.length;
-        this.generations = generations.clone();
-        this.freeStack = new int[slots];
-        for (int i = 0; i < slots; i++) {
-            freeStack[i] = slots - 1 - i;
-        }
-        this.freeCount = slots;
-        this.allocated = new BitSet(slots);
-        this.leaderMemberId = members.get(0).memberId();
+        this(id, new Membership(1, members), null, generations,
+                members.stream().mapToInt(Member::memberId).max().orElse(-1) + 1, log);
     }
 
     public long id() {
