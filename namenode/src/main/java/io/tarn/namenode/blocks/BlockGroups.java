@@ -120,7 +120,9 @@ public final class BlockGroups {
             List<GroupInfo.Member> target = new ArrayList<>(members);
             target.remove(removed);
             target.add(added);
-            change = new GroupInfo.Change(removed, added, new GroupInfo.Membership(targetVersion, target), 0);
+            // Under way since the restart as far as this run knows (the status counts from here).
+            change = new GroupInfo.Change(removed, added, new GroupInfo.Membership(targetVersion, target),
+                    registry.now());
         }
         int[] generations = new int[slots];
         for (int s = 0; s < slots; s++) {

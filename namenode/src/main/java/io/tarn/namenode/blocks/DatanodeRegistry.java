@@ -338,6 +338,11 @@ public final class DatanodeRegistry {
         return marked;
     }
 
+    /** The namenode's clock now, in ms. */
+    long now() {
+        return clock.millis();
+    }
+
     /** How long the datanode has been silent, in ms. */
     public long silenceMs(DatanodeInfo dn) {
         return Math.max(0, clock.millis() - dn.lastHeartbeat());

@@ -71,7 +71,7 @@ final class CompareTable {
     }
 
     /**
-     * getFile and create + close on Tarn without and with its namespace journal, and on HDFS (whose
+     * getFile, create + close and rename on Tarn without and with its namespace journal, and on HDFS (whose
      * edit log is always on disk): the journal's cost, and Tarn journaled against HDFS.
      */
     static String durability(SideResult memory, SideResult journaled, SideResult hdfs) {
@@ -84,6 +84,10 @@ final class CompareTable {
         for (int depth : CompareSettings.CREATE_DEPTHS) {
             durabilityRow(out, "create + close, " + depth + " in flight", memory.createClose().get(depth),
                     journaled.createClose().get(depth), hdfs.createClose().get(depth));
+        }
+        for (int depth : CompareSettings.CREATE_DEPTHS) {
+            durabilityRow(out, "rename, " + depth + " in flight", memory.rename().get(depth),
+                    journaled.rename().get(depth), hdfs.rename().get(depth));
         }
         return out.toString();
     }

@@ -103,7 +103,7 @@ public final class SideBySideComparison {
         return new Comparison(settings, tarn, hdfs, BaselineResult.best(before, after), journaled);
     }
 
-    /** getFile and create + close only (no sequential rows: the journal holds no data). */
+    /** getFile, create + close and rename only (no sequential rows: the journal holds no data). */
     private static SideResult measureMetadata(StorageSide side, CompareSettings s, PrintStream log) throws Exception {
         Map<Integer, LoadResult> getFile = new LinkedHashMap<>();
         for (int depth : CompareSettings.GET_FILE_DEPTHS) {
@@ -114,8 +114,9 @@ public final class SideBySideComparison {
             create.put(depth, logged(log, "journaled create + close, " + depth + " in flight",
                     side.createClose(depth, s)));
         }
+        Map<Integer, LoadResult> rename = renames(side, s, log, "journaled ");
         return new SideResult(side.description() + ", with tarn.namenode.journal = disk in the work directory",
-                getFile, create, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+                getFile, create, Double.NaN, Double.NaN, Double.NaN, Double.NaN, rename);
     }
 
     private static BaselineResult baselines(CompareSettings s, PrintStream log) throws Exception {
@@ -155,12 +156,23 @@ public final class SideBySideComparison {
         for (int depth : CompareSettings.CREATE_DEPTHS) {
             create.put(depth, logged(log, "create + close, " + depth + " in flight", side.createClose(depth, s)));
         }
+        Map<Integer, LoadResult> rename = renames(side, s, log, "");
         Throughput sequential = sequential(side, s, log, "sequential");
         SequentialIo local = side.shortCircuit();
         Throughput shortCircuit = local == null ? new Throughput(Double.NaN, Double.NaN)
                 : sequential(local, s, log, "short-circuit sequential");
         return new SideResult(side.description(), getFile, create, sequential.write(), sequential.read(),
-                shortCircuit.write(), shortCircuit.read());
+                shortCircuit.write(), shortCircuit.read(), rename);
+    }
+
+    /** Renames at each of {@link CompareSettings#CREATE_DEPTHS} in flight. */
+    private static Map<Integer, LoadResult> renames(StorageSide side, CompareSettings s, PrintStream log, String what)
+            throws Exception {
+        Map<Integer, LoadResult> rename = new LinkedHashMap<>();
+        for (int depth : CompareSettings.CREATE_DEPTHS) {
+            rename.put(depth, logged(log, what + "rename, " + depth + " in flight", side.rename(depth, s)));
+        }
+        return rename;
     }
 
     /** Sequential write and read, bytes per second. */

@@ -12,10 +12,12 @@ import java.util.Map;
  * @param shortCircuitWriteBytesPerSecond the same write through the side's short-circuit client
  *                                        ({@link StorageSide#shortCircuit()}); NaN when it has none
  * @param shortCircuitReadBytesPerSecond  the same read through it; NaN when it has none
+ * @param rename      by renames in flight
  */
 public record SideResult(String description, Map<Integer, LoadResult> getFile, Map<Integer, LoadResult> createClose,
                          double writeBytesPerSecond, double readBytesPerSecond,
-                         double shortCircuitWriteBytesPerSecond, double shortCircuitReadBytesPerSecond) {
+                         double shortCircuitWriteBytesPerSecond, double shortCircuitReadBytesPerSecond,
+                         Map<Integer, LoadResult> rename) {
     public boolean hasShortCircuit() {
         return !Double.isNaN(shortCircuitWriteBytesPerSecond);
     }

@@ -17,6 +17,12 @@ interface StorageSide extends SequentialIo, AutoCloseable {
     LoadResult createClose(int inflight, CompareSettings settings) throws IOException, InterruptedException;
 
     /**
+     * Renames, {@code inflight} at a time: each caller renames a file of its own back and forth
+     * between two names in one directory; latencies are per rename.
+     */
+    LoadResult rename(int inflight, CompareSettings settings) throws IOException, InterruptedException;
+
+    /**
      * The sequential workloads through a second client that copies block data straight from and to
      * storage on this host instead of over the network, measured next to the side's own
      * {@link #writeSequential}/{@link #readSequential}; null when the side has no such path here.

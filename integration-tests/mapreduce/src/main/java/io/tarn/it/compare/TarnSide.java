@@ -130,6 +130,17 @@ final class TarnSide implements StorageSide {
     }
 
     @Override
+    public LoadResult rename(int inflight, CompareSettings s) throws IOException, InterruptedException {
+        String dir = ROOT + "/rename-" + inflight + "-" + createRuns++;
+        client.mkdirs(dir);
+        for (int t = 0; t < inflight; t++) {
+            client.create(dir + "/f-" + t + "-0", NEW_FILE).close();
+        }
+        return LoadDriver.threads(inflight, s.warmupSeconds(), s.seconds(),
+                (t, i) -> client.rename(dir + "/f-" + t + "-" + (i & 1), dir + "/f-" + t + "-" + ((i + 1) & 1)));
+    }
+
+    @Override
     public double writeSequential(long bytes) throws IOException {
         return tcp.writeSequential(bytes);
     }

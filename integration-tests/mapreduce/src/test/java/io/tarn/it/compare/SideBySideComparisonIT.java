@@ -84,7 +84,8 @@ class SideBySideComparisonIT {
                 .isEqualTo(rows.get("sequential read, 1 MiB calls, MB/s")[1]);
         List<String> durability = c.durability().lines()
                 .filter(l -> l.startsWith("| ") && !l.startsWith("| workload")).toList();
-        assertThat(durability).hasSize(CompareSettings.GET_FILE_DEPTHS.size() + CompareSettings.CREATE_DEPTHS.size());
+        assertThat(durability).as("getFile, create + close and rename rows")
+                .hasSize(CompareSettings.GET_FILE_DEPTHS.size() + 2 * CompareSettings.CREATE_DEPTHS.size());
         for (String line : durability) {
             String[] cells = Arrays.stream(line.split("\\|")).skip(1).map(String::trim).toArray(String[]::new);
             assertThat(cells).as(line).hasSize(6);
