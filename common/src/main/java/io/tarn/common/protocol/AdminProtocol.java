@@ -766,8 +766,8 @@ public final class AdminProtocol {
     /**
      * A namenode's namespace journal in CLUSTER_STATUS, a section of its own after the replication
      * section: {@code length[i32] version[u8] = 1 disk[bool] directory lastSeq[i64] checkpointSeq[i64]
-     * checkpointAgeMs[i64] failure} (strings as {@code Wire}; an empty failure when it works). A
-     * status without the section (an older namenode) reads as {@link #NONE}.
+     * checkpointAgeMs[i64] failure} (strings as {@code Wire}; an empty failure when it works). Every
+     * status carries it ({@link #NONE} without a journal); one cut before it is malformed, as any cut is.
      *
      * @param disk            whether the namenode journals to disk ({@code tarn.namenode.journal})
      * @param directory       the journal's directory ("" without one)
@@ -889,7 +889,7 @@ public final class AdminProtocol {
             long damaged = Wire.readLong(buf);
             long groups = Wire.readLong(buf);
             ReplicationHealth replication = ReplicationHealth.decode(buf);
-            JournalHealth journal = buf.isReadable() ? JournalHealth.decode(buf) : JournalHealth.NONE;
+            JournalHealth journal = JournalHealth.decode(buf);
             Wire.end(buf);
             return new ClusterStatus(up, files, dirs, ops, bs, list, damaged, groups, replication, journal);
         }

@@ -186,10 +186,10 @@ class AdminProtocolTest {
         assertThat(Bufs.decode(kind, encode(s::encode), ClusterStatus::decode)).isEqualTo(s);
     }
 
-    /** The namespace journal's section round-trips; a status without it (an older namenode) reads as none. */
+    /** The namespace journal's section round-trips; a status without it, or cut in it, is malformed. */
     @ParameterizedTest
     @EnumSource(Bufs.Kind.class)
-    void journalSectionRoundTripsAndMayBeAbsent(Bufs.Kind kind) {
+    void journalSectionRoundTripsAndMustBeThere(Bufs.Kind kind) {
         ClusterStatus s = new ClusterStatus(1, 2, 3, 4, 5, List.of(), 0, 0, ReplicationHealth.HEALTHY,
                 new JournalHealth(true, "/data/nn-ä", 99, 50, 1_234, "namespace journal /data/nn-ä is full"));
         ClusterStatus back = Bufs.decode(kind, encode(s::encode), ClusterStatus::decode);
@@ -197,7 +197,8 @@ class AdminProtocolTest {
         assertThat(back.journal().failed()).isTrue();
         byte[] full = encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode);
         byte[] older = withoutJournal(full);
-        assertThat(Bufs.decode(kind, older, ClusterStatus::decode).journal()).isEqualTo(JournalHealth.NONE);
+        assertThatThrownBy(() -> Bufs.decode(kind, older, ClusterStatus::decode))
+                .isInstanceOf(MalformedMessageException.class);
         byte[] cut = Arrays.copyOf(full, full.length - 3);
         assertThatThrownBy(() -> Bufs.decode(kind, cut, ClusterStatus::decode))
                 .isInstanceOf(MalformedMessageException.class);
@@ -214,9 +215,21 @@ class AdminProtocolTest {
     /** The bytes of an empty journal section, which ends every status. */
     private static final int NO_JOURNAL = 4 + 1 + 1 + 2 + 8 * 3 + 2;
 
-    /** A status as a namenode without the journal section sent it (the replication section ends it). */
+    /** A status without its (empty) journal section, so that the replication section ends it. */
     private static byte[] withoutJournal(byte[] status) {
         return Arrays.copyOf(status, status.length - NO_JOURNAL);
+    }
+
+    /** {@code status} with an empty journal section appended after it (undoes {@link #withoutJournal}). */
+    private static byte[] withJournal(byte[] status) {
+        ByteBuf b = Unpooled.buffer();
+        b.writeBytes(status);
+        b.writeInt(NO_JOURNAL - 4).writeByte(1).writeByte(0).writeShort(0).writeLong(0).writeLong(0).writeLong(-1)
+                .writeShort(0);
+        byte[] out = new byte[b.readableBytes()];
+        b.readBytes(out);
+        b.release();
+        return out;
     }
 
     @Test
@@ -258,15 +271,16 @@ class AdminProtocolTest {
         ByteBuf patch = Unpooled.wrappedBuffer(v4);
         patch.setInt(sectionAt, patch.getInt(sectionAt) + 3);
         patch.setByte(sectionAt + 4, 4);
-        assertThat(Bufs.decode(Bufs.Kind.HEAP, v4, ClusterStatus::decode)).as("version 4 with 3 more bytes")
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, withJournal(v4), ClusterStatus::decode))
+                .as("version 4 with 3 more bytes")
                 .isEqualTo(withDegradedGroup());
 
         patch.setByte(sectionAt + 4, 3);
-        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v4, ClusterStatus::decode))
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, withJournal(v4), ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("3 unexpected trailing bytes");
         patch.setByte(sectionAt + 4, 0);
-        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, v4, ClusterStatus::decode))
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, withJournal(v4), ClusterStatus::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("replication section version 0");
 
@@ -275,13 +289,13 @@ class AdminProtocolTest {
         ByteBuf two = Unpooled.wrappedBuffer(v2);
         two.setInt(sectionAt, two.getInt(sectionAt) - 4);
         two.setByte(sectionAt + 4, 2);
-        assertThat(Bufs.decode(Bufs.Kind.HEAP, v2, ClusterStatus::decode)).as("version 2")
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, withJournal(v2), ClusterStatus::decode)).as("version 2")
                 .isEqualTo(withDegradedGroup());
         byte[] v1 = Arrays.copyOf(v2, v2.length - 4);
         ByteBuf old = Unpooled.wrappedBuffer(v1);
         old.setInt(sectionAt, old.getInt(sectionAt) - 4);
         old.setByte(sectionAt + 4, 1);
-        assertThat(Bufs.decode(Bufs.Kind.HEAP, v1, ClusterStatus::decode)).as("version 1")
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, withJournal(v1), ClusterStatus::decode)).as("version 1")
                 .isEqualTo(withDegradedGroup());
     }
 
