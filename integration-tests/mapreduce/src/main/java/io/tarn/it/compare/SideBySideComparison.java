@@ -105,18 +105,33 @@ public final class SideBySideComparison {
 
     /** getFile, create + close and rename only (no sequential rows: the journal holds no data). */
     private static SideResult measureMetadata(StorageSide side, CompareSettings s, PrintStream log) throws Exception {
+        Metadata m = metadata(side, s, log, "journaled ");
+        return new SideResult(side.description() + ", with tarn.namenode.journal = disk in the work directory",
+                m.getFile(), m.create(), Double.NaN, Double.NaN, Double.NaN, Double.NaN, m.rename());
+    }
+
+    /** The metadata workloads' results, by calls in flight. */
+    private record Metadata(Map<Integer, LoadResult> getFile, Map<Integer, LoadResult> create,
+                            Map<Integer, LoadResult> rename) {
+    }
+
+    /** getFile at each of its depths, then create + close and rename at theirs; {@code what} prefixes the log. */
+    private static Metadata metadata(StorageSide side, CompareSettings s, PrintStream log, String what)
+            throws Exception {
         Map<Integer, LoadResult> getFile = new LinkedHashMap<>();
         for (int depth : CompareSettings.GET_FILE_DEPTHS) {
-            getFile.put(depth, logged(log, "journaled getFile, " + depth + " in flight", side.getFile(depth, s)));
+            getFile.put(depth, logged(log, what + "getFile, " + depth + " in flight", side.getFile(depth, s)));
         }
         Map<Integer, LoadResult> create = new LinkedHashMap<>();
         for (int depth : CompareSettings.CREATE_DEPTHS) {
-            create.put(depth, logged(log, "journaled create + close, " + depth + " in flight",
+            create.put(depth, logged(log, what + "create + close, " + depth + " in flight",
                     side.createClose(depth, s)));
         }
-        Map<Integer, LoadResult> rename = renames(side, s, log, "journaled ");
-        return new SideResult(side.description() + ", with tarn.namenode.journal = disk in the work directory",
-                getFile, create, Double.NaN, Double.NaN, Double.NaN, Double.NaN, rename);
+        Map<Integer, LoadResult> rename = new LinkedHashMap<>();
+        for (int depth : CompareSettings.CREATE_DEPTHS) {
+            rename.put(depth, logged(log, what + "rename, " + depth + " in flight", side.rename(depth, s)));
+        }
+        return new Metadata(getFile, create, rename);
     }
 
     private static BaselineResult baselines(CompareSettings s, PrintStream log) throws Exception {
@@ -148,31 +163,13 @@ public final class SideBySideComparison {
     }
 
     private static SideResult measure(StorageSide side, CompareSettings s, PrintStream log) throws Exception {
-        Map<Integer, LoadResult> getFile = new LinkedHashMap<>();
-        for (int depth : CompareSettings.GET_FILE_DEPTHS) {
-            getFile.put(depth, logged(log, "getFile, " + depth + " in flight", side.getFile(depth, s)));
-        }
-        Map<Integer, LoadResult> create = new LinkedHashMap<>();
-        for (int depth : CompareSettings.CREATE_DEPTHS) {
-            create.put(depth, logged(log, "create + close, " + depth + " in flight", side.createClose(depth, s)));
-        }
-        Map<Integer, LoadResult> rename = renames(side, s, log, "");
+        Metadata m = metadata(side, s, log, "");
         Throughput sequential = sequential(side, s, log, "sequential");
         SequentialIo local = side.shortCircuit();
         Throughput shortCircuit = local == null ? new Throughput(Double.NaN, Double.NaN)
                 : sequential(local, s, log, "short-circuit sequential");
-        return new SideResult(side.description(), getFile, create, sequential.write(), sequential.read(),
-                shortCircuit.write(), shortCircuit.read(), rename);
-    }
-
-    /** Renames at each of {@link CompareSettings#CREATE_DEPTHS} in flight. */
-    private static Map<Integer, LoadResult> renames(StorageSide side, CompareSettings s, PrintStream log, String what)
-            throws Exception {
-        Map<Integer, LoadResult> rename = new LinkedHashMap<>();
-        for (int depth : CompareSettings.CREATE_DEPTHS) {
-            rename.put(depth, logged(log, what + "rename, " + depth + " in flight", side.rename(depth, s)));
-        }
-        return rename;
+        return new SideResult(side.description(), m.getFile(), m.create(), sequential.write(), sequential.read(),
+                shortCircuit.write(), shortCircuit.read(), m.rename());
     }
 
     /** Sequential write and read, bytes per second. */
