@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
+import static io.tarn.client.TestFiles.read;
+import static io.tarn.client.TestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,18 +53,6 @@ class CrossNamenodeRenameTest {
             if (Partitions.ofName(prefix + i, n) == p && found++ == k) {
                 return prefix + i;
             }
-        }
-    }
-
-    private static void write(TarnClient client, String path, byte[] data) throws IOException {
-        try (TarnOutputStream out = client.create(path)) {
-            out.write(data);
-        }
-    }
-
-    private static byte[] read(TarnClient client, String path) throws IOException {
-        try (InputStream in = client.open(path)) {
-            return in.readAllBytes();
         }
     }
 

@@ -20,8 +20,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 
+import static io.tarn.client.TestFiles.random;
+import static io.tarn.client.TestFiles.read;
+import static io.tarn.client.TestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -40,24 +42,6 @@ class NamenodeRestartTest {
     private static MiniCluster journaled(int datanodes) throws IOException {
         return MiniCluster.builder().datanodes(datanodes).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                 .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK).start();
-    }
-
-    private static byte[] random(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
-    }
-
-    private static void write(TarnClient client, String path, byte[] data) throws IOException {
-        try (TarnOutputStream out = client.create(path)) {
-            out.write(data);
-        }
-    }
-
-    private static byte[] read(TarnClient client, String path) throws IOException {
-        try (TarnInputStream in = client.open(path)) {
-            return in.readAllBytes();
-        }
     }
 
     private static List<String> names(TarnClient client, String dir) throws IOException {

@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.tarn.client.TestFiles.read;
+import static io.tarn.client.TestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
@@ -54,18 +56,6 @@ class ShortCircuitTest {
 
     private static TarnClient client(MiniCluster cluster, ShortCircuitMode mode) {
         return TarnClient.connect(cluster.config().toBuilder().set(TarnKeys.CLIENT_SHORTCIRCUIT, mode).build());
-    }
-
-    private static void write(TarnClient client, String path, byte[] data) throws IOException {
-        try (TarnOutputStream out = client.create(path)) {
-            out.write(data);
-        }
-    }
-
-    private static byte[] read(TarnClient client, String path) throws IOException {
-        try (TarnInputStream in = client.open(path)) {
-            return in.readAllBytes();
-        }
     }
 
     /** A cluster whose one datanode holds exactly one block of 1 MiB. */

@@ -43,6 +43,8 @@ public final class MiniCluster implements AutoCloseable {
     private final Path dataDir;
     private volatile Namenode namenode;
     private final List<Namenode> namenodes = new ArrayList<>();
+    /** tarn.namenode.address of a cluster of several namenodes. */
+    private String namenodeList;
     private final TarnConfig clientConfig;
     private final List<DramDatanode> datanodes = new ArrayList<>();
     private final List<TarnConfig> datanodeConfigs = new ArrayList<>();
@@ -82,9 +84,9 @@ public final class MiniCluster implements AutoCloseable {
                 list.append(i == 0 ? "" : ",").append("127.0.0.1:").append(freePort());
             }
             try {
+                namenodeList = list.toString();
                 for (int i = 0; i < count; i++) {
-                    namenodes.add(Namenode.start(base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, list.toString())
-                            .set(TarnKeys.NAMENODE_PARTITION, i).set(TarnKeys.NAMENODE_BIND, "").build()));
+                    namenodes.add(Namenode.start(partitionConfig(i)));
                 }
                 return namenodes.get(0);
             } catch (IOException e) {
@@ -113,6 +115,46 @@ public final class MiniCluster implements AutoCloseable {
         return c.build();
     }
 
+    /**
+     * The configuration of partition {@code p} of several; with tarn.namenode.journal = disk and no
+     * journal directory set, its journal lives in the cluster's data directory.
+     */
+    private TarnConfig partitionConfig(int p) {
+        TarnConfig.Builder c = base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, namenodeList)
+                .set(TarnKeys.NAMENODE_PARTITION, p).set(TarnKeys.NAMENODE_BIND, "");
+        if (base.get(TarnKeys.NAMENODE_JOURNAL_DIR).isBlank()) {
+            c.set(TarnKeys.NAMENODE_JOURNAL_DIR, dataDir.resolve("namenode-" + p).toString());
+        }
+        namenodeOverrides.forEach(o -> o.accept(c));
+        return c.build();
+    }
+
+    /**
+     * Stops namenode {@code p} of several cleanly (its clients and peers see it gone) until
+     * {@link #startNamenode}.
+     */
+    public synchronized void stopNamenode(int p) {
+        if (namenodes.size() < 2) {
+            throw new IllegalStateException("stopNamenode serves a cluster of several namenodes");
+        }
+        namenodes.get(p).close();
+    }
+
+    /**
+     * Starts namenode {@code p} of several again at its address with the same configuration (see
+     * {@link #stopNamenode}): with tarn.namenode.journal = disk it replays its journal (and, but for
+     * namenode 0, takes namenode 0's directory tree); waits until every running datanode has
+     * registered with it again.
+     */
+    public synchronized void startNamenode(int p) throws IOException {
+        Namenode restarted = Namenode.start(partitionConfig(p));
+        namenodes.set(p, restarted);
+        if (p == 0) {
+            namenode = restarted;
+        }
+        awaitRegistrations(restarted);
+    }
+
     /** Sets a key of the namenode's configuration for its next {@link #restartNamenode}. */
     public synchronized <T> void reconfigureNamenode(ConfigKey<T> key, T value) {
         namenodeOverrides.add(b -> b.set(key, value));
@@ -133,6 +175,10 @@ public final class MiniCluster implements AutoCloseable {
         Namenode restarted = Namenode.start(namenodeConfig("127.0.0.1:" + port));
         namenodes.set(0, restarted);
         namenode = restarted;
+        awaitRegistrations(restarted);
+    }
+
+    private void awaitRegistrations(Namenode restarted) throws IOException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (restarted.service().datanodes().all().stream().filter(d -> d.alive()).count()
                 < datanodes.stream().filter(d -> !d.isStopped()).count()) {

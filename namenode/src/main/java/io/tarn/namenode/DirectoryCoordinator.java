@@ -1,5 +1,8 @@
 package io.tarn.namenode;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnException;
@@ -8,10 +11,13 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
+import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
 import io.tarn.common.protocol.NamenodeProtocol.SetReplicationRequest;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.protocol.Wire;
+import io.tarn.namenode.journal.JournalFailedException;
 import io.tarn.namenode.namespace.DirectoryInode;
 import io.tarn.namenode.namespace.FileInode;
 import io.tarn.namenode.namespace.Inode;
@@ -29,6 +35,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * Partition 0's sequencer of directory changes (docs/partitioning.md): runs them one at a time on
@@ -47,7 +54,15 @@ import java.util.concurrent.TimeoutException;
  * deletes it only when every namenode found it empty; otherwise it unseals it.
  *
  * <p>A namenode that does not answer fails the operation with an error naming it; the namenodes
- * that applied it keep it (a stopped namenode loses its tree anyway until namenodes persist).
+ * that applied it keep it, and a namenode that was down takes the coordinator's tree when it starts
+ * again ({@link Namespace#reconcile}).
+ *
+ * <p>With a journal, each change that goes to other namenodes is recorded here first and forced to
+ * disk before anything is sent ({@link Namespace#beginDirectoryChange}), and its end after
+ * ({@link Namespace#endDirectoryChange}). So no namenode ever holds a change the coordinator's
+ * journal lacks, and a coordinator that restarts carries the one change it had under way through to
+ * every namenode before it takes another ({@link #recover}): every step is idempotent, and a name's
+ * arbiter, asked first again, either applies it or refuses it as it did before.
  */
 public final class DirectoryCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DirectoryCoordinator.class);
@@ -57,11 +72,31 @@ public final class DirectoryCoordinator implements AutoCloseable {
     private final Clock clock;
     private final long timeoutMs;
     private final RpcClient[] peers;
+    private final Durability durability;
     private final ExecutorService thread;
+
+    /** Waits until a journal record is on disk. */
+    @FunctionalInterface
+    interface Durability {
+        /** No journal: nothing to wait for. */
+        Durability NONE = seq -> { };
+
+        /** Returns once record {@code seq} (0: none) is on disk; NAMESPACE_READ_ONLY when the journal failed. */
+        void await(long seq) throws TarnException;
+    }
+
+    // The kinds of change a DIR_INTENT record holds (first byte), each followed by its request.
+    static final byte MKDIR = 1;
+    static final byte RENAME = 2;
+    static final byte DELETE_TREE = 3;
+    static final byte RMDIR = 4;
+    static final byte SET_ATTR = 5;
+    static final byte SET_REPLICATION = 6;
 
     /** {@code peers}: a client per other namenode, by partition (closed by the caller). */
     DirectoryCoordinator(Partitioning partitioning, Namespace namespace, Clock clock, RpcClient[] peers,
-                         long timeoutMs) {
+                         long timeoutMs, Durability durability) {
+        this.durability = durability;
         this.partitioning = partitioning;
         this.namespace = namespace;
         this.clock = clock;
@@ -110,7 +145,13 @@ public final class DirectoryCoordinator implements AutoCloseable {
                 }
                 DirectoryInode parentDir = namespace.directory(parent);
                 Ownership own = Namespace.directoryOwnership(requested, parentDir, last);
-                create(new DirMkdirRequest(parent, name, namespace.newDirectoryId(), own, clock.millis()));
+                DirMkdirRequest r = new DirMkdirRequest(parent, name, namespace.newDirectoryId(), own, clock.millis());
+                begin(MKDIR, r::encode);
+                try {
+                    create(r);
+                } finally {
+                    end();
+                }
             }
             parent = here;
         }
@@ -175,14 +216,23 @@ public final class DirectoryCoordinator implements AutoCloseable {
     private void deleteTreeNow(String path, boolean recursive) throws TarnException {
         namespace.directory(path); // FILE_NOT_FOUND or NOT_A_DIRECTORY before anything changes
         boolean root = TarnPath.components(path).isEmpty();
-        if (!recursive) {
-            sealEverywhere(path);
-            if (root) {
-                broadcast(Opcode.DIR_UNSEAL, path); // "/" stays; it was empty everywhere
-                namespace.unseal(path);
-                return;
+        begin(recursive ? DELETE_TREE : RMDIR, new PathRequest(path)::encode);
+        try {
+            if (!recursive) {
+                sealEverywhere(path);
+                if (root) {
+                    unsealEverywhere(path); // "/" stays; it was empty everywhere
+                    return;
+                }
             }
+            deleteEverywhere(path);
+        } finally {
+            end();
         }
+    }
+
+    /** Deletes the directory at {@code path} with everything below it on every namenode. */
+    private void deleteEverywhere(String path) throws TarnException {
         List<Integer> others = new ArrayList<>();
         List<CompletableFuture<Object>> calls = new ArrayList<>();
         for (int p = 0; p < peers.length; p++) {
@@ -195,6 +245,11 @@ public final class DirectoryCoordinator implements AutoCloseable {
         for (int i = 0; i < calls.size(); i++) {
             await(others.get(i), calls.get(i));
         }
+    }
+
+    private void unsealEverywhere(String path) throws TarnException {
+        broadcast(Opcode.DIR_UNSEAL, path);
+        namespace.unseal(path);
     }
 
     /**
@@ -226,8 +281,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
             }
         }
         if (refusal != null) {
-            broadcast(Opcode.DIR_UNSEAL, path);
-            namespace.unseal(path);
+            unsealEverywhere(path);
             throw refusal;
         }
     }
@@ -254,7 +308,19 @@ public final class DirectoryCoordinator implements AutoCloseable {
 
     /** Changes a directory's attributes on every namenode, so any of them answers the same. */
     public CompletableFuture<FileStatus> setDirectoryAttributes(SetAttributesRequest r) {
-        return changeDirectory(r.path(), Opcode.DIR_SET_ATTR, r::encode, () -> namespace.applySetAttributes(r));
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                namespace.directory(r.path());
+                begin(SET_ATTR, r::encode);
+                try {
+                    return changeEverywhere(Opcode.DIR_SET_ATTR, r::encode, () -> namespace.applySetAttributes(r));
+                } finally {
+                    end();
+                }
+            } catch (TarnException e) {
+                throw new CompletionException(e);
+            }
+        }, thread);
     }
 
     /**
@@ -262,33 +328,38 @@ public final class DirectoryCoordinator implements AutoCloseable {
      * the same replication whichever namenode owns its name.
      */
     public CompletableFuture<FileStatus> setDirectoryReplication(SetReplicationRequest r) {
-        return changeDirectory(r.path(), Opcode.DIR_SET_REPLICATION, r::encode,
-                () -> namespace.applySetReplication(r.path(), r.replication()));
-    }
-
-    /** A change of one directory's own fields, in order with the other directory changes, on every namenode. */
-    private CompletableFuture<FileStatus> changeDirectory(String path, int opcode, RpcClient.BodyWriter encoder,
-                                                          LocalChange here) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                namespace.directory(path);
-                List<Integer> others = new ArrayList<>();
-                List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
-                for (int p = 0; p < peers.length; p++) {
-                    if (p != partitioning.partition()) {
-                        others.add(p);
-                        calls.add(peers[p].call(opcode, encoder, NamenodeProtocol::decodeStatus));
-                    }
+                namespace.directory(r.path());
+                begin(SET_REPLICATION, r::encode);
+                try {
+                    return changeEverywhere(Opcode.DIR_SET_REPLICATION, r::encode,
+                            () -> namespace.applySetReplication(r.path(), r.replication()));
+                } finally {
+                    end();
                 }
-                FileStatus status = here.apply();
-                for (int i = 0; i < calls.size(); i++) {
-                    await(others.get(i), calls.get(i));
-                }
-                return status;
             } catch (TarnException e) {
                 throw new CompletionException(e);
             }
         }, thread);
+    }
+
+    /** A change of one directory's own fields, in order with the other directory changes, on every namenode. */
+    private FileStatus changeEverywhere(int opcode, RpcClient.BodyWriter encoder, LocalChange here)
+            throws TarnException {
+        List<Integer> others = new ArrayList<>();
+        List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
+        for (int p = 0; p < peers.length; p++) {
+            if (p != partitioning.partition()) {
+                others.add(p);
+                calls.add(peers[p].call(opcode, encoder, NamenodeProtocol::decodeStatus));
+            }
+        }
+        FileStatus status = here.apply();
+        for (int i = 0; i < calls.size(); i++) {
+            await(others.get(i), calls.get(i));
+        }
+        return status;
     }
 
     /** The coordinator's own part of a directory change. */
@@ -324,6 +395,17 @@ public final class DirectoryCoordinator implements AutoCloseable {
         // refuse only for a file of that name, which only it knows. The target is final: every
         // namenode moves the directory to exactly there.
         checkLocally(src, target);
+        begin(RENAME, new RenameRequest(src, target)::encode);
+        try {
+            renameEverywhere(src, target);
+        } finally {
+            end();
+        }
+    }
+
+    /** Moves directory {@code src} to exactly {@code target}: at the new name's arbiter first, then everywhere. */
+    private void renameEverywhere(String src, String target) throws TarnException {
+        List<String> t = TarnPath.components(target);
         int arbiter = partitioning.ownerOf(t.get(t.size() - 1));
         if (arbiter == partitioning.partition()) {
             namespace.applyRename(src, target); // the arbiter first: here
@@ -440,6 +522,151 @@ public final class DirectoryCoordinator implements AutoCloseable {
 
     private CompletableFuture<FileStatus> send(int p, DirMkdirRequest r) {
         return peers[p].call(Opcode.DIR_MKDIR, r::encode, NamenodeProtocol::decodeStatus);
+    }
+
+    /**
+     * Records the change about to go to the other namenodes ({@code kind} and its request) and
+     * waits until it is on disk: no namenode may hold a change this journal could lose.
+     */
+    private void begin(byte kind, Consumer<ByteBuf> request) throws TarnException {
+        byte[] change = change(kind, request);
+        long seq;
+        try {
+            seq = namespace.beginDirectoryChange(change);
+        } catch (JournalFailedException e) {
+            throw new TarnException(ErrorCode.NAMESPACE_READ_ONLY, "directories cannot change: " + e.getMessage());
+        }
+        durability.await(seq);
+    }
+
+    /** A change as its DIR_INTENT record holds it: {@code kind}, then the request. */
+    static byte[] change(byte kind, Consumer<ByteBuf> request) {
+        ByteBuf b = Unpooled.buffer(64);
+        try {
+            b.writeByte(kind);
+            request.accept(b);
+            return ByteBufUtil.getBytes(b);
+        } finally {
+            b.release();
+        }
+    }
+
+    /** Records that the change begun last has ended; a journal that failed meanwhile is only logged. */
+    private void end() {
+        try {
+            namespace.endDirectoryChange();
+        } catch (JournalFailedException e) {
+            LOG.warn("The end of a directory change is not journaled: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Carries the change that was under way when this coordinator stopped (its journal's intent
+     * without an end) through to every namenode, before any other directory change: runs first on
+     * the coordinator's thread and tries again until every namenode answered (a namenode that is
+     * down meanwhile holds up directory changes, as it does anyway) or the change was refused.
+     */
+    void recover() {
+        byte[] change = namespace.unfinishedDirectoryChange();
+        if (change == null) {
+            return;
+        }
+        thread.execute(() -> {
+            String what = describeChange(change);
+            LOG.info("Completing the directory change that was under way when namenode 0 stopped: {}", what);
+            for (int attempt = 1; !Thread.currentThread().isInterrupted(); attempt++) {
+                try {
+                    redo(change);
+                    LOG.info("Directory change completed on every namenode: {}", what);
+                    break;
+                } catch (TarnException e) {
+                    if (!retryable(e.code())) {
+                        LOG.info("Directory change refused ({}): {}", e.getMessage(), what);
+                        break;
+                    }
+                    if (attempt % 10 == 1) {
+                        LOG.warn("Directory change not yet on every namenode (attempt {}; directory changes wait "
+                                + "until it is): {}: {}", attempt, what, e.getMessage());
+                    }
+                    try {
+                        Thread.sleep(Math.min(2_000, 100L * attempt));
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+            end();
+        });
+    }
+
+    private static boolean retryable(ErrorCode code) {
+        return code == ErrorCode.CONNECTION_LOST || code == ErrorCode.TIMEOUT || code == ErrorCode.RETRY
+                || code == ErrorCode.NAMESPACE_READ_ONLY;
+    }
+
+    /** Applies a recorded change again on every namenode (every step is idempotent). */
+    private void redo(byte[] change) throws TarnException {
+        ByteBuf b = Unpooled.wrappedBuffer(change);
+        byte kind = b.readByte();
+        switch (kind) {
+            case MKDIR -> {
+                DirMkdirRequest r = DirMkdirRequest.decode(b);
+                namespace.directoryIdsAbove(r.dirId());
+                create(r);
+            }
+            case RENAME -> {
+                RenameRequest r = RenameRequest.decode(b);
+                renameEverywhere(r.src(), r.dst());
+            }
+            case DELETE_TREE -> deleteEverywhere(PathRequest.decode(b).path());
+            case RMDIR -> {
+                String path = PathRequest.decode(b).path();
+                if (namespace.find(path) instanceof DirectoryInode) {
+                    unsealEverywhere(path); // not deleted here: the rmdir gives up
+                } else {
+                    deleteEverywhere(path); // deleted here: everywhere too
+                }
+            }
+            case SET_ATTR -> {
+                SetAttributesRequest r = SetAttributesRequest.decode(b);
+                if (namespace.find(r.path()) instanceof DirectoryInode) {
+                    changeEverywhere(Opcode.DIR_SET_ATTR, r::encode, () -> namespace.applySetAttributes(r));
+                }
+            }
+            case SET_REPLICATION -> {
+                SetReplicationRequest r = SetReplicationRequest.decode(b);
+                if (namespace.find(r.path()) instanceof DirectoryInode) {
+                    changeEverywhere(Opcode.DIR_SET_REPLICATION, r::encode,
+                            () -> namespace.applySetReplication(r.path(), r.replication()));
+                }
+            }
+            default -> LOG.error("Unknown directory change of kind {} in the journal: skipped", kind);
+        }
+    }
+
+    /** A recorded change as the log tells it. */
+    static String describeChange(byte[] change) {
+        ByteBuf b = Unpooled.wrappedBuffer(change);
+        try {
+            return switch (b.readByte()) {
+                case MKDIR -> {
+                    DirMkdirRequest r = DirMkdirRequest.decode(b);
+                    yield "mkdir '" + TarnPath.child(TarnPath.normalize(r.parent()), r.name()) + "'";
+                }
+                case RENAME -> {
+                    RenameRequest r = RenameRequest.decode(b);
+                    yield "rename '" + r.src() + "' to '" + r.dst() + "'";
+                }
+                case DELETE_TREE -> "delete -r '" + PathRequest.decode(b).path() + "'";
+                case RMDIR -> "rmdir '" + PathRequest.decode(b).path() + "'";
+                case SET_ATTR -> "set attributes of '" + SetAttributesRequest.decode(b).path() + "'";
+                case SET_REPLICATION -> "set replication of '" + SetReplicationRequest.decode(b).path() + "'";
+                default -> "a change of unknown kind";
+            };
+        } catch (TarnException | RuntimeException e) {
+            return "an unreadable change (" + e.getMessage() + ")";
+        }
     }
 
     /** Waits for a peer's answer; its own error as it is, anything else naming the peer. */

@@ -139,14 +139,8 @@ public final class Namenode implements AutoCloseable {
 
     /**
      * tarn.namenode.journal.dir, or a directory of this partition under the temporary directory.
-     * Refuses several namenodes: the moves and directory changes between them are not journaled yet.
      */
     private static Path journalDirectory(TarnConfig config, Partitioning partitions) throws IOException {
-        if (partitions.count() > 1) {
-            throw new IOException(TarnKeys.NAMENODE_JOURNAL.name() + " = disk serves a single namenode so far, but "
-                    + TarnKeys.NAMENODE_ADDRESS.name() + " lists " + partitions.count() + "; set "
-                    + TarnKeys.NAMENODE_JOURNAL.name() + " = none, or run one namenode");
-        }
         String dir = config.get(TarnKeys.NAMENODE_JOURNAL_DIR);
         return dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "tarn-namenode-" + partitions.partition())
                 : Path.of(dir);
@@ -187,6 +181,9 @@ public final class Namenode implements AutoCloseable {
         return journal;
     }
 
+    /** How long a journaled namenode waits at start-up for namenode 0 to hand its directory tree. */
+    static final long COORDINATOR_WAIT_MS = 60_000;
+
     private static Namenode serve(TarnConfig config, Transport transport, Clock clock, boolean ownsTransport,
                                   NamenodeService service, long leaseTimeout, long datanodeTimeout,
                                   NamespaceJournal journal, Checkpointer checkpointer) throws IOException {
@@ -195,10 +192,24 @@ public final class Namenode implements AutoCloseable {
         StartupGate startup = service.startup();
         startup.shut();
         RpcServer server = transport.bind(bindAddress, service);
-        service.links().start(transport, rpcTimeout);
+        PeerLinks links = service.links();
+        links.start(transport, rpcTimeout, journal == null ? DirectoryCoordinator.Durability.NONE
+                : seq -> service.awaitDurable(seq, rpcTimeout));
+        if (links.coordinator() != null) {
+            links.coordinator().recover(); // queued before any client's directory change can be
+        }
         if (startup.starting()) {
             try {
-                service.links().copyDirectoryTree(rpcTimeout);
+                if (journal == null) {
+                    links.copyDirectoryTree(rpcTimeout);
+                } else if (!service.partitioning().isCoordinator()) {
+                    links.takeCoordinatorTree(rpcTimeout, Math.max(COORDINATOR_WAIT_MS, rpcTimeout));
+                }
+                // else: the coordinator's journal holds every directory; it takes no one's tree
+            } catch (IOException | RuntimeException e) {
+                links.stop();
+                server.close();
+                throw e;
             } finally {
                 startup.open(service::handle);
             }

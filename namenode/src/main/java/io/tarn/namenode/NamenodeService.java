@@ -34,6 +34,10 @@ import io.tarn.namenode.namespace.Namespace;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -203,6 +207,31 @@ public final class NamenodeService implements RpcHandler {
         this.checkpointSeq = seq;
     }
 
+    /**
+     * Returns once journal record {@code seq} is on disk (at once without a journal, or for 0):
+     * NAMESPACE_READ_ONLY when the journal failed, TIMEOUT after {@code timeoutMs}.
+     */
+    void awaitDurable(long seq, long timeoutMs) throws TarnException {
+        NamespaceJournal j = journal;
+        if (j == null || seq == 0) {
+            return;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        j.whenDurable(seq, () -> done.complete(null), why -> done.completeExceptionally(
+                new TarnException(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(why))));
+        try {
+            done.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw (TarnException) e.getCause();
+        } catch (TimeoutException e) {
+            throw new TarnException(ErrorCode.TIMEOUT, "the namenode's journal did not write record " + seq
+                    + " within " + timeoutMs + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TarnException(ErrorCode.INTERNAL, "interrupted while waiting for the journal");
+        }
+    }
+
     /** The journal as CLUSTER_STATUS reports it. */
     JournalHealth journalHealth() {
         NamespaceJournal j = journal;
@@ -229,19 +258,21 @@ public final class NamenodeService implements RpcHandler {
     }
 
     /**
-     * True for a request whose answer must wait for the journal: a client's or datanode's operation
-     * that may change what the journal keeps (renewing a lease and heartbeats change nothing it keeps).
+     * True for a request whose answer must wait for the journal: a client's, datanode's or other
+     * namenode's operation that may change what the journal keeps (renewing a lease, heartbeats,
+     * reports of unreachable datanodes and an rmdir's seals change nothing it keeps).
      */
     private static boolean journaled(RpcRequest request) {
         int opcode = request.opcode();
-        if (Opcode.isReadOnly(opcode) || opcode == Opcode.RENEW_LEASE || opcode == Opcode.HEARTBEAT) {
+        if (Opcode.isReadOnly(opcode) || opcode == Opcode.RENEW_LEASE || opcode == Opcode.HEARTBEAT
+                || opcode == Opcode.DATANODE_UNREACHABLE || opcode == Opcode.DIR_SEAL || opcode == Opcode.DIR_UNSEAL) {
             return false;
         }
         if (opcode == Opcode.GET_BLOCK) {
             return GetBlockRequest.isWrite(request.body()); // a read's GET_BLOCK is a lookup
         }
         Audience audience = Opcode.audience(opcode);
-        return audience == Audience.CLIENT || audience == Audience.DATANODE;
+        return audience == Audience.CLIENT || audience == Audience.DATANODE || audience == Audience.PEER;
     }
 
     /** Routes the request to its audience's handler, which runs and answers it. */

@@ -14,6 +14,7 @@ import io.tarn.rpc.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +43,8 @@ final class PeerLinks {
     private volatile RpcClient[] peers;
     private volatile DirectoryCoordinator coordinator;
     private volatile FileMover mover;
+    /** True with tarn.namenode.journal = disk: files do not move between namenodes yet. */
+    private volatile boolean journaled;
 
     PeerLinks(Partitioning partitioning, Namespace namespace, FileService files, BlockAllocator allocator,
               Clock clock) {
@@ -57,13 +60,14 @@ final class PeerLinks {
      * shared by everything below) and starts partition 0's directory coordinator, and on every
      * namenode the file mover.
      */
-    void start(Transport transport, long timeoutMs) {
+    void start(Transport transport, long timeoutMs, DirectoryCoordinator.Durability durability) {
+        journaled = durability != DirectoryCoordinator.Durability.NONE;
         if (partitioning.count() > 1) {
             peers = partitioning.connectOthers(transport);
             mover = new FileMover(partitioning, namespace, files, peers);
             allocator.returnForeignBlocksTo(mover::returnHome);
             if (partitioning.isCoordinator()) {
-                coordinator = new DirectoryCoordinator(partitioning, namespace, clock, peers, timeoutMs);
+                coordinator = new DirectoryCoordinator(partitioning, namespace, clock, peers, timeoutMs, durability);
             }
         }
     }
@@ -91,6 +95,15 @@ final class PeerLinks {
     /** Carries out a file rename that moves the file to another namenode (see {@link FileMover#move}). */
     CompletableFuture<Void> move(FileMove move) {
         FileMover m = mover;
+        if (m != null && journaled) {
+            // A move needs an intent at the sender and a ledger at the receiver to survive a crash of
+            // either side; until namenodes keep them, a journaled namenode does not move files.
+            namespace.abortMove(move);
+            return CompletableFuture.failedFuture(new TarnException(ErrorCode.NOT_SUPPORTED, "cannot rename '"
+                    + move.srcPath() + "' to '" + move.targetPath() + "': the new name belongs to "
+                    + partitioning.describe(move.to()) + ", and namenodes with tarn.namenode.journal = disk do not "
+                    + "move files between them yet: copy it to the new name and delete the old one"));
+        }
         if (m == null) {
             namespace.abortMove(move);
             return CompletableFuture.failedFuture(new TarnException(ErrorCode.NOT_SUPPORTED, "cannot rename '"
@@ -127,8 +140,8 @@ final class PeerLinks {
     /**
      * Copies the directory tree from a running namenode (the coordinator first) into this starting
      * one, so that it knows every directory before it serves; with none running (the whole cluster
-     * is starting) the tree stays empty, as everyone's is. Namenodes keep no disk state, so files
-     * this namenode owned before a restart are gone.
+     * is starting) the tree stays empty, as everyone's is. Without a journal, files this namenode
+     * owned before a restart are gone.
      */
     void copyDirectoryTree(long timeoutMs) {
         RpcClient[] clients = peers;
@@ -140,7 +153,7 @@ final class PeerLinks {
             try {
                 DirectorySnapshot snapshot = clients[p].call(Opcode.DIR_SNAPSHOT, b -> { },
                         DirectorySnapshot::decode).get(timeoutMs, TimeUnit.MILLISECONDS);
-                namespace.install(snapshot);
+                namespace.reconcile(snapshot);
                 LOG.info("Copied {} directories from {}", snapshot.directories().size(), partitioning.describe(p));
                 copied = true;
             } catch (ExecutionException | TimeoutException e) {
@@ -157,5 +170,54 @@ final class PeerLinks {
         if (!copied) {
             LOG.info("No other namenode serves a directory tree yet: starting with an empty one");
         }
+    }
+
+    /**
+     * A journaled namenode other than the coordinator, after its own journal was replayed: takes
+     * the coordinator's directory tree ({@link Namespace#reconcile}), which holds every directory
+     * change any namenode may hold, waiting up to {@code waitMs} for the coordinator to serve it
+     * (it answers RETRY while it starts itself). Directory changes this namenode missed while it
+     * was down are applied, and directories the coordinator no longer has are deleted here with
+     * the files below them (a recursive delete it missed).
+     *
+     * @throws IOException when the coordinator did not hand its tree in time, or it cannot be taken
+     */
+    void takeCoordinatorTree(long timeoutMs, long waitMs) throws IOException {
+        RpcClient coordinatorClient = peers[0];
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        String last = "no answer";
+        for (int attempt = 1; System.nanoTime() < deadline; attempt++) {
+            try {
+                DirectorySnapshot snapshot = coordinatorClient.call(Opcode.DIR_SNAPSHOT, b -> { },
+                        DirectorySnapshot::decode).get(timeoutMs, TimeUnit.MILLISECONDS);
+                Namespace.Reconciled r = namespace.reconcile(snapshot);
+                LOG.info("Took the directory tree of {} ({} directories): {}", partitioning.describe(0),
+                        snapshot.directories().size(), r);
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                last = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+                if (attempt % 25 == 1) {
+                    LOG.info("Waiting for {} to hand its directory tree: {}", partitioning.describe(0), last);
+                }
+            } catch (TarnException e) {
+                throw new IOException("cannot take the directory tree of " + partitioning.describe(0) + ": "
+                        + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the directory tree of "
+                        + partitioning.describe(0), e);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the directory tree of "
+                        + partitioning.describe(0), e);
+            }
+        }
+        throw new IOException(partitioning.describe(0) + " did not hand its directory tree within " + waitMs
+                + " ms (" + last + "); a namenode with a journal takes its directories from namenode 0, so start "
+                + "namenode 0 too");
     }
 }

@@ -54,8 +54,8 @@ final class StartupGate {
                  Opcode.HEARTBEAT, Opcode.DEREGISTER_DATANODE -> {
                 return false;
             }
-            case Opcode.DIR_MKDIR, Opcode.DIR_DELETE, Opcode.DIR_RENAME, Opcode.DIR_SET_ATTR, Opcode.DIR_SEAL,
-                 Opcode.DIR_UNSEAL -> {
+            case Opcode.DIR_MKDIR, Opcode.DIR_DELETE, Opcode.DIR_RENAME, Opcode.DIR_SET_ATTR,
+                 Opcode.DIR_SET_REPLICATION, Opcode.DIR_SEAL, Opcode.DIR_UNSEAL -> {
                 synchronized (parked) {
                     if (starting) {
                         parked.add(request);

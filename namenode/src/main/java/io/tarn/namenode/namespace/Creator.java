@@ -10,7 +10,6 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.Replication;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
-import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.blocks.BlockAllocator;
@@ -67,34 +66,12 @@ final class Creator {
         this.counts = counts;
     }
 
-    /**
-     * Links a copy of another namenode's directory (a snapshot being installed) with its id,
-     * ownership and times; an existing one of the same id is kept. INTERNAL when another entry holds
-     * the name.
-     */
-    DirectoryInode linkCopy(DirectoryInode parent, DirectorySnapshot.Directory d) throws TarnException {
-        DirectoryInode dir = new DirectoryInode(d.id(), d.name(), parent, d.creationTime(), d.modificationTime(),
-                d.accessTime(), d.ownership());
-        dir.setReplication(d.replication());
-        Inode existing = parent.children().putIfAbsent(d.name(), dir);
-        if (existing == null) {
-            counts.directoryAdded();
-            return dir;
-        }
-        if (existing instanceof DirectoryInode same && same.id() == d.id()) {
-            same.setReplication(d.replication());
-            return same;
-        }
-        throw new TarnException(ErrorCode.INTERNAL, "cannot copy directory '" + TarnPath.child(parent.path(), d.name())
-                + "' (id " + FileIds.format(d.id()) + "): " + FileIds.format(existing.id()) + " holds the name here");
-    }
-
-    /** Directory ids handed out from now on are above {@code sequence} (after installing a snapshot). */
     /** The highest directory sequence number handed out so far (0: none). */
     long directoryHighWater() {
         return nextDirectory.get() - 1;
     }
 
+    /** Directory ids handed out from now on are above {@code sequence} (after taking a snapshot). */
     void directoryIdsAbove(long sequence) {
         nextDirectory.accumulateAndGet(sequence + 1, Math::max);
     }

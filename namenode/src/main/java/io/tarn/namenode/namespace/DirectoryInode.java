@@ -76,7 +76,7 @@ public final class DirectoryInode extends Inode {
         return children.size();
     }
 
-    int state() {
+    public int state() {
         return state.get();
     }
 

@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -73,6 +74,11 @@ public final class Namespace {
     private final int defaultReplication;
     private final BlockAllocator allocator;
     private final EditLog log;
+    /**
+     * The directory coordinator's change that began (DIR_INTENT) and did not end before the
+     * journal was last closed, as replay found it; null when none.
+     */
+    private final AtomicReference<byte[]> unfinishedDirectoryChange = new AtomicReference<>();
     /** Held by renames and recursive deletes only (and a snapshot of the tree). */
     private final ReentrantLock structureLock = new ReentrantLock();
 
@@ -117,7 +123,7 @@ public final class Namespace {
         this.creator = new Creator(clock, blockSize, paths, files, leases, deleter, counts,
                 partitioning.count() == 1, allocator, defaultReplication, log);
         this.renamer = new Renamer(clock, paths, structureLock, log);
-        this.treeCopy = new TreeCopy(paths, structureLock, creator);
+        this.treeCopy = new TreeCopy(paths, structureLock, creator, renamer, deleter, log);
     }
 
     /**
@@ -127,7 +133,7 @@ public final class Namespace {
      */
     public NamespaceReplay replay() {
         return new NamespaceReplay(paths.root(), files, counts, leases, creator, allocator.datanodes(),
-                allocator.groups());
+                allocator.groups(), unfinishedDirectoryChange);
     }
 
     /**
@@ -582,9 +588,38 @@ public final class Namespace {
 
     // ------------------------------------------------------------------ partitions
 
+    /**
+     * The directory coordinator records the change it is about to send to the other namenodes
+     * (opaque to the namespace) and returns the record's sequence number, to wait until it is on
+     * disk before sending (0 without a journal). At most one change is open at a time.
+     */
+    public long beginDirectoryChange(byte[] change) {
+        unfinishedDirectoryChange.set(change);
+        return NamespaceEdits.directoryIntent(log, change);
+    }
+
+    /** The directory coordinator's change begun last has ended (done everywhere, or refused). */
+    public void endDirectoryChange() {
+        unfinishedDirectoryChange.set(null);
+        NamespaceEdits.directoryDone(log);
+    }
+
+    /**
+     * The directory coordinator's change that began and had not ended when this namenode stopped
+     * (found by replay), or null: the coordinator carries it through before any other.
+     */
+    public byte[] unfinishedDirectoryChange() {
+        return unfinishedDirectoryChange.get();
+    }
+
     /** A fresh directory id; only the coordinator hands them out. */
     public long newDirectoryId() {
         return creator.newDirectoryId();
+    }
+
+    /** Directory ids handed out from now on are above {@code id}'s (a change the coordinator carries through). */
+    public void directoryIdsAbove(long id) {
+        creator.directoryIdsAbove(FileIds.sequence(id));
     }
 
     /** The directory at {@code path}; FILE_NOT_FOUND, or NOT_A_DIRECTORY when it is a file. */
@@ -687,9 +722,25 @@ public final class Namespace {
         return treeCopy.snapshot();
     }
 
-    /** Installs another namenode's snapshot in this starting one (see {@link TreeCopy#install}). */
-    public void install(DirectorySnapshot snapshot) throws TarnException {
-        treeCopy.install(snapshot);
+    /**
+     * Makes this starting namenode's directory tree the coordinator's {@code snapshot}, by id,
+     * through recorded changes (see {@link TreeCopy#reconcile}).
+     */
+    public Reconciled reconcile(DirectorySnapshot snapshot) throws TarnException {
+        return treeCopy.reconcile(snapshot);
+    }
+
+    /**
+     * What {@link #reconcile} did: directories created, moved to where the coordinator has them,
+     * and deleted (with the files below them); names it could not place (a file in the way), and
+     * directories it parked on their way.
+     */
+    public record Reconciled(int created, int moved, int deleted, int filesDeleted, int conflicts, int parked) {
+        @Override
+        public String toString() {
+            return created + " created, " + moved + " moved, " + deleted + " deleted with " + filesDeleted
+                    + " file(s) below them" + (conflicts > 0 ? ", " + conflicts + " not placed (see the log)" : "");
+        }
     }
 
     /** DIR_MKDIR: links a directory exactly as the coordinator created it (see {@link Creator#linkReplica}). */

@@ -56,7 +56,13 @@ import io.tarn.namenode.blocks.DatanodeRegistry;
  * GENERATIONS     datanodeId[i32] firstBlock[i32] count[i32] generation[i32]*count
  * GROUP           see {@link io.tarn.namenode.blocks.GroupInfo#RECORD} (type 17)
  * FILE_GROUP_BLOCK fileId[i64] index[i32] groupId[i64] slot[i32] generation[i32]
+ * DIR_INTENT      change[bytes to the end] (the coordinator's encoding, opaque here)
+ * DIR_DONE        (empty)
  * </pre>
+ * DIR_INTENT and DIR_DONE are written by the directory coordinator of several namenodes only: the
+ * change it is about to send to the others, forced before anything is sent, and its end. Replay
+ * applies neither; it keeps the last intent without its end, for the coordinator to carry through
+ * to every namenode before any other directory change.
  * FILE_GROUP_BLOCK is FILE_BLOCK for a file of replication 3: a slot of a block group, whose GROUP
  * record (appended when the group was created, before any slot of it was taken) comes first.
  * IDS and GENERATIONS appear in checkpoints ({@link NamespaceImage}): the file table's reuse counters
@@ -92,6 +98,8 @@ final class NamespaceEdits {
     static final int IDS = 15;
     static final int GENERATIONS = 16;
     static final int FILE_GROUP_BLOCK = 18;
+    static final int DIR_INTENT = 19;
+    static final int DIR_DONE = 20;
 
     private NamespaceEdits() {
     }
@@ -246,6 +254,23 @@ final class NamespaceEdits {
         out.writeLong(fileId);
         out.writeLong(clientId);
         log.append(FILE_REOPEN, out);
+    }
+
+    /** The directory coordinator's next change (see the layouts); returns its sequence number. */
+    static long directoryIntent(EditLog log, byte[] change) {
+        if (!log.enabled()) {
+            return 0;
+        }
+        ByteBuf b = Unpooled.buffer(change.length);
+        b.writeBytes(change);
+        return log.append(DIR_INTENT, b);
+    }
+
+    /** The directory coordinator's change ended (on every namenode, or refused). */
+    static void directoryDone(EditLog log) {
+        if (log.enabled()) {
+            log.append(DIR_DONE, Unpooled.buffer(0));
+        }
     }
 
     private static ByteBuf link(DirectoryInode parent, String name, long id, long time) {

@@ -77,6 +77,10 @@ public final class NamespaceImage {
             }
         }
         ids(out, ns);
+        byte[] change = ns.unfinishedDirectoryChange();
+        if (change != null) {
+            NamespaceEdits.directoryIntent(out, change);
+        }
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Applies the records of {@link NamespaceEdits} to a namespace being rebuilt at start-up, before it
@@ -48,12 +49,15 @@ public final class NamespaceReplay implements JournalReplayer {
     private final LeaseManager leases;
     private final Creator creator;
     private final Map<Long, DirectoryInode> directories = new HashMap<>();
+    private final AtomicReference<byte[]> unfinishedDirectoryChange;
     private long maxDirectory;
     private long applied;
     private long skipped;
 
     NamespaceReplay(DirectoryInode root, FileTable files, NamespaceCounts counts, LeaseManager leases,
-                    Creator creator, DatanodeRegistry datanodes, BlockGroups groups) {
+                    Creator creator, DatanodeRegistry datanodes, BlockGroups groups,
+                    AtomicReference<byte[]> unfinishedDirectoryChange) {
+        this.unfinishedDirectoryChange = unfinishedDirectoryChange;
         this.files = files;
         this.datanodes = datanodes;
         this.groups = groups;
@@ -93,6 +97,16 @@ public final class NamespaceReplay implements JournalReplayer {
                 case NamespaceEdits.FILE_GROUP_BLOCK -> groupBlock(body);
                 case GroupInfo.RECORD -> {
                     groups.replay(body);
+                    yield true;
+                }
+                case NamespaceEdits.DIR_INTENT -> {
+                    byte[] change = new byte[body.readableBytes()];
+                    body.readBytes(change);
+                    unfinishedDirectoryChange.set(change);
+                    yield true;
+                }
+                case NamespaceEdits.DIR_DONE -> {
+                    unfinishedDirectoryChange.set(null);
                     yield true;
                 }
                 case NamespaceEdits.IDS -> ids(body);

@@ -1,0 +1,205 @@
+package io.tarn.client;
+
+import io.tarn.common.config.NamespaceJournalMode;
+import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnFileNotFoundException;
+import io.tarn.common.fs.FileStatus;
+import io.tarn.common.fs.Partitions;
+import io.tarn.minicluster.MiniCluster;
+import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
+import io.tarn.namenode.namespace.DirectoryInode;
+import io.tarn.namenode.namespace.Namespace;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.tarn.client.TestFiles.random;
+import static io.tarn.client.TestFiles.read;
+import static io.tarn.client.TestFiles.write;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Several namenodes with {@code tarn.namenode.journal = disk}: each keeps its own files across a
+ * restart, the coordinator keeps every directory, and a namenode that was down while directories
+ * changed takes the coordinator's tree when it starts again (created, renamed and recursively
+ * deleted directories, attributes), through recorded changes that its own next restart replays.
+ * Real namenodes and datanodes over real sockets, journals on disk.
+ */
+class SeveralJournaledNamenodesTest {
+    private static final int BLOCK = 64 << 10;
+    private static final int NAMENODES = 2;
+
+    private static MiniCluster cluster() throws IOException {
+        return MiniCluster.builder().namenodes(NAMENODES).datanodes(2).set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK).start();
+    }
+
+    /** A name with {@code prefix} that hashes to partition {@code p}, the {@code k}-th such. */
+    private static String nameOf(int p, String prefix, int k) {
+        int found = 0;
+        for (int i = 0; ; i++) {
+            if (Partitions.ofName(prefix + i, NAMENODES) == p && found++ == k) {
+                return prefix + i;
+            }
+        }
+    }
+
+    /** Every directory of namenode {@code p}'s tree with its id and attributes, in a fixed order. */
+    private static List<String> tree(MiniCluster cluster, int p) {
+        List<DirectorySnapshot.Directory> dirs = cluster.namenode(p).service().namespace().snapshot().directories();
+        String[] paths = new String[dirs.size()];
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < dirs.size(); i++) {
+            DirectorySnapshot.Directory d = dirs.get(i);
+            paths[i] = i == 0 ? "/" : (d.parent() == 0 ? "" : paths[d.parent()]) + "/" + d.name();
+            out.add(paths[i] + " id=" + d.id() + " owner=" + d.ownership().owner() + " perm="
+                    + Integer.toOctalString(d.ownership().permission()) + " repl=" + d.replication());
+        }
+        out.sort(null);
+        return out;
+    }
+
+    /** Writes files of both partitions in {@code dir}, returning their contents by path. */
+    private static Map<String, byte[]> filesIn(TarnClient client, String dir, long seed) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        for (int p = 0; p < NAMENODES; p++) {
+            for (int k = 0; k < 3; k++) {
+                String path = dir + "/" + nameOf(p, "f", k);
+                byte[] data = random(BLOCK / 2 + 100 * k + p, seed + 10L * p + k);
+                write(client, path, data);
+                files.put(path, data);
+            }
+        }
+        return files;
+    }
+
+    @Test
+    void everyNamenodeKeepsItsFilesAndEveryDirectoryAcrossRestarts() throws Exception {
+        try (MiniCluster cluster = cluster();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            client.mkdirs("/a/b");
+            client.mkdirs("/c");
+            Map<String, byte[]> files = new LinkedHashMap<>(filesIn(client, "/a/b", 1));
+            files.putAll(filesIn(client, "/c", 2));
+            files.putAll(filesIn(client, "", 3));
+            client.setOwner("/a/b", "alice", "staff");
+            client.setPermission("/c", 0750);
+            long[] counts = {cluster.namenode(0).fileCount(), cluster.namenode(1).fileCount()};
+            assertThat(counts[0]).as("files at namenode 0").isGreaterThan(0);
+            assertThat(counts[1]).as("files at namenode 1").isGreaterThan(0);
+            List<String> before = tree(cluster, 0);
+            assertThat(tree(cluster, 1)).isEqualTo(before);
+
+            cluster.stopNamenode(1);
+            cluster.startNamenode(1);
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+
+            assertThat(tree(cluster, 0)).isEqualTo(before);
+            assertThat(tree(cluster, 1)).isEqualTo(before);
+            assertThat(cluster.namenode(0).fileCount()).isEqualTo(counts[0]);
+            assertThat(cluster.namenode(1).fileCount()).isEqualTo(counts[1]);
+            for (Map.Entry<String, byte[]> e : files.entrySet()) {
+                assertThat(read(client, e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
+            assertThat(client.getStatus("/a/b").owner()).isEqualTo("alice");
+            assertThat(client.getStatus("/c").permission()).isEqualTo(0750);
+            // The restarted namenodes go on changing directories together.
+            client.mkdirs("/after/restart");
+            write(client, "/after/restart/" + nameOf(1, "g", 0), random(100, 9));
+            assertThat(tree(cluster, 1)).isEqualTo(tree(cluster, 0));
+        }
+    }
+
+    @Test
+    void aNamenodeThatWasDownTakesTheDirectoryChangesItMissed() throws Exception {
+        try (MiniCluster cluster = cluster();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            // Names whose arbiter is namenode 0, so that their changes go ahead while namenode 1 is down.
+            String keep = "/" + nameOf(0, "keep", 0);
+            String gone = "/" + nameOf(0, "gone", 0);
+            String moved = "/" + nameOf(0, "moved", 0);
+            String movedTo = keep + "/" + nameOf(0, "there", 0);
+            String fresh = "/" + nameOf(0, "fresh", 0);
+            client.mkdirs(keep);
+            client.mkdirs(gone + "/deep");
+            client.mkdirs(moved + "/sub");
+            Map<String, byte[]> kept = filesIn(client, keep, 1);
+            Map<String, byte[]> deleted = filesIn(client, gone + "/deep", 2);
+            Map<String, byte[]> movedFiles = filesIn(client, moved + "/sub", 3);
+            long filesAt1 = cluster.namenode(1).fileCount();
+
+            cluster.stopNamenode(1);
+            // Each change is applied at namenode 0 and fails to reach namenode 1.
+            assertThat(catchThrowable(() -> client.mkdirs(fresh))).isInstanceOf(TarnError.class);
+            assertThat(catchThrowable(() -> client.delete(gone, true))).isInstanceOf(TarnError.class);
+            assertThat(catchThrowable(() -> client.rename(moved, movedTo))).isInstanceOf(TarnError.class);
+            assertThat(catchThrowable(() -> client.setOwner(keep, "carol", "staff"))).isInstanceOf(TarnError.class);
+            Namespace ns0 = cluster.namenode(0).service().namespace();
+            assertThat(ns0.find(fresh)).isInstanceOf(DirectoryInode.class);
+            assertThat(ns0.find(gone)).isNull();
+            assertThat(ns0.find(movedTo + "/sub")).isInstanceOf(DirectoryInode.class);
+
+            cluster.startNamenode(1);
+
+            List<String> coordinator = tree(cluster, 0);
+            assertThat(tree(cluster, 1)).isEqualTo(coordinator);
+            int deletedAt1 = (int) deleted.keySet().stream()
+                    .filter(path -> Partitions.ofName(path.substring(path.lastIndexOf('/') + 1), NAMENODES) == 1)
+                    .count();
+            assertThat(cluster.namenode(1).fileCount()).as("the files of the deleted directory are gone")
+                    .isEqualTo(filesAt1 - deletedAt1);
+            for (String path : deleted.keySet()) {
+                assertThat(catchThrowable(() -> client.getStatus(path))).as(path)
+                        .isInstanceOf(TarnFileNotFoundException.class);
+            }
+            for (Map.Entry<String, byte[]> e : movedFiles.entrySet()) {
+                String now = e.getKey().replace(moved + "/", movedTo + "/");
+                assertThat(read(client, now)).as(now).isEqualTo(e.getValue());
+            }
+            for (Map.Entry<String, byte[]> e : kept.entrySet()) {
+                assertThat(read(client, e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
+            assertThat(client.getStatus(keep).owner()).isEqualTo("carol");
+
+            // What namenode 1 took was recorded: it replays to the same tree, and namenode 0 keeps its own.
+            cluster.stopNamenode(1);
+            cluster.startNamenode(1);
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+            assertThat(tree(cluster, 0)).isEqualTo(coordinator);
+            assertThat(tree(cluster, 1)).isEqualTo(coordinator);
+            assertThat(cluster.namenode(1).fileCount()).isEqualTo(filesAt1 - deletedAt1);
+        }
+    }
+
+    @Test
+    void aFileRenamedToAnotherNamenodesNameIsRefusedAndStaysWhereItWas() throws Exception {
+        try (MiniCluster cluster = cluster();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            String src = "/" + nameOf(0, "src", 0);
+            String dst = "/" + nameOf(1, "dst", 0);
+            byte[] data = random(BLOCK + 7, 5);
+            write(client, src, data);
+
+            Throwable t = catchThrowable(() -> client.rename(src, dst));
+
+            assertThat(t).isInstanceOf(TarnError.class).hasMessageContaining("copy it");
+            assertThat(((TarnError) t).code()).isEqualTo(ErrorCode.NOT_SUPPORTED);
+            assertThat(read(client, src)).isEqualTo(data);
+            assertThat(catchThrowable(() -> client.getStatus(dst))).isInstanceOf(TarnFileNotFoundException.class);
+            // A rename within the file's own namenode still works.
+            String same = "/" + nameOf(0, "same", 0);
+            client.rename(src, same);
+            FileStatus s = client.getStatus(same);
+            assertThat(s.size()).isEqualTo(data.length);
+        }
+    }
+}
