@@ -4,12 +4,15 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.config.TransportKind;
 import io.tarn.common.fs.FileStatus;
+import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.datanode.dram.DramDatanode;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -31,7 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * acknowledged mutation is there, with its file's bytes, and nothing else, except that the one
  * mutation each client had in flight when the namenode died may or may not have happened. Twice,
  * so the second restart replays the segments of two runs. The datanodes are real and keep running;
- * they register again with the restarted namenode.
+ * they register again with the restarted namenode. With two namenodes, the first round kills
+ * namenode 1 and the second namenode 0 (the directory coordinator); renames then move files
+ * between the two, directory changes go through namenode 0, and the restarted one takes namenode
+ * 0's tree or completes its directory change under way.
  */
 class NamenodeCrashTest {
     private static final int BLOCK = 16 << 10;
@@ -117,11 +125,18 @@ class NamenodeCrashTest {
         final Process process;
         final int port;
 
-        NamenodeChild(Path journal, int port, Path log) throws Exception {
+        /** Partition {@code partition} of the namenodes at {@code addresses}, or the only one (addresses null). */
+        NamenodeChild(Path journal, int port, Path log, String addresses, int partition) throws Exception {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             long from = Files.exists(log) ? Files.size(log) : 0;
-            process = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                    NamenodeProcess.class.getName(), journal.toString(), String.valueOf(port), String.valueOf(BLOCK))
+            List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp",
+                    System.getProperty("java.class.path"), NamenodeProcess.class.getName(), journal.toString(),
+                    String.valueOf(port), String.valueOf(BLOCK)));
+            if (addresses != null) {
+                command.add(addresses);
+                command.add(String.valueOf(partition));
+            }
+            process = new ProcessBuilder(command)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             Integer bound = null;
@@ -155,17 +170,34 @@ class NamenodeCrashTest {
         }
     }
 
-    @Test
-    void everyAcknowledgedMutationSurvivesKillDashNine() throws Exception {
-        Path journal = tmp.resolve("journal");
-        Path log = tmp.resolve("namenode.log");
-        NamenodeChild nn = new NamenodeChild(journal, 0, log);
+    @ParameterizedTest(name = "{0} namenode(s)")
+    @ValueSource(ints = {1, 2})
+    void everyAcknowledgedMutationSurvivesKillDashNine(int count) throws Exception {
+        List<NamenodeChild> nn = new ArrayList<>();
+        String addresses = null;
+        int[] ports = new int[count];
+        if (count > 1) {
+            StringBuilder list = new StringBuilder();
+            for (int p = 0; p < count; p++) {
+                try (ServerSocket s = new ServerSocket(0)) {
+                    ports[p] = s.getLocalPort();
+                }
+                list.append(p == 0 ? "" : ",").append("127.0.0.1:").append(ports[p]);
+            }
+            addresses = list.toString();
+        }
+        for (int p = 0; p < count; p++) {
+            nn.add(new NamenodeChild(tmp.resolve("journal-" + p), ports[p], tmp.resolve("namenode-" + p + ".log"),
+                    addresses, p));
+            ports[p] = nn.get(p).port;
+        }
+        String namenodes = addresses != null ? addresses : "127.0.0.1:" + ports[0];
         List<DramDatanode> datanodes = new ArrayList<>();
         List<TarnClient> clients = new ArrayList<>();
         try {
             TarnConfig config = TarnConfig.builder()
                     .set(TarnKeys.TRANSPORT, TransportKind.TCP)
-                    .set(TarnKeys.NAMENODE_ADDRESS, "127.0.0.1:" + nn.port)
+                    .set(TarnKeys.NAMENODE_ADDRESS, namenodes)
                     .set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                     .set(TarnKeys.RPC_TIMEOUT, 3_000L)
                     .set(TarnKeys.RPC_IO_THREADS, 1)
@@ -206,11 +238,13 @@ class NamenodeCrashTest {
                         && System.nanoTime() < deadline) {
                     Thread.sleep(10);
                 }
-                nn.kill(); // mid-storm: every worker has a call in flight or about to be
+                int victim = count == 1 ? 0 : (round == 0 ? 1 : 0);
+                nn.get(victim).kill(); // mid-storm: every worker has a call in flight or about to be
+                Thread.sleep(300);
+                stop.set(true); // workers whose calls did not need the dead namenode stop cleanly
                 for (Thread t : threads) {
                     t.join(TimeUnit.SECONDS.toMillis(30));
                 }
-                stop.set(true);
                 int acknowledged = 0;
                 Set<String> uncertain = new HashSet<>();
                 for (Worker w : workers) {
@@ -223,11 +257,12 @@ class NamenodeCrashTest {
                     dirs.addAll(w.dirs);
                 }
                 assertThat(acknowledged).as("mutations acknowledged before the kill").isGreaterThan(4 * 40);
-                System.out.printf("round %d: %d mutations acknowledged before kill -9, %d files and %d directories "
-                        + "expected, %d paths uncertain%n", round, acknowledged, files.size(), dirs.size(),
-                        uncertain.size());
+                System.out.printf("%d namenode(s), round %d: %d mutations acknowledged before kill -9 of namenode %d, "
+                        + "%d files and %d directories expected, %d paths uncertain%n", count, round, acknowledged,
+                        victim, files.size(), dirs.size(), uncertain.size());
 
-                nn = new NamenodeChild(journal, nn.port, log);
+                nn.set(victim, new NamenodeChild(tmp.resolve("journal-" + victim), ports[victim],
+                        tmp.resolve("namenode-" + victim + ".log"), addresses, victim));
                 try (TarnClient checker = TarnClient.connect(config)) {
                     awaitDatanodes(checker, datanodes.size());
                     for (int w = 0; w < CLIENTS; w++) {
@@ -276,7 +311,9 @@ class NamenodeCrashTest {
             for (DramDatanode dn : datanodes) {
                 dn.close();
             }
-            nn.close();
+            for (NamenodeChild child : nn) {
+                child.close();
+            }
         }
     }
 
@@ -290,15 +327,25 @@ class NamenodeCrashTest {
         return out;
     }
 
+    /** Until every namenode has {@code count} live datanodes. */
     private static void awaitDatanodes(TarnClient client, int count) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            List<DatanodeStatus> all = client.clusterStatus().datanodes();
-            if (all.stream().filter(d -> d.state() == DatanodeStatus.ALIVE).count() == count) {
-                return;
+        for (Map.Entry<String, CompletableFuture<ClusterStatus>> each : client.clusterStatusOfEach().entrySet()) {
+            while (true) {
+                List<DatanodeStatus> all;
+                try {
+                    all = each.getValue().get(10, TimeUnit.SECONDS).datanodes();
+                } catch (ExecutionException e) {
+                    all = List.of(); // still starting: ask again
+                }
+                if (all.stream().filter(d -> d.state() == DatanodeStatus.ALIVE).count() == count) {
+                    break;
+                }
+                assertThat(System.nanoTime()).as("datanodes registered again with %s within 30 s: %s",
+                        each.getKey(), all).isLessThan(deadline);
+                Thread.sleep(20);
+                each = Map.entry(each.getKey(), client.clusterStatusOfEach().get(each.getKey()));
             }
-            assertThat(System.nanoTime()).as("datanodes registered again within 30 s: %s", all).isLessThan(deadline);
-            Thread.sleep(20);
         }
     }
 }

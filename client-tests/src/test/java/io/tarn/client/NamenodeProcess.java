@@ -11,7 +11,9 @@ import java.nio.file.Path;
 /**
  * A namenode in a process of its own, for tests that kill it with kill -9: {@code main(journalDir,
  * port, blockSize)} starts it with {@code tarn.namenode.journal = disk} on 127.0.0.1:port (0: any),
- * prints {@code listening <port>} and runs until killed.
+ * prints {@code listening <port>} and runs until killed. {@code main(journalDir, port, blockSize,
+ * addresses, partition)} starts partition {@code partition} of the namenodes at {@code addresses}
+ * (tarn.namenode.address) on its port there.
  */
 public final class NamenodeProcess {
     private NamenodeProcess() {
@@ -20,10 +22,14 @@ public final class NamenodeProcess {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         String address = "127.0.0.1:" + Integer.parseInt(args[1]);
-        TarnConfig config = TarnConfig.builder()
+        TarnConfig.Builder b = TarnConfig.builder();
+        if (args.length > 3) {
+            b.set(TarnKeys.NAMENODE_ADDRESS, args[3]).set(TarnKeys.NAMENODE_PARTITION, Integer.parseInt(args[4]));
+        } else {
+            b.set(TarnKeys.NAMENODE_ADDRESS, address).set(TarnKeys.NAMENODE_BIND, address);
+        }
+        TarnConfig config = b
                 .set(TarnKeys.TRANSPORT, TransportKind.TCP)
-                .set(TarnKeys.NAMENODE_ADDRESS, address)
-                .set(TarnKeys.NAMENODE_BIND, address)
                 .set(TarnKeys.BLOCK_SIZE, Long.parseLong(args[2]))
                 .set(TarnKeys.RPC_IO_THREADS, 1)
                 .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK)

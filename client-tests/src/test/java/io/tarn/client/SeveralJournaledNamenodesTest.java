@@ -2,18 +2,19 @@ package io.tarn.client;
 
 import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnKeys;
-import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnFileNotFoundException;
-import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Partitions;
+import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
+import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.namespace.DirectoryInode;
 import io.tarn.namenode.namespace.Namespace;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,9 +28,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Several namenodes with {@code tarn.namenode.journal = disk}: each keeps its own files across a
- * restart, the coordinator keeps every directory, and a namenode that was down while directories
- * changed takes the coordinator's tree when it starts again (created, renamed and recursively
- * deleted directories, attributes), through recorded changes that its own next restart replays.
+ * restart, the coordinator keeps every directory, files moved between them stay moved (their
+ * blocks lent by the namenode that allocated them until given back), and a namenode that was down
+ * while directories changed takes the coordinator's tree when it starts again (created, renamed
+ * and recursively deleted directories, attributes), through recorded changes that its own next
+ * restart replays.
  * Real namenodes and datanodes over real sockets, journals on disk.
  */
 class SeveralJournaledNamenodesTest {
@@ -180,26 +183,79 @@ class SeveralJournaledNamenodesTest {
         }
     }
 
+    /** Free blocks at namenode {@code p}, over every datanode's share it manages. */
+    private static long free(MiniCluster cluster, int p) {
+        long free = 0;
+        for (DatanodeInfo dn : cluster.namenode(p).service().datanodes().all()) {
+            free += dn.freeBlocks();
+        }
+        return free;
+    }
+
     @Test
-    void aFileRenamedToAnotherNamenodesNameIsRefusedAndStaysWhereItWas() throws Exception {
+    void aFileMovedToAnotherNamenodeStaysMovedAcrossRestartsAndCheckpoints() throws Exception {
         try (MiniCluster cluster = cluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
-            String src = "/" + nameOf(0, "src", 0);
-            String dst = "/" + nameOf(1, "dst", 0);
-            byte[] data = random(BLOCK + 7, 5);
+            client.mkdirs("/out");
+            String src = "/out/" + nameOf(0, "src", 0);
+            String dst = "/out/" + nameOf(1, "dst", 0);
+            String back = "/out/" + nameOf(0, "back", 0);
+            byte[] data = random(2 * BLOCK + 7, 5);
+            byte[] second = random(BLOCK + 1, 6);
             write(client, src, data);
+            write(client, "/out/" + nameOf(0, "second", 0), second);
+            long free0 = free(cluster, 0);
 
-            Throwable t = catchThrowable(() -> client.rename(src, dst));
+            client.rename(src, dst);
 
-            assertThat(t).isInstanceOf(TarnError.class).hasMessageContaining("copy it");
-            assertThat(((TarnError) t).code()).isEqualTo(ErrorCode.NOT_SUPPORTED);
-            assertThat(read(client, src)).isEqualTo(data);
-            assertThat(catchThrowable(() -> client.getStatus(dst))).isInstanceOf(TarnFileNotFoundException.class);
-            // A rename within the file's own namenode still works.
-            String same = "/" + nameOf(0, "same", 0);
-            client.rename(src, same);
-            FileStatus s = client.getStatus(same);
-            assertThat(s.size()).isEqualTo(data.length);
+            Namespace ns0 = cluster.namenode(0).service().namespace();
+            assertThat(ns0.lentBlockCount()).as("the moved file's blocks, lent to namenode 1").isEqualTo(3);
+            assertThat(read(client, dst)).isEqualTo(data);
+            Eventually.within(Duration.ofSeconds(10), "namenode 1 forgot the settled move",
+                    () -> cluster.namenode(1).service().namespace().ledgerSize() == 0);
+            // Both restart, one from a checkpoint (lent blocks and foreign blocks in the image), one from its journal.
+            cluster.namenode(0).checkpoint();
+            cluster.namenode(1).checkpoint();
+            cluster.stopNamenode(1);
+            cluster.startNamenode(1);
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+            assertThat(catchThrowable(() -> client.getStatus(src))).isInstanceOf(TarnFileNotFoundException.class);
+            assertThat(read(client, dst)).isEqualTo(data);
+            assertThat(cluster.namenode(0).service().namespace().lentBlockCount()).isEqualTo(3);
+            assertThat(free(cluster, 0)).as("lent blocks stay allocated after a restart").isEqualTo(free0);
+            // New files at namenode 0 never take the moved file's places.
+            for (int i = 0; i < 4; i++) {
+                write(client, "/out/" + nameOf(0, "new", i), random(2 * BLOCK, 20 + i));
+            }
+            assertThat(read(client, dst)).isEqualTo(data);
+
+            // Moved back home, then deleted: its blocks are namenode 0's again, and freed.
+            client.rename(dst, back);
+            assertThat(read(client, back)).isEqualTo(data);
+            assertThat(cluster.namenode(0).service().namespace().lentBlockCount()).isZero();
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+            assertThat(read(client, back)).isEqualTo(data);
+            long beforeDelete = free(cluster, 0);
+            assertThat(client.delete(back, false)).isTrue();
+            assertThat(free(cluster, 0)).isEqualTo(beforeDelete + 3);
+
+            // Moved away and deleted there: namenode 1 gives the blocks back, which stays so after a restart.
+            String away = "/out/" + nameOf(1, "away", 0);
+            String third = "/out/" + nameOf(0, "third", 0);
+            write(client, third, random(BLOCK, 7));
+            client.rename(third, away);
+            long lentFree = free(cluster, 0);
+            assertThat(client.delete(away, false)).isTrue();
+            Eventually.within(Duration.ofSeconds(10), "namenode 0 got its block back",
+                    () -> cluster.namenode(0).service().namespace().lentBlockCount() == 0);
+            assertThat(free(cluster, 0)).isEqualTo(lentFree + 1);
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+            assertThat(cluster.namenode(0).service().namespace().lentBlockCount()).isZero();
+            assertThat(free(cluster, 0)).isEqualTo(lentFree + 1);
+            assertThat(read(client, "/out/" + nameOf(0, "second", 0))).isEqualTo(second);
         }
     }
 }

@@ -75,16 +75,6 @@ public final class DirectoryCoordinator implements AutoCloseable {
     private final Durability durability;
     private final ExecutorService thread;
 
-    /** Waits until a journal record is on disk. */
-    @FunctionalInterface
-    interface Durability {
-        /** No journal: nothing to wait for. */
-        Durability NONE = seq -> { };
-
-        /** Returns once record {@code seq} (0: none) is on disk; NAMESPACE_READ_ONLY when the journal failed. */
-        void await(long seq) throws TarnException;
-    }
-
     // The kinds of change a DIR_INTENT record holds (first byte), each followed by its request.
     static final byte MKDIR = 1;
     static final byte RENAME = 2;
@@ -536,7 +526,18 @@ public final class DirectoryCoordinator implements AutoCloseable {
         } catch (JournalFailedException e) {
             throw new TarnException(ErrorCode.NAMESPACE_READ_ONLY, "directories cannot change: " + e.getMessage());
         }
-        durability.await(seq);
+        try {
+            durability.after(seq).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof TarnException t ? t
+                    : new TarnException(ErrorCode.INTERNAL, "journal: " + e.getCause());
+        } catch (TimeoutException e) {
+            throw new TarnException(ErrorCode.TIMEOUT, "the namenode's journal did not write a directory change "
+                    + "within " + timeoutMs + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TarnException(ErrorCode.INTERNAL, "interrupted while waiting for the journal");
+        }
     }
 
     /** A change as its DIR_INTENT record holds it: {@code kind}, then the request. */

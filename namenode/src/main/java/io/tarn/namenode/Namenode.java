@@ -193,8 +193,7 @@ public final class Namenode implements AutoCloseable {
         startup.shut();
         RpcServer server = transport.bind(bindAddress, service);
         PeerLinks links = service.links();
-        links.start(transport, rpcTimeout, journal == null ? DirectoryCoordinator.Durability.NONE
-                : seq -> service.awaitDurable(seq, rpcTimeout));
+        links.start(transport, rpcTimeout, journal == null ? Durability.NONE : service::durable);
         if (links.coordinator() != null) {
             links.coordinator().recover(); // queued before any client's directory change can be
         }

@@ -35,9 +35,6 @@ import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -208,28 +205,18 @@ public final class NamenodeService implements RpcHandler {
     }
 
     /**
-     * Returns once journal record {@code seq} is on disk (at once without a journal, or for 0):
-     * NAMESPACE_READ_ONLY when the journal failed, TIMEOUT after {@code timeoutMs}.
+     * Completes once journal record {@code seq} is on disk (at once without a journal, or for 0), or
+     * exceptionally with NAMESPACE_READ_ONLY when the journal failed.
      */
-    void awaitDurable(long seq, long timeoutMs) throws TarnException {
+    CompletableFuture<Void> durable(long seq) {
         NamespaceJournal j = journal;
         if (j == null || seq == 0) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         j.whenDurable(seq, () -> done.complete(null), why -> done.completeExceptionally(
                 new TarnException(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(why))));
-        try {
-            done.get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw (TarnException) e.getCause();
-        } catch (TimeoutException e) {
-            throw new TarnException(ErrorCode.TIMEOUT, "the namenode's journal did not write record " + seq
-                    + " within " + timeoutMs + " ms");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TarnException(ErrorCode.INTERNAL, "interrupted while waiting for the journal");
-        }
+        return done;
     }
 
     /** The journal as CLUSTER_STATUS reports it. */

@@ -6,7 +6,7 @@ import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
-import io.tarn.namenode.PeerProtocol.AdoptUndoRequest;
+import io.tarn.namenode.PeerProtocol.AdoptionRequest;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
 import io.tarn.namenode.PeerProtocol.FreeBlocksRequest;
 import io.tarn.namenode.PeerProtocol.UnreachableRequest;
@@ -26,8 +26,8 @@ import io.tarn.rpc.RpcRequest;
  * partition 0's {@link DirectoryCoordinator} replicates (DIR_MKDIR, DIR_SET_ATTR, DIR_SET_REPLICATION,
  * DIR_SEAL, DIR_UNSEAL, DIR_DELETE, DIR_RENAME), a datanode another namenode's client could not
  * reach (DATANODE_UNREACHABLE), the steps of a file moving here from another namenode
- * ({@link FileMover}: FILE_ADOPT, FILE_ADOPT_UNDO, FREE_BLOCKS) and the tree a starting namenode
- * copies (DIR_SNAPSHOT).
+ * ({@link FileMover}: FILE_ADOPT, FILE_ADOPTION, FILE_ADOPTION_SETTLED, FREE_BLOCKS) and the tree a
+ * starting namenode copies (DIR_SNAPSHOT).
  *
  * <p>Called by {@link NamenodeService#handle} on a transport I/O thread (or, for directory changes
  * parked while this namenode started, by {@link StartupGate#open}). Each operation applies exactly
@@ -90,13 +90,18 @@ final class PeerHandler {
                 AdoptRequest r = AdoptRequest.decode(body);
                 sendStatus(request, namespace.adopt(r, files.adoptedBlocks(r.blocks(), partitioning.partition())));
             }
-            case Opcode.FILE_ADOPT_UNDO -> {
-                AdoptUndoRequest r = AdoptUndoRequest.decode(body);
-                namespace.undoAdopt(r.parent(), r.name(), r.fromId());
+            case Opcode.FILE_ADOPTION -> {
+                long newId = namespace.adoption(AdoptionRequest.decode(body).ticket());
+                ByteBuf out = request.response();
+                out.writeLong(newId);
+                request.send(out);
+            }
+            case Opcode.FILE_ADOPTION_SETTLED -> {
+                namespace.settleAdoption(AdoptionRequest.decode(body).ticket());
                 request.send(request.response());
             }
             case Opcode.FREE_BLOCKS -> {
-                files.freeReturned(FreeBlocksRequest.decode(body).blocks());
+                namespace.blocksReturned(files.freeReturned(FreeBlocksRequest.decode(body).blocks()));
                 request.send(request.response());
             }
             case Opcode.DIR_SNAPSHOT -> {

@@ -43,8 +43,6 @@ final class PeerLinks {
     private volatile RpcClient[] peers;
     private volatile DirectoryCoordinator coordinator;
     private volatile FileMover mover;
-    /** True with tarn.namenode.journal = disk: files do not move between namenodes yet. */
-    private volatile boolean journaled;
 
     PeerLinks(Partitioning partitioning, Namespace namespace, FileService files, BlockAllocator allocator,
               Clock clock) {
@@ -60,12 +58,12 @@ final class PeerLinks {
      * shared by everything below) and starts partition 0's directory coordinator, and on every
      * namenode the file mover.
      */
-    void start(Transport transport, long timeoutMs, DirectoryCoordinator.Durability durability) {
-        journaled = durability != DirectoryCoordinator.Durability.NONE;
+    void start(Transport transport, long timeoutMs, Durability durability) {
         if (partitioning.count() > 1) {
             peers = partitioning.connectOthers(transport);
-            mover = new FileMover(partitioning, namespace, files, peers);
+            mover = new FileMover(partitioning, namespace, files, peers, durability);
             allocator.returnForeignBlocksTo(mover::returnHome);
+            mover.resume(namespace.openMoves());
             if (partitioning.isCoordinator()) {
                 coordinator = new DirectoryCoordinator(partitioning, namespace, clock, peers, timeoutMs, durability);
             }
@@ -76,6 +74,9 @@ final class PeerLinks {
     void stop() {
         if (coordinator != null) {
             coordinator.close();
+        }
+        if (mover != null) {
+            mover.close();
         }
         RpcClient[] clients = peers;
         if (clients != null) {
@@ -95,15 +96,6 @@ final class PeerLinks {
     /** Carries out a file rename that moves the file to another namenode (see {@link FileMover#move}). */
     CompletableFuture<Void> move(FileMove move) {
         FileMover m = mover;
-        if (m != null && journaled) {
-            // A move needs an intent at the sender and a ledger at the receiver to survive a crash of
-            // either side; until namenodes keep them, a journaled namenode does not move files.
-            namespace.abortMove(move);
-            return CompletableFuture.failedFuture(new TarnException(ErrorCode.NOT_SUPPORTED, "cannot rename '"
-                    + move.srcPath() + "' to '" + move.targetPath() + "': the new name belongs to "
-                    + partitioning.describe(move.to()) + ", and namenodes with tarn.namenode.journal = disk do not "
-                    + "move files between them yet: copy it to the new name and delete the old one"));
-        }
         if (m == null) {
             namespace.abortMove(move);
             return CompletableFuture.failedFuture(new TarnException(ErrorCode.NOT_SUPPORTED, "cannot rename '"

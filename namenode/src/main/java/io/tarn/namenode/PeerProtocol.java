@@ -126,12 +126,12 @@ public final class PeerProtocol {
      * the file as {@code name} in directory {@code parent}, with these attributes and blocks, under an
      * id of the receiver's. {@code writer} is the client whose lease the file is under construction
      * for, 0 for a closed file ({@code size} is then final, else what the writer reported stored).
-     * {@code fromId} is the file's id at the sender, remembered so that FILE_ADOPT_UNDO takes back
-     * exactly this adoption. Answered with the new file's status.
+     * {@code fromId} is the file's id at the sender; {@code ticket} names this attempt to move it, the
+     * key of the receiver's ledger entry (FILE_ADOPTION). Answered with the new file's status.
      */
     public record AdoptRequest(String parent, String name, long fromId, long writer, long size, int blockSize,
                                int storageClass, int replication, long creationTime, long modificationTime,
-                               long accessTime, Ownership ownership, List<MovedBlock> blocks) {
+                               long accessTime, Ownership ownership, List<MovedBlock> blocks, long ticket) {
         public void encode(ByteBuf buf) {
             Wire.writeString(buf, parent);
             Wire.writeString(buf, name);
@@ -146,6 +146,7 @@ public final class PeerProtocol {
             buf.writeLong(accessTime);
             writeOwnership(buf, ownership);
             MovedBlock.encodeAll(buf, blocks);
+            buf.writeLong(ticket);
         }
 
         public static AdoptRequest decode(ByteBuf buf) {
@@ -153,7 +154,7 @@ public final class PeerProtocol {
                     Wire.readLong(buf), Wire.readLong(buf), Wire.readInt(buf, 1, Integer.MAX_VALUE, "block size"),
                     Wire.readInt(buf), Wire.readUnsignedByte(buf),
                     Wire.readLong(buf), Wire.readLong(buf), Wire.readLong(buf), readOwnership(buf),
-                    MovedBlock.decodeAll(buf));
+                    MovedBlock.decodeAll(buf), Wire.readLong(buf));
             Wire.end(buf);
             if (!Replication.valid(r.replication)) {
                 throw new MalformedMessageException("adopted file of replication " + r.replication);
@@ -163,19 +164,21 @@ public final class PeerProtocol {
     }
 
     /**
-     * FILE_ADOPT_UNDO: the sender of a FILE_ADOPT that got no answer takes it back: the file
-     * {@code name} in {@code parent} adopted from {@code fromId} is unlinked without freeing its
-     * blocks (they stay the sender's). Nothing happens when there is no such file.
+     * FILE_ADOPTION and FILE_ADOPTION_SETTLED: the move with {@code ticket} (its sender's random
+     * number for this attempt, in its FILE_ADOPT). The answer to FILE_ADOPTION is the id the receiver
+     * adopted the file under, or {@link #NOT_ADOPTED}: then it never will be in this attempt (its
+     * FILE_ADOPT arriving later is refused).
      */
-    public record AdoptUndoRequest(String parent, String name, long fromId) {
+    public record AdoptionRequest(long ticket) {
+        /** FILE_ADOPTION's answer for a file that was not adopted, and never will be. */
+        public static final long NOT_ADOPTED = -1;
+
         public void encode(ByteBuf buf) {
-            Wire.writeString(buf, parent);
-            Wire.writeString(buf, name);
-            buf.writeLong(fromId);
+            buf.writeLong(ticket);
         }
 
-        public static AdoptUndoRequest decode(ByteBuf buf) {
-            AdoptUndoRequest r = new AdoptUndoRequest(Wire.readString(buf), Wire.readString(buf), Wire.readLong(buf));
+        public static AdoptionRequest decode(ByteBuf buf) {
+            AdoptionRequest r = new AdoptionRequest(Wire.readLong(buf));
             Wire.end(buf);
             return r;
         }

@@ -1,5 +1,6 @@
 package io.tarn.namenode;
 
+import io.netty.buffer.ByteBuf;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.fs.BlockRef;
@@ -18,7 +19,7 @@ import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
-import io.tarn.namenode.PeerProtocol.AdoptUndoRequest;
+import io.tarn.namenode.PeerProtocol.AdoptionRequest;
 import io.tarn.common.protocol.NamenodeProtocol.AllocateBlocksRequest;
 import io.tarn.common.protocol.NamenodeProtocol.AppendRequest;
 import io.tarn.common.protocol.NamenodeProtocol.BlockRefs;
@@ -80,7 +81,8 @@ import static io.tarn.common.protocol.Opcode.DIR_SET_ATTR;
 import static io.tarn.common.protocol.Opcode.DIR_SNAPSHOT;
 import static io.tarn.common.protocol.Opcode.DIR_UNSEAL;
 import static io.tarn.common.protocol.Opcode.FILE_ADOPT;
-import static io.tarn.common.protocol.Opcode.FILE_ADOPT_UNDO;
+import static io.tarn.common.protocol.Opcode.FILE_ADOPTION;
+import static io.tarn.common.protocol.Opcode.FILE_ADOPTION_SETTLED;
 import static io.tarn.common.protocol.Opcode.FREE_BLOCKS;
 import static io.tarn.common.protocol.Opcode.GET_BLOCK;
 import static io.tarn.common.protocol.Opcode.GET_BLOCKS;
@@ -107,6 +109,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class AudienceDispatchTest {
     private static final long CLIENT = 0x5EED;
+    /** The ticket of the move FILE_ADOPT takes part in. */
+    private static final long TICKET = 0x7E;
     private static final int BLOCK = 64 * 1024;
     private static final Ownership OWN = new Ownership("ann", "staff", 0750);
 
@@ -116,12 +120,13 @@ class AudienceDispatchTest {
                     SYNC, SET_ATTR, APPEND, GET_BLOCKS, GET_PARTITIONS, WHERE_MOVED, ALLOCATE_BLOCKS,
                     SET_REPLICATION, GET_REPLICATION, REPLACE_BLOCK),
             Audience.PEER, Set.of(DIR_MKDIR, DIR_DELETE, DIR_RENAME, DIR_SET_ATTR, DIR_SEAL, DIR_UNSEAL, FILE_ADOPT,
-                    FILE_ADOPT_UNDO, FREE_BLOCKS, DIR_SNAPSHOT, DIR_SET_REPLICATION, DATANODE_UNREACHABLE),
+                    FILE_ADOPTION, FREE_BLOCKS, DIR_SNAPSHOT, DIR_SET_REPLICATION, DATANODE_UNREACHABLE,
+                    FILE_ADOPTION_SETTLED),
             Audience.DATANODE, Set.of(REGISTER_DATANODE, HEARTBEAT, DEREGISTER_DATANODE),
             Audience.ADMIN, Set.of(CLUSTER_STATUS, FSCK, PING)));
 
     /** Opcodes no audience has: gaps between namenode opcodes, datanode opcodes, and beyond. */
-    private static final int[] UNSERVED = {0, 25, 29, 42, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
+    private static final int[] UNSERVED = {0, 25, 29, 43, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
             Opcode.SC_READ, Opcode.SC_WRITE, Opcode.GROUP_WRITE, Opcode.GROUP_READ, 199, 201, 0xFFFF};
 
     private LoopbackNamenode loopback;
@@ -303,14 +308,20 @@ class AudienceDispatchTest {
         long fromId = FileIds.file(1, 5, 0);
         steps.put(FILE_ADOPT, () -> {
             FileStatus adopted = status(FILE_ADOPT, b -> new AdoptRequest("/d", "adopted", fromId, 0, 0, BLOCK, 0,
-                    1, 10, 20, 30, OWN, List.of()).encode(b));
+                    1, 10, 20, 30, OWN, List.of(), TICKET).encode(b));
             assertThat(adopted.modificationTime()).isEqualTo(20);
             assertThat(getFile("/d/adopted").fileId()).isEqualTo(adopted.fileId());
         });
-        steps.put(FILE_ADOPT_UNDO, () -> {
-            callEmpty(FILE_ADOPT_UNDO, b -> new AdoptUndoRequest("/d", "adopted", fromId).encode(b));
-            assertThat(error(GET_FILE, b -> new PathRequest("/d/adopted").encode(b)).code())
-                    .isEqualTo(ErrorCode.FILE_NOT_FOUND);
+        steps.put(FILE_ADOPTION, () -> {
+            long adoptedAs = getFile("/d/adopted").fileId();
+            assertThat(call(FILE_ADOPTION, b -> new AdoptionRequest(TICKET).encode(b), ByteBuf::readLong))
+                    .isEqualTo(adoptedAs);
+            assertThat(call(FILE_ADOPTION, b -> new AdoptionRequest(TICKET + 1).encode(b), ByteBuf::readLong))
+                    .isEqualTo(AdoptionRequest.NOT_ADOPTED);
+        });
+        steps.put(FILE_ADOPTION_SETTLED, () -> {
+            callEmpty(FILE_ADOPTION_SETTLED, b -> new AdoptionRequest(TICKET).encode(b));
+            assertThat(namenode.service().namespace().ledgerSize()).as("the not-adopted answer stays").isEqualTo(1);
         });
         steps.put(FREE_BLOCKS, () -> callEmpty(FREE_BLOCKS, b -> new FreeBlocksRequest(List.of()).encode(b)));
         steps.put(SET_REPLICATION, () -> assertThat(status(SET_REPLICATION, b -> new SetReplicationRequest("/d", 3)

@@ -10,6 +10,7 @@ import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.Partitions;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
+import io.tarn.namenode.PeerProtocol.AdoptionRequest;
 import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
 import io.tarn.namenode.PeerProtocol.FreeBlocksRequest;
@@ -128,7 +129,7 @@ class FileMoveTest {
 
         FileStatus adopted = adoptAt1(move);
         nn[0].files().forward(before.fileId(), adopted.fileId(), dst); // as FileMover does
-        nn[0].namespace().commitMove(move);
+        nn[0].namespace().commitMove(move, 0L);
 
         failsWith(ErrorCode.FILE_NOT_FOUND, () -> nn[0].namespace().getFile(src));
         assertThat(failsWith(ErrorCode.MOVED, () -> nn[0].files().getBlocks(before.fileId(), 0, 1)))
@@ -174,7 +175,7 @@ class FileMoveTest {
         assertThat(free(0)).isEqualTo(free0 - 3);
         FileMove move = nn[0].namespace().rename(src, dst).move();
         adoptAt1(move);
-        nn[0].namespace().commitMove(move);
+        nn[0].namespace().commitMove(move, 0L);
 
         // Namenode 1's allocator sends foreign blocks home; capture and deliver them like FREE_BLOCKS.
         nn[1].allocator().returnForeignBlocksTo((home, blocks) -> {
@@ -189,11 +190,11 @@ class FileMoveTest {
         List<MovedBlock> ofAnEarlierRun = wire.blocks().stream().map(m -> new MovedBlock(m.host(), m.port(),
                 m.homePartition(), m.homeEpoch() + 1, m.homeDatanodeId(), m.homeIncarnation(), m.regionId(),
                 m.regionBlock(), m.generation(), 0, 0)).toList();
-        assertThat(nn[0].files().freeReturned(ofAnEarlierRun)).as("blocks of another run of namenode 0").isZero();
+        assertThat(nn[0].files().freeReturned(ofAnEarlierRun)).as("blocks of another run of namenode 0").isEmpty();
         assertThat(free(0)).isEqualTo(free0 - 3);
-        assertThat(nn[0].files().freeReturned(wire.blocks())).isEqualTo(3);
+        assertThat(nn[0].files().freeReturned(wire.blocks())).hasSize(3);
         assertThat(free(0)).isEqualTo(free0);
-        assertThat(nn[0].files().freeReturned(wire.blocks())).as("a repeated request frees nothing twice").isZero();
+        assertThat(nn[0].files().freeReturned(wire.blocks())).as("a repeated request frees nothing twice").isEmpty();
         assertThat(free(0)).isEqualTo(free0);
         assertThat(nn[1].namespace().fileCount()).isZero();
     }
@@ -242,28 +243,46 @@ class FileMoveTest {
 
         // The move of b succeeds: it escaped the delete (the rename came first), its blocks held at 1.
         adoptAt1(winning);
-        nn[0].namespace().commitMove(winning);
+        nn[0].namespace().commitMove(winning, 0L);
         assertThat(nn[0].namespace().fileCount()).isZero();
         assertThat(free(0)).isEqualTo(free0 - 2);
         assertThat(nn[1].namespace().getFile("/out/" + nameOf(1, "y")).size()).isEqualTo(2L * Fixture.BLOCK - 10);
     }
 
     @Test
-    void anUndoneAdoptionLeavesNothingAtTheAdopterAndFreesNothing() throws Exception {
+    void theReceiverTellsHowAMoveEndedAndRefusesAnAdoptionItSaidWouldNotHappen() throws Exception {
         String src = "/out/" + nameOf(0, "u");
-        String dst = nameOf(1, "v");
-        FileStatus s = writeAt0(src, 2);
-        long free0 = free(0);
-        FileMove move = nn[0].namespace().rename(src, "/out/" + dst).move();
-        adoptAt1(move);
-        nn[1].namespace().undoAdopt("/out", dst, s.fileId() + 1); // another adoption's id: not this one
+        writeAt0(src, 2);
+        FileMove move = nn[0].namespace().rename(src, "/out/" + nameOf(1, "v")).move();
+        FileStatus adopted = adoptAt1(move);
+        // The answer to FILE_ADOPT was lost: the sender asks how it ended.
+        assertThat(nn[1].namespace().adoption(move.ticket())).isEqualTo(adopted.fileId());
+        // FILE_ADOPT asked again: the same file, not a second one.
+        assertThat(adoptAt1(move).fileId()).isEqualTo(adopted.fileId());
         assertThat(nn[1].namespace().fileCount()).isEqualTo(1);
-        nn[1].namespace().undoAdopt("/out", dst, s.fileId());
-        nn[0].namespace().abortMove(move);
-        failsWith(ErrorCode.FILE_NOT_FOUND, () -> nn[1].namespace().getFile("/out/" + dst));
-        assertThat(nn[1].namespace().fileCount()).isZero();
-        assertThat(nn[0].namespace().getFile(src).size()).isEqualTo(s.size());
+        nn[0].namespace().commitMove(move, adopted.fileId());
+        assertThat(nn[0].namespace().lentBlockCount()).as("its blocks, lent to namenode 1").isEqualTo(2);
+        assertThat(nn[1].namespace().ledgerSize()).isEqualTo(1);
+        nn[1].namespace().settleAdoption(move.ticket());
+        assertThat(nn[1].namespace().ledgerSize()).isZero();
+
+        // A FILE_ADOPT that had not arrived when the sender asked: never adopted, even when it comes late.
+        String src2 = "/out/" + nameOf(0, "w");
+        FileStatus s2 = writeAt0(src2, 1);
+        long free0 = free(0);
+        FileMove late = nn[0].namespace().rename(src2, "/out/" + nameOf(1, "z")).move();
+        assertThat(nn[1].namespace().adoption(late.ticket())).isEqualTo(AdoptionRequest.NOT_ADOPTED);
+        assertThat(failsWith(ErrorCode.RENAME_INVALID, () -> adoptAt1(late))).contains("would not happen");
+        nn[0].namespace().abortMove(late);
+        assertThat(nn[0].namespace().getFile(src2).size()).isEqualTo(s2.size());
+        assertThat(nn[1].namespace().fileCount()).isEqualTo(1);
         assertThat(free(0)).isEqualTo(free0);
+        // Moved again, the file is a new attempt with a ticket of its own.
+        FileMove again = nn[0].namespace().rename(src2, "/out/" + nameOf(1, "z")).move();
+        assertThat(again.ticket()).isNotEqualTo(late.ticket());
+        assertThat(adoptAt1(again).size()).isEqualTo(s2.size());
+        nn[0].namespace().commitMove(again, 0L);
+        assertThat(nn[1].namespace().fileCount()).isEqualTo(2);
     }
 
     @Test
@@ -274,7 +293,7 @@ class FileMoveTest {
         writeAt0(a, 1);
         FileMove there = nn[0].namespace().rename(a, b).move();
         adoptAt1(there);
-        nn[0].namespace().commitMove(there);
+        nn[0].namespace().commitMove(there, 0L);
 
         // Append at 1: the partly filled foreign block is written with namenode 0's write token,
         // the next block comes from namenode 1's own regions.
@@ -294,7 +313,7 @@ class FileMoveTest {
         FileMove back = nn[1].namespace().rename(b, c).move();
         AdoptRequest r = back.adoptRequest(nn[1].files().movedBlocks(back.file(), 1));
         FileStatus home = nn[0].namespace().adopt(r, nn[0].files().adoptedBlocks(r.blocks(), 0));
-        nn[1].namespace().commitMove(back);
+        nn[1].namespace().commitMove(back, 0L);
         List<BlockRef> refs = nn[0].files().getBlocks(home.fileId(), 0, 10);
         assertThat(refs).hasSize(2);
         assertThat(nn[0].tokens().check(refs.get(0).token(), refs.get(0).datanodeId(), refs.get(0).regionId(),
@@ -317,7 +336,7 @@ class FileMoveTest {
         failsWith(ErrorCode.RETRY, () -> nn[0].files().close(s.fileId(), WRITER, 10));
         FileStatus adopted = adoptAt1(move);
         nn[0].files().forward(s.fileId(), adopted.fileId(), dst);
-        nn[0].namespace().commitMove(move);
+        nn[0].namespace().commitMove(move, 0L);
         assertThat(adopted.underConstruction()).isTrue();
         assertThat(nn[0].leases().fileCount()).as("the lease left with the file").isZero();
         assertThat(nn[1].leases().fileCount()).isEqualTo(1);

@@ -5,7 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
-import io.tarn.namenode.PeerProtocol.AdoptUndoRequest;
+import io.tarn.namenode.PeerProtocol.AdoptionRequest;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
 import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
 import io.tarn.namenode.PeerProtocol.DirectorySnapshot.Directory;
@@ -43,7 +43,7 @@ class PeerProtocolTest {
 
     @Property(tries = 200)
     void adoptUndoRoundTrips(@ForAll("texts") String parent, @ForAll("texts") String name, @ForAll long from) {
-        check(new AdoptUndoRequest(parent, name, from), AdoptUndoRequest::encode, AdoptUndoRequest::decode);
+        check(new AdoptionRequest(from), AdoptionRequest::encode, AdoptionRequest::decode);
     }
 
     @Property(tries = 200)
@@ -107,7 +107,7 @@ class PeerProtocolTest {
         return Combinators.combine(texts(), texts(), Arbitraries.longs(), Arbitraries.longs(), Arbitraries.longs(),
                 Arbitraries.integers().between(1, Integer.MAX_VALUE), ownerships(), movedBlockLists())
                 .as((parent, name, from, writer, size, blockSize, ownership, blocks) -> new AdoptRequest(parent, name,
-                        from, writer, size, blockSize, 0, 3, 1L, 2L, 3L, ownership, blocks));
+                        from, writer, size, blockSize, 0, 3, 1L, 2L, 3L, ownership, blocks, writer ^ size));
     }
 
     @Provide

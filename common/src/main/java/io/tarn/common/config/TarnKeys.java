@@ -106,10 +106,9 @@ public final class TarnKeys {
                     + "before it is acknowledged; a restarted namenode replays it and serves the same files, whose "
                     + "datanodes register again, block groups included. With several namenodes each journals its "
                     + "own files, namenode 0 every directory change before it sends it to the others, and a "
-                    + "restarted namenode takes namenode 0's directories; files do not move between them yet (a "
-                    + "rename to a name another namenode owns fails with NOT_SUPPORTED). none: the namespace "
-                    + "lives in memory only and a restarted namenode starts empty; for purely ephemeral scratch "
-                    + "data.");
+                    + "restarted namenode takes namenode 0's directories; a file moved between them is recorded "
+                    + "at both, and a move a crash interrupted is settled when they are back. none: the namespace "
+                    + "lives in memory only and a restarted namenode starts empty (for ephemeral scratch data).");
 
     public static final ConfigKey<String> NAMENODE_JOURNAL_DIR = ConfigKey.string("tarn.namenode.journal.dir", "",
             "Directory on disk (not tmpfs) of the namenode's journal with tarn.namenode.journal = disk: segment "

@@ -88,7 +88,8 @@ public final class Opcode {
     @Op(audience = PEER) public static final int DIR_UNSEAL = 35;
     // Namenode to namenode: a file renamed to a name another namenode owns moves there.
     @Op(audience = PEER) public static final int FILE_ADOPT = 36;
-    @Op(audience = PEER) public static final int FILE_ADOPT_UNDO = 37;
+    // Did the receiver adopt a file (answered for good: an adoption not seen by then never happens)?
+    @Op(audience = PEER) public static final int FILE_ADOPTION = 37;
     @Op(audience = PEER) public static final int FREE_BLOCKS = 38;
     // Namenode to namenode: a starting namenode copies the directory tree of a running one.
     @Op(audience = PEER, readOnly = true) public static final int DIR_SNAPSHOT = 39;
@@ -96,6 +97,8 @@ public final class Opcode {
     @Op(audience = PEER) public static final int DIR_SET_REPLICATION = 40;
     // Namenode to namenode: a datanode a client could not reach, left out of allocation everywhere.
     @Op(audience = PEER) public static final int DATANODE_UNREACHABLE = 41;
+    // Namenode to namenode: the sender of a moved file recorded the move's outcome; the receiver forgets it.
+    @Op(audience = PEER) public static final int FILE_ADOPTION_SETTLED = 42;
 
     // Clients to a datanode.
     @Op(audience = DATA) public static final int WRITE_BLOCK = 100;

@@ -14,14 +14,14 @@ class OpcodeTest {
     @Test
     void theTableHoldsEveryOperationOnceWithItsConstantsName() {
         int[] all = Opcode.all();
-        assertThat(all).hasSize(46).isSorted().doesNotHaveDuplicates();
+        assertThat(all).hasSize(47).isSorted().doesNotHaveDuplicates();
         Set<String> names = Arrays.stream(all).mapToObj(Opcode::name).collect(Collectors.toSet());
         assertThat(names).hasSize(all.length).noneMatch(n -> n.startsWith("OP_"));
         assertThat(Opcode.name(Opcode.ALLOCATE_BLOCKS)).isEqualTo("ALLOCATE_BLOCKS");
         assertThat(Opcode.name(Opcode.SC_WRITE)).isEqualTo("SC_WRITE");
         assertThat(Opcode.isKnown(Opcode.DIR_SNAPSHOT)).isTrue();
-        assertThat(Opcode.isKnown(42)).isFalse();
-        assertThat(Opcode.audience(42)).isNull();
+        assertThat(Opcode.isKnown(43)).isFalse();
+        assertThat(Opcode.audience(43)).isNull();
     }
 
     @Test
@@ -39,8 +39,8 @@ class OpcodeTest {
     @Test
     void everyAudienceHasItsOperationsAndOnlyDataCallsAreNotMetadata() {
         assertThat(names(Audience.PEER)).containsExactlyInAnyOrder("DIR_MKDIR", "DIR_DELETE", "DIR_RENAME",
-                "DIR_SET_ATTR", "DIR_SEAL", "DIR_UNSEAL", "FILE_ADOPT", "FILE_ADOPT_UNDO", "FREE_BLOCKS",
-                "DIR_SNAPSHOT", "DIR_SET_REPLICATION", "DATANODE_UNREACHABLE");
+                "DIR_SET_ATTR", "DIR_SEAL", "DIR_UNSEAL", "FILE_ADOPT", "FILE_ADOPTION", "FREE_BLOCKS",
+                "DIR_SNAPSHOT", "DIR_SET_REPLICATION", "DATANODE_UNREACHABLE", "FILE_ADOPTION_SETTLED");
         assertThat(names(Audience.DATANODE))
                 .containsExactlyInAnyOrder("REGISTER_DATANODE", "HEARTBEAT", "DEREGISTER_DATANODE");
         assertThat(names(Audience.ADMIN)).containsExactlyInAnyOrder("CLUSTER_STATUS", "FSCK", "PING");
@@ -53,7 +53,7 @@ class OpcodeTest {
         for (int op : Opcode.all()) {
             assertThat(Opcode.isMetadata(op)).as(Opcode.name(op)).isEqualTo(Opcode.audience(op) != Audience.DATA);
         }
-        assertThat(Opcode.isMetadata(42)).isFalse();
+        assertThat(Opcode.isMetadata(43)).isFalse();
     }
 
     private static Set<String> names(Audience audience) {

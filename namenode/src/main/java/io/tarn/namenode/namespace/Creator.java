@@ -120,7 +120,8 @@ final class Creator {
      * marked moving until it is linked for good, so that a recursive delete racing the adoption
      * never frees blocks that the sender still holds.
      */
-    FileStatus adopt(DirectoryInode parent, AdoptRequest r, Block[] blocks, String path) throws TarnException {
+    FileStatus adopt(DirectoryInode parent, AdoptRequest r, Block[] blocks, String path, AdoptionLedger ledger,
+                     LentBlocks lent) throws TarnException {
         if (parent.children().get(r.name()) != null) {
             throw new TarnException(ErrorCode.FILE_EXISTS, "'" + path + "' exists");
         }
@@ -146,14 +147,19 @@ final class Creator {
             throw DirectoryInode.refused(state, "cannot move a file to '" + path + "'");
         }
         boolean sweptAfterLinking;
+        long now = clock.millis();
         synchronized (file) {
             sweptAfterLinking = file.unlinkedWhileMoving();
             file.endMove();
+            // Recorded with its blocks in one record, and in the ledger, before anyone answers the sender.
+            ledger.adopted(r.ticket(), id);
+            lent.giveBackAll(blocks); // blocks of this namenode's coming home with their file
+            NamespaceEdits.adopt(log, parent, r.name(), file, r.ticket(), now);
         }
         if (sweptAfterLinking) {
             deleter.retire(file); // a recursive delete came right after: the rename went first, then it
         }
-        parent.touch(clock.millis());
+        parent.touch(now);
         return file.status();
     }
 

@@ -40,7 +40,7 @@ public final class FileInode extends Inode {
     private volatile boolean underConstruction = true;
     private volatile boolean retired;
     private volatile boolean moving;
-    /** For a file that moved in from another namenode: its id there (for FILE_ADOPT_UNDO); else 0. */
+    /** For a file that moved in from another namenode: its id there (its ledger entry); else 0. */
     private final long adoptedFrom;
     // Guarded by this: a recursive delete unlinked the file while it was moving.
     private boolean unlinkedWhileMoving;

@@ -5,6 +5,7 @@ import io.tarn.namenode.PeerProtocol.AdoptRequest;
 import io.tarn.namenode.PeerProtocol.MovedBlock;
 
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A rename of a closed file to a name another namenode owns, between its start here and its end:
@@ -20,9 +21,11 @@ public final class FileMove {
     private final String targetParent;
     private final String targetName;
     private final int to;
+    private final long ticket;
 
     FileMove(FileInode file, DirectoryInode srcParent, String srcName, String srcPath, String targetParent,
-             String targetName, int to) {
+             String targetName, int to, long ticket) {
+        this.ticket = ticket;
         this.file = file;
         this.srcParent = srcParent;
         this.srcName = srcName;
@@ -61,6 +64,16 @@ public final class FileMove {
         return TarnPath.child(targetParent, targetName);
     }
 
+    /** A random number naming this attempt to move the file (the receiver's ledger key). */
+    public long ticket() {
+        return ticket;
+    }
+
+    /** A fresh ticket for a new attempt. */
+    static long newTicket() {
+        return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    }
+
     /** The partition owning the new name. */
     public int to() {
         return to;
@@ -70,6 +83,6 @@ public final class FileMove {
     public AdoptRequest adoptRequest(List<MovedBlock> blocks) {
         return new AdoptRequest(targetParent, targetName, file.id(), file.writer(), file.size(), file.blockSize(),
                 file.storageClass(), file.replication(), file.creationTime(), file.modificationTime(),
-                file.accessTime(), file.ownership(), blocks);
+                file.accessTime(), file.ownership(), blocks, ticket);
     }
 }

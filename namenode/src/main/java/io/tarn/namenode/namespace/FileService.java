@@ -481,16 +481,20 @@ public final class FileService {
         return tokens.key0();
     }
 
-    /** FREE_BLOCKS: this namenode's blocks given back by one a file had moved to. */
-    public int freeReturned(List<MovedBlock> blocks) {
-        int freed = 0;
+    /**
+     * FREE_BLOCKS: this namenode's blocks given back by one a file had moved to. Returns the places
+     * freed (for the namespace to record and strike from its lent blocks); a block of an earlier run,
+     * already freed or allocated again since, is left alone.
+     */
+    public List<LentBlocks.Place> freeReturned(List<MovedBlock> blocks) {
+        List<LentBlocks.Place> freed = new ArrayList<>();
         for (MovedBlock m : blocks) {
             if (m.homeEpoch() != epoch()) {
                 continue;
             }
             DatanodeInfo dn = datanodes.get(m.homeDatanodeId());
             if (dn != null && dn.releaseReturned(m.homeIncarnation(), m.regionId(), m.regionBlock(), m.generation())) {
-                freed++;
+                freed.add(new LentBlocks.Place(dn.id(), m.regionId(), m.regionBlock()));
             }
         }
         return freed;

@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -79,6 +80,12 @@ public final class Namespace {
      * journal was last closed, as replay found it; null when none.
      */
     private final AtomicReference<byte[]> unfinishedDirectoryChange = new AtomicReference<>();
+    /** Files other namenodes moved here, by their id there, until their sender settles them. */
+    private final AdoptionLedger ledger = new AdoptionLedger();
+    /** This namenode's blocks that files moved to other namenodes hold. */
+    private final LentBlocks lent = new LentBlocks();
+    /** Moves of files to other namenodes begun and not yet ended, by file id. */
+    private final Map<Long, MoveIntent> openMoves = new ConcurrentHashMap<>();
     /** Held by renames and recursive deletes only (and a snapshot of the tree). */
     private final ReentrantLock structureLock = new ReentrantLock();
 
@@ -133,7 +140,7 @@ public final class Namespace {
      */
     public NamespaceReplay replay() {
         return new NamespaceReplay(paths.root(), files, counts, leases, creator, allocator.datanodes(),
-                allocator.groups(), unfinishedDirectoryChange);
+                allocator.groups(), unfinishedDirectoryChange, ledger, lent, openMoves);
     }
 
     /**
@@ -512,19 +519,39 @@ public final class Namespace {
     }
 
     /**
-     * The partition owning the new name adopted the file: it is unlinked here and retired without
-     * freeing its blocks (the adopted file holds them). Its id stops working here.
+     * Records that the move has begun (MOVE_BEGIN), before the receiver is asked to adopt the file;
+     * returns the record's sequence number, to wait until it is on disk (0 without a journal).
      */
-    public void commitMove(FileMove move) {
+    public long recordMoveBegin(FileMove move) {
+        FileInode f = move.file();
+        synchronized (f) {
+            openMoves.put(f.id(), new MoveIntent(f.id(), move.ticket(), move.to(), move.targetParent(),
+                    move.targetName(), null));
+            return NamespaceEdits.moveBegin(log, f.id(), move.ticket(), move.to(), move.targetParent(),
+                    move.targetName());
+        }
+    }
+
+    /**
+     * The partition owning the new name adopted the file as {@code newId}: it is unlinked here and
+     * retired without freeing its blocks (the adopted file holds them; they are lent until given
+     * back). Its id stops working here. Returns the sequence number of the commit's record.
+     */
+    public long commitMove(FileMove move, long newId) {
         FileInode f = move.file();
         boolean retired;
         long writer;
+        long seq;
+        long now = clock.millis();
         synchronized (f) {
             if (!f.unlinkedWhileMoving()) {
                 move.srcParent().children().remove(move.srcName(), f);
             }
             writer = f.writer();
+            lent.lend(f.blocks()); // before retiring takes the blocks from the file
             retired = f.retireMoved();
+            openMoves.remove(f.id());
+            seq = NamespaceEdits.moveCommit(log, f.id(), newId, now);
         }
         if (retired) {
             if (writer != FileInode.NO_CLIENT) {
@@ -533,7 +560,8 @@ public final class Namespace {
             files.release(f.id());
             counts.fileRemoved();
         }
-        move.srcParent().touch(clock.millis());
+        move.srcParent().touch(now);
+        return seq;
     }
 
     /**
@@ -546,6 +574,9 @@ public final class Namespace {
         synchronized (f) {
             swept = f.unlinkedWhileMoving();
             f.endMove();
+            if (openMoves.remove(f.id()) != null) {
+                NamespaceEdits.moveAbort(log, f.id());
+            }
         }
         if (swept) {
             deleter.retire(f);
@@ -553,37 +584,161 @@ public final class Namespace {
     }
 
     /**
+     * The moves this namenode began and had not ended when it stopped (found by replay): the
+     * caller asks each receiver how it ended ({@link #resumeMove}, {@link #endSweptMove}).
+     */
+    public List<MoveIntent> openMoves() {
+        return new ArrayList<>(openMoves.values());
+    }
+
+    /**
+     * Marks the file of an open move (linked here) moving again and returns the move, to end it as
+     * its receiver says; null when the file is not there any more.
+     */
+    public FileMove resumeMove(MoveIntent intent) {
+        FileInode f = files.get(intent.fileId());
+        if (f == null || intent.swept()) {
+            return null;
+        }
+        synchronized (f) {
+            if (!f.beginMove()) {
+                return null;
+            }
+        }
+        return new FileMove(f, f.parent(), f.name(), f.path(), intent.targetParent(), intent.targetName(),
+                intent.to(), intent.ticket());
+    }
+
+    /**
+     * Ends an open move whose file a recursive delete took here during the move: when the receiver
+     * adopted it ({@code adopted}), its blocks stay lent to it; otherwise the delete came first and
+     * they are freed.
+     */
+    public void endSweptMove(MoveIntent intent, long newId, boolean adopted) {
+        synchronized (openMoves) {
+            if (openMoves.remove(intent.fileId()) == null) {
+                return;
+            }
+            if (adopted) {
+                NamespaceEdits.moveCommit(log, intent.fileId(), newId, clock.millis());
+                return;
+            }
+            NamespaceEdits.moveAbort(log, intent.fileId());
+        }
+        List<Block> back = lent.giveBackAll(intent.sweptBlocks());
+        allocator.free(back.toArray(new Block[0]));
+    }
+
+    /** FREE_BLOCKS freed {@code places}, lent until now: recorded, and no longer lent. */
+    public void blocksReturned(List<LentBlocks.Place> places) {
+        if (places.isEmpty()) {
+            return;
+        }
+        for (LentBlocks.Place p : places) {
+            lent.giveBack(p);
+        }
+        NamespaceEdits.blocksReturned(log, places);
+    }
+
+    /**
      * FILE_ADOPT: links a closed file moving here from another partition as {@code name} in
-     * {@code parent}, with {@code blocks} (see {@link Creator#adopt}).
+     * {@code parent}, with {@code blocks} (see {@link Creator#adopt}). The same adoption asked again
+     * (its answer was lost) is answered as before; one asked after its sender was told it never
+     * happens ({@link #adoption}) is refused.
      */
     public FileStatus adopt(AdoptRequest r, Block[] blocks) throws TarnException {
         String parentPath = TarnPath.normalize(r.parent());
         String path = TarnPath.child(parentPath, r.name());
         checkOwned(path);
-        Inode parent = find(parentPath);
-        if (parent == null) {
-            throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "parent directory '" + parentPath
-                    + "' does not exist");
+        Long known = ledger.begin(r.ticket());
+        if (known != null) {
+            return adoptedBefore(r, path, known);
         }
-        if (!(parent instanceof DirectoryInode dir)) {
-            throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "'" + parentPath + "' is a file");
+        boolean adopted = false;
+        try {
+            Inode parent = find(parentPath);
+            if (parent == null) {
+                throw new TarnException(ErrorCode.PARENT_NOT_FOUND, "parent directory '" + parentPath
+                        + "' does not exist");
+            }
+            if (!(parent instanceof DirectoryInode dir)) {
+                throw new TarnException(ErrorCode.NOT_A_DIRECTORY, "'" + parentPath + "' is a file");
+            }
+            FileStatus status = creator.adopt(dir, r, blocks, path, ledger, lent);
+            adopted = true;
+            return status;
+        } finally {
+            if (!adopted) {
+                ledger.refused(r.ticket());
+            }
         }
-        return creator.adopt(dir, r, blocks, path);
     }
 
-    /** FILE_ADOPT_UNDO: unlinks the file adopted from {@code fromId} as {@code name} in {@code parent}, if any. */
-    public void undoAdopt(String parent, String name, long fromId) throws TarnException {
-        Inode dir = find(parent);
-        if (dir instanceof DirectoryInode d && d.children().get(name) instanceof FileInode f
-                && f.adoptedFrom() == fromId) {
-            synchronized (f) {
-                if (f.retired() || !d.children().remove(name, f)) {
-                    return;
-                }
-            }
-            creator.dropAdopted(f);
-            d.touch(clock.millis());
+    private FileStatus adoptedBefore(AdoptRequest r, String path, long known) throws TarnException {
+        if (known == AdoptionLedger.PENDING) {
+            throw new TarnException(ErrorCode.RETRY, "the move of a file to '" + path + "' is under way");
         }
+        if (known == AdoptionLedger.ABANDONED) {
+            throw new TarnException(ErrorCode.RENAME_INVALID, "cannot move a file to '" + path + "': its sender "
+                    + "was told it would not happen");
+        }
+        FileInode f = files.get(known);
+        if (f == null) {
+            throw new TarnException(ErrorCode.FILE_NOT_FOUND, "the file moved to '" + path + "' was adopted as "
+                    + FileIds.format(known) + " and is gone since");
+        }
+        return f.status();
+    }
+
+    /**
+     * FILE_ADOPTION: the id the file of the move with {@code ticket} was adopted under, or -1 when it
+     * was not; then it never will be (recorded before the answer). RETRY while its adoption is
+     * under way.
+     */
+    public long adoption(long ticket) throws TarnException {
+        Long known;
+        synchronized (ledger) {
+            known = ledger.decide(ticket);
+            if (known == null) {
+                NamespaceEdits.adoption(log, ticket, AdoptionLedger.ABANDONED);
+                return AdoptionLedger.ABANDONED;
+            }
+        }
+        if (known == AdoptionLedger.PENDING) {
+            throw new TarnException(ErrorCode.RETRY, "the adoption of the file of move " + Long.toHexString(ticket)
+                    + " is under way");
+        }
+        return known;
+    }
+
+    /** FILE_ADOPTION_SETTLED: the sender recorded the move's outcome; its ledger entry goes. */
+    public void settleAdoption(long ticket) {
+        synchronized (ledger) {
+            if (ledger.settle(ticket)) {
+                NamespaceEdits.adoptionSettled(log, ticket);
+            }
+        }
+    }
+
+    /** Ledger entries (moves here not yet settled by their sender) and lent blocks, for status and tests. */
+    public int ledgerSize() {
+        return ledger.size();
+    }
+
+    public int lentBlockCount() {
+        return lent.size();
+    }
+
+    AdoptionLedger ledger() {
+        return ledger;
+    }
+
+    LentBlocks lent() {
+        return lent;
+    }
+
+    Map<Long, MoveIntent> openMovesMap() {
+        return openMoves;
     }
 
     // ------------------------------------------------------------------ partitions

@@ -8,6 +8,8 @@ import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.blocks.DatanodeRegistry;
 
+import java.util.List;
+
 /**
  * The records of the namespace's mutations, as {@link EditLog} keeps them and
  * {@link NamespaceReplay} applies them again.
@@ -58,12 +60,36 @@ import io.tarn.namenode.blocks.DatanodeRegistry;
  * FILE_GROUP_BLOCK fileId[i64] index[i32] groupId[i64] slot[i32] generation[i32]
  * DIR_INTENT      change[bytes to the end] (the coordinator's encoding, opaque here)
  * DIR_DONE        (empty)
+ * MOVE_BEGIN      fileId[i64] ticket[i64] to[i32] targetParent targetName
+ * MOVE_COMMIT     fileId[i64] newId[i64] time[i64]
+ * MOVE_ABORT      fileId[i64]
+ * BLOCKS_RETURNED count[i32] (datanodeId[i32] regionId[i32] regionBlock[i32])*count
+ * LENT            block (see below)
+ * ADOPT           parentId[i64] name newId[i64] time[i64] fromId[i64] ticket[i64] writer[i64] size[i64]
+ *                 blockSize[i32]
+ *                 storageClass[i32] replication[i32] creationTime[i64] modificationTime[i64]
+ *                 accessTime[i64] ownership count[i32] block*count
+ * ADOPTION        ticket[i64] newId[i64] (-1: never to be adopted)
+ * ADOPTION_SETTLED ticket[i64]
+ * FILE_FOREIGN_BLOCK fileId[i64] index[i32] block
+ * block:          datanodeId[i32] incarnation[i32] regionId[i32] regionBlock[i32] generation[i32]
+ *                 foreign[i8] (1: homePartition[i32] homeEpoch[i64] homeDatanodeId[i32]
+ *                 homeIncarnation[i32] readToken[i64] writeToken[i64])
  * </pre>
- * DIR_INTENT and DIR_DONE are written by the directory coordinator of several namenodes only: the
+ * Moves of files between namenodes (docs/namespace-journal.md, "Several namenodes"): the sender
+ * records MOVE_BEGIN, forced before FILE_ADOPT goes out, and MOVE_COMMIT (the file is unlinked and
+ * retired here, its blocks lent to the receiver) or MOVE_ABORT; BLOCKS_RETURNED are lent blocks the
+ * receiver gave back (FREE_BLOCKS). The receiver records ADOPT, the adopted file whole with its
+ * blocks (foreign ones with their home's tokens), the id it had at the sender and the move's ticket
+ * (the sender's number for the attempt), which make its ledger entry; ADOPTION is a ledger entry
+ * without a file (a FILE_ADOPTION answered "never"), and ADOPTION_SETTLED its end. LENT (the
+ * sender's lent blocks) and FILE_FOREIGN_BLOCK (a file's block of another namenode) appear in
+ * checkpoints.
+ * <p>DIR_INTENT and DIR_DONE are written by the directory coordinator of several namenodes only: the
  * change it is about to send to the others, forced before anything is sent, and its end. Replay
  * applies neither; it keeps the last intent without its end, for the coordinator to carry through
  * to every namenode before any other directory change.
- * FILE_GROUP_BLOCK is FILE_BLOCK for a file of replication 3: a slot of a block group, whose GROUP
+ * <p>FILE_GROUP_BLOCK is FILE_BLOCK for a file of replication 3: a slot of a block group, whose GROUP
  * record (appended when the group was created, before any slot of it was taken) comes first.
  * IDS and GENERATIONS appear in checkpoints ({@link NamespaceImage}): the file table's reuse counters
  * of empty slots and the id high-waters, and a datanode's block generations, which the journal
@@ -100,6 +126,15 @@ final class NamespaceEdits {
     static final int FILE_GROUP_BLOCK = 18;
     static final int DIR_INTENT = 19;
     static final int DIR_DONE = 20;
+    static final int MOVE_BEGIN = 21;
+    static final int MOVE_COMMIT = 22;
+    static final int MOVE_ABORT = 23;
+    static final int BLOCKS_RETURNED = 24;
+    static final int LENT = 25;
+    static final int ADOPT = 26;
+    static final int ADOPTION = 27;
+    static final int ADOPTION_SETTLED = 28;
+    static final int FILE_FOREIGN_BLOCK = 29;
 
     private NamespaceEdits() {
     }
@@ -199,6 +234,14 @@ final class NamespaceEdits {
             groupBlock(log, fileId, index, b);
             return;
         }
+        if (b.foreign()) {
+            ByteBuf out = Unpooled.buffer(80);
+            out.writeLong(fileId);
+            out.writeInt(index);
+            writeBlock(out, b);
+            log.append(FILE_FOREIGN_BLOCK, out);
+            return;
+        }
         ByteBuf out = Unpooled.buffer(32);
         out.writeLong(fileId);
         out.writeInt(index);
@@ -270,6 +313,123 @@ final class NamespaceEdits {
     static void directoryDone(EditLog log) {
         if (log.enabled()) {
             log.append(DIR_DONE, Unpooled.buffer(0));
+        }
+    }
+
+    /** A block as ADOPT, LENT and FILE_FOREIGN_BLOCK hold it (see the layouts). */
+    static void writeBlock(ByteBuf out, Block b) {
+        out.writeInt(b.datanode().id());
+        out.writeInt(b.incarnation());
+        out.writeInt(b.regionId());
+        out.writeInt(b.regionBlock());
+        out.writeInt(b.generation());
+        Block.Foreign h = b.home();
+        out.writeByte(h == null ? 0 : 1);
+        if (h != null) {
+            out.writeInt(h.partition());
+            out.writeLong(h.epoch());
+            out.writeInt(h.datanodeId());
+            out.writeInt(h.incarnation());
+            out.writeLong(h.readToken());
+            out.writeLong(h.writeToken());
+        }
+    }
+
+    /** The sender began moving {@code move}'s file (caller holds its monitor). */
+    static long moveBegin(EditLog log, long fileId, long ticket, int to, String targetParent, String targetName) {
+        if (!log.enabled()) {
+            return 0;
+        }
+        ByteBuf out = Unpooled.buffer(64);
+        out.writeLong(fileId);
+        out.writeLong(ticket);
+        out.writeInt(to);
+        Wire.writeString(out, targetParent);
+        Wire.writeString(out, targetName);
+        return log.append(MOVE_BEGIN, out);
+    }
+
+    /** The move of {@code fileId} committed: adopted as {@code newId} (caller holds the file's monitor). */
+    static long moveCommit(EditLog log, long fileId, long newId, long time) {
+        if (!log.enabled()) {
+            return 0;
+        }
+        ByteBuf out = Unpooled.buffer(24);
+        out.writeLong(fileId);
+        out.writeLong(newId);
+        out.writeLong(time);
+        return log.append(MOVE_COMMIT, out);
+    }
+
+    static void moveAbort(EditLog log, long fileId) {
+        if (log.enabled()) {
+            log.append(MOVE_ABORT, Unpooled.buffer(8).writeLong(fileId));
+        }
+    }
+
+    /** Lent blocks given back by the namenode that held them, and freed here. */
+    static void blocksReturned(EditLog log, List<LentBlocks.Place> places) {
+        if (!log.enabled() || places.isEmpty()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(4 + 12 * places.size());
+        out.writeInt(places.size());
+        for (LentBlocks.Place p : places) {
+            out.writeInt(p.datanodeId());
+            out.writeInt(p.regionId());
+            out.writeInt(p.regionBlock());
+        }
+        log.append(BLOCKS_RETURNED, out);
+    }
+
+    static void lent(EditLog log, Block b) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(64);
+        writeBlock(out, b);
+        log.append(LENT, out);
+    }
+
+    /** A file adopted from another namenode, linked as {@code name} in {@code parent} (caller holds its monitor). */
+    static void adopt(EditLog log, DirectoryInode parent, String name, FileInode f, long ticket, long time) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = link(parent, name, f.id(), time);
+        out.writeLong(f.adoptedFrom());
+        out.writeLong(ticket);
+        out.writeLong(f.leaseHolder());
+        out.writeLong(f.size());
+        out.writeInt(f.blockSize());
+        out.writeInt(f.storageClass());
+        out.writeInt(f.replication());
+        out.writeLong(f.creationTime());
+        out.writeLong(f.modificationTime());
+        out.writeLong(f.accessTime());
+        NamenodeProtocol.writeOwnership(out, f.ownership());
+        Block[] blocks = f.blocks();
+        out.writeInt(blocks.length);
+        for (Block b : blocks) {
+            writeBlock(out, b);
+        }
+        log.append(ADOPT, out);
+    }
+
+    /** A ledger entry of the receiver: the move with {@code ticket} adopted as {@code newId}, or -1: never. */
+    static void adoption(EditLog log, long ticket, long newId) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf out = Unpooled.buffer(16);
+        out.writeLong(ticket);
+        out.writeLong(newId);
+        log.append(ADOPTION, out);
+    }
+
+    static void adoptionSettled(EditLog log, long ticket) {
+        if (log.enabled()) {
+            log.append(ADOPTION_SETTLED, Unpooled.buffer(8).writeLong(ticket));
         }
     }
 

@@ -23,7 +23,8 @@ import java.util.List;
  * <p>Written from a namespace nothing else changes (one rebuilt from disk for the checkpoint), in
  * this order: the root, the datanodes and their generations, the directories (parents first), the
  * files with their contents, then every entry's final attributes (linking touched the parents'
- * times) and the id high-waters.
+ * times), moves to other namenodes under way, blocks lent to them, the ledger of files moved here
+ * and the id high-waters.
  */
 public final class NamespaceImage {
     /** Pairs of (slot, counter) per IDS record, well below the journal's largest record. */
@@ -76,6 +77,15 @@ public final class NamespaceImage {
                 NamespaceEdits.setAttributes(out, f);
             }
         }
+        for (MoveIntent m : ns.openMovesMap().values()) {
+            if (!m.swept()) { // a swept file is not in the image: its blocks stay lent
+                NamespaceEdits.moveBegin(out, m.fileId(), m.ticket(), m.to(), m.targetParent(), m.targetName());
+            }
+        }
+        for (Block b : ns.lent().all()) {
+            NamespaceEdits.lent(out, b);
+        }
+        ns.ledger().forEach((from, to) -> NamespaceEdits.adoption(out, from, to));
         ids(out, ns);
         byte[] change = ns.unfinishedDirectoryChange();
         if (change != null) {

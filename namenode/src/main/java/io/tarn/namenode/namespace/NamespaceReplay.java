@@ -50,14 +50,21 @@ public final class NamespaceReplay implements JournalReplayer {
     private final Creator creator;
     private final Map<Long, DirectoryInode> directories = new HashMap<>();
     private final AtomicReference<byte[]> unfinishedDirectoryChange;
+    private final AdoptionLedger ledger;
+    private final LentBlocks lent;
+    private final Map<Long, MoveIntent> openMoves;
     private long maxDirectory;
     private long applied;
     private long skipped;
 
     NamespaceReplay(DirectoryInode root, FileTable files, NamespaceCounts counts, LeaseManager leases,
                     Creator creator, DatanodeRegistry datanodes, BlockGroups groups,
-                    AtomicReference<byte[]> unfinishedDirectoryChange) {
+                    AtomicReference<byte[]> unfinishedDirectoryChange, AdoptionLedger ledger, LentBlocks lent,
+                    Map<Long, MoveIntent> openMoves) {
         this.unfinishedDirectoryChange = unfinishedDirectoryChange;
+        this.ledger = ledger;
+        this.lent = lent;
+        this.openMoves = openMoves;
         this.files = files;
         this.datanodes = datanodes;
         this.groups = groups;
@@ -109,6 +116,25 @@ public final class NamespaceReplay implements JournalReplayer {
                     unfinishedDirectoryChange.set(null);
                     yield true;
                 }
+                case NamespaceEdits.MOVE_BEGIN -> moveBegin(body);
+                case NamespaceEdits.MOVE_COMMIT -> moveCommit(body);
+                case NamespaceEdits.MOVE_ABORT -> moveAbort(body);
+                case NamespaceEdits.BLOCKS_RETURNED -> blocksReturned(body);
+                case NamespaceEdits.LENT -> {
+                    Block b = readBlock(body, "a lent block");
+                    lent.restore(b);
+                    yield true;
+                }
+                case NamespaceEdits.ADOPT -> adopt(body);
+                case NamespaceEdits.ADOPTION -> {
+                    ledger.restore(body.readLong(), body.readLong());
+                    yield true;
+                }
+                case NamespaceEdits.ADOPTION_SETTLED -> {
+                    ledger.forget(body.readLong());
+                    yield true;
+                }
+                case NamespaceEdits.FILE_FOREIGN_BLOCK -> foreignBlock(body);
                 case NamespaceEdits.IDS -> ids(body);
                 case NamespaceEdits.GENERATIONS -> generations(body);
                 case DatanodeRegistry.RECORD -> {
@@ -139,6 +165,7 @@ public final class NamespaceReplay implements JournalReplayer {
         creator.directoryIdsAbove(maxDirectory);
         List<Block> held = new ArrayList<>();
         files.forEach(f -> held.addAll(Arrays.asList(f.blocks())));
+        held.addAll(lent.all()); // files moved to other namenodes use them
         groups.finishReplay(held);
         datanodes.rebuildFreeLists(held);
     }
@@ -367,6 +394,12 @@ public final class NamespaceReplay implements JournalReplayer {
             counts.directoryRemoved();
             for (Inode child : d.children().values()) {
                 if (child instanceof FileInode f) {
+                    MoveIntent moving = openMoves.get(f.id());
+                    if (moving != null) {
+                        // Swept during its move: the move's outcome decides who has its blocks.
+                        openMoves.put(f.id(), moving.swept(f.blocks()));
+                        lent.lend(f.blocks());
+                    }
                     retire(f);
                 } else {
                     pending.push((DirectoryInode) child);
@@ -435,6 +468,136 @@ public final class NamespaceReplay implements JournalReplayer {
         root.setAccessTime(b.readLong());
         root.setOwnership(NamenodeProtocol.readOwnership(b));
         root.setReplication(b.readInt());
+        return true;
+    }
+
+    /** MOVE_BEGIN: a move of a file to another namenode began. */
+    private boolean moveBegin(ByteBuf b) {
+        long fileId = b.readLong();
+        long ticket = b.readLong();
+        int to = b.readInt();
+        String parent = Wire.readString(b);
+        String name = Wire.readString(b);
+        if (files.get(fileId) == null) {
+            return false;
+        }
+        openMoves.put(fileId, new MoveIntent(fileId, ticket, to, parent, name, null));
+        return true;
+    }
+
+    /** MOVE_COMMIT: the file went to its receiver, with its blocks (lent from now on). */
+    private boolean moveCommit(ByteBuf b) {
+        long fileId = b.readLong();
+        b.readLong(); // its id at the receiver
+        long time = b.readLong();
+        MoveIntent intent = openMoves.remove(fileId);
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return intent != null; // swept during the move: its blocks are lent already
+        }
+        DirectoryInode parent = f.parent();
+        if (parent == null || !parent.children().remove(f.name(), f)) {
+            throw new IllegalStateException("moved file " + FileIds.format(fileId) + " is not linked as '" + f.name()
+                    + "'");
+        }
+        parent.touch(time);
+        lent.lend(f.blocks());
+        retire(f);
+        return true;
+    }
+
+    /** MOVE_ABORT: the file stayed (or, swept during the move, its delete frees its blocks). */
+    private boolean moveAbort(ByteBuf b) {
+        MoveIntent intent = openMoves.remove(b.readLong());
+        if (intent != null && intent.swept()) {
+            lent.giveBackAll(intent.sweptBlocks());
+        }
+        return intent != null;
+    }
+
+    private boolean blocksReturned(ByteBuf b) {
+        int n = b.readInt();
+        if (n < 0 || n > b.readableBytes() / 12) {
+            throw new IllegalStateException("blocks returned: " + n);
+        }
+        for (int i = 0; i < n; i++) {
+            lent.giveBack(new LentBlocks.Place(b.readInt(), b.readInt(), b.readInt()));
+        }
+        return true;
+    }
+
+    /** A block as {@link NamespaceEdits#writeBlock} wrote it, on the datanode the registry has under its id. */
+    private Block readBlock(ByteBuf b, String what) {
+        int datanodeId = b.readInt();
+        int incarnation = b.readInt();
+        int regionId = b.readInt();
+        int regionBlock = b.readInt();
+        int generation = b.readInt();
+        Block.Foreign home = null;
+        if (b.readByte() != 0) {
+            home = new Block.Foreign(b.readInt(), b.readLong(), b.readInt(), b.readInt(), b.readLong(), b.readLong());
+        }
+        DatanodeInfo dn = datanodes.get(datanodeId);
+        if (dn == null) {
+            throw new IllegalStateException(what + " is on datanode " + datanodeId + ", which no record names");
+        }
+        if (home == null) {
+            dn.raiseGeneration(regionId, regionBlock, generation);
+        }
+        return new Block(dn, incarnation, regionId, regionBlock, generation, home);
+    }
+
+    /** FILE_FOREIGN_BLOCK (checkpoints): a block of another namenode's regions at {@code index}. */
+    private boolean foreignBlock(ByteBuf b) {
+        long fileId = b.readLong();
+        int index = b.readInt();
+        Block block = readBlock(b, "block " + index + " of file " + FileIds.format(fileId));
+        FileInode f = files.get(fileId);
+        if (f == null) {
+            return false;
+        }
+        put(f, index, block);
+        return true;
+    }
+
+    /** ADOPT: a file another namenode moved here, whole, and its ledger entry. */
+    private boolean adopt(ByteBuf b) {
+        Link l = Link.read(b);
+        long fromId = b.readLong();
+        long ticket = b.readLong();
+        long writer = b.readLong();
+        long size = b.readLong();
+        int blockSize = b.readInt();
+        int storageClass = b.readInt();
+        int replication = b.readInt();
+        long ctime = b.readLong();
+        long mtime = b.readLong();
+        long atime = b.readLong();
+        Ownership ownership = NamenodeProtocol.readOwnership(b);
+        int n = b.readInt();
+        if (n < 0 || n > b.readableBytes() / 21) {
+            throw new IllegalStateException("adopted file " + FileIds.format(l.id()) + " with " + n + " blocks");
+        }
+        Block[] blocks = new Block[n];
+        for (int i = 0; i < n; i++) {
+            blocks[i] = readBlock(b, "block " + i + " of adopted file " + FileIds.format(l.id()));
+        }
+        ledger.restore(ticket, l.id());
+        lent.giveBackAll(blocks); // this namenode's own blocks, home again
+        DirectoryInode parent = directories.get(l.parentId());
+        if (parent == null) {
+            files.retireId(l.id());
+            return false;
+        }
+        FileInode file = new FileInode(l.id(), l.name(), parent, ctime, mtime, atime, ownership, blockSize,
+                storageClass, replication, size, blocks, fromId, writer);
+        link(parent, l.name(), file, "adopted file " + FileIds.format(l.id()));
+        files.restore(file);
+        if (writer != FileInode.NO_CLIENT) {
+            leases.acquire(writer, l.id());
+        }
+        counts.fileAdded();
+        parent.touch(l.time());
         return true;
     }
 

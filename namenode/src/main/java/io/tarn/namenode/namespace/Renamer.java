@@ -146,7 +146,8 @@ final class Renamer {
                             : FileInode.movingRetry("rename", srcPath);
                 }
             }
-            return new FileMove(f, f.parent(), f.name(), srcPath, targetParent, targetName, to);
+            return new FileMove(f, f.parent(), f.name(), srcPath, targetParent, targetName, to,
+                    FileMove.newTicket());
         } finally {
             structureLock.unlock();
         }

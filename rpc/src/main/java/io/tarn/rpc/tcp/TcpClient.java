@@ -13,6 +13,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.Frame;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.rpc.NotSentException;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.WaitingCaller;
 import org.slf4j.Logger;
@@ -299,7 +300,7 @@ final class TcpClient implements RpcClient {
                 Throwable cause = done.cause();
                 String why = cause == null ? "client closed" : cause.getMessage();
                 LOG.debug("cannot connect to {}: {}", remote, why);
-                failUnsent(new TarnException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": " + why,
+                failUnsent(new NotSentException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": " + why,
                         cause));
             }
         });
