@@ -346,13 +346,14 @@ class NamenodeRestartTest {
     }
 
     /**
-     * With tarn.namenode.journal = none (the default) a restarted namenode starts empty, as
+     * With tarn.namenode.journal = none a restarted namenode starts empty, as
      * documented; a reader that opened a file before is told why its block is refused: the
      * namenode restarted without its journal and changed its token key.
      */
     @Test
     void withoutAJournalARestartedNamenodeStartsEmpty() throws Exception {
-        try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
+        try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.NONE).start();
              TarnClient client = TarnClient.connect(cluster.config())) {
             write(client, "/scratch", random(4 * BLOCK, 30));
             try (TarnInputStream in = client.open("/scratch")) {
@@ -368,7 +369,8 @@ class NamenodeRestartTest {
     /** The same over TCP: the datanode says the token is of the namenode's former key. */
     @Test
     void withoutAJournalATokenFromBeforeTheRestartIsRefusedNamingIt() throws Exception {
-        try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
+        try (MiniCluster cluster = MiniCluster.builder().set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.NONE).start();
              TarnClient client = TarnClient.connect(cluster.config().toBuilder()
                      .set(TarnKeys.CLIENT_SHORTCIRCUIT, ShortCircuitMode.OFF)
                      .set(TarnKeys.CLIENT_READAHEAD, (long) BLOCK).build())) {

@@ -36,7 +36,8 @@ class SeveralNamenodesTest {
         addresses = "127.0.0.1:" + freePort() + ",127.0.0.1:" + freePort();
         for (int p = 0; p < 2; p++) {
             namenodes.add(Namenode.start(TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, addresses)
-                    .set(TarnKeys.NAMENODE_PARTITION, p).set("tarn.transport", "tcp").build()));
+                    .set(TarnKeys.NAMENODE_PARTITION, p).set("tarn.transport", "tcp")
+                    .set("tarn.namenode.journal", "none").build()));
         }
         // The client knows only the second namenode; it learns the first from it.
         String second = addresses.substring(addresses.indexOf(',') + 1);
@@ -323,7 +324,8 @@ class SeveralNamenodesTest {
     private Namenode restart(int p) throws IOException {
         namenodes.get(p).close();
         Namenode again = Namenode.start(TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, addresses)
-                .set(TarnKeys.NAMENODE_PARTITION, p).set("tarn.transport", "tcp").build());
+                .set(TarnKeys.NAMENODE_PARTITION, p).set("tarn.transport", "tcp")
+                .set("tarn.namenode.journal", "none").build());
         namenodes.set(p, again);
         // The client's connection to the old process is dead. A read-only call on it is sent again on
         // a new connection (this one); a call that changes something would fail once with

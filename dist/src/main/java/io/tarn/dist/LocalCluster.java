@@ -109,6 +109,7 @@ public final class LocalCluster implements AutoCloseable {
         keys.put("tarn.datanode.dram.capacity", "64m");
         keys.put("tarn.datanode.dram.region.size", "16m");
         keys.put("tarn.datanode.dram.path", memory.toString());
+        keys.put("tarn.namenode.journal.dir", work.resolve("namenode-journal").toString()); // deleted with the work dir
         keys.putAll(config);
         Files.createDirectories(cluster.conf);
         StringBuilder site = new StringBuilder();

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A whole cluster stopped and started again by {@code bin/tarn} with real processes: with
- * {@code tarn.namenode.journal = disk} and datanodes that keep their memory files
+ * {@code tarn.namenode.journal = disk} (the default) and datanodes that keep their memory files
  * ({@code tarn.datanode.dram.keep}), every closed file is there afterwards with its bytes; without
  * a journal the namenode starts empty, as documented. Also kill -9 of the namenode alone.
  */
@@ -33,9 +33,9 @@ class ClusterRestartIT {
 
     @Test
     void aFullClusterRestartKeepsEveryClosedFile() throws Exception {
-        Map<String, String> keys = Map.of("tarn.namenode.journal", "disk",
-                "tarn.namenode.journal.dir", tmp.resolve("nn").toString(), "tarn.datanode.dram.keep", "true",
-                "tarn.blocksize", "64k");
+        // tarn.namenode.journal is disk by default.
+        Map<String, String> keys = Map.of("tarn.namenode.journal.dir", tmp.resolve("nn").toString(),
+                "tarn.datanode.dram.keep", "true", "tarn.blocksize", "64k");
         try (LocalCluster c = LocalCluster.start(LocalCluster.home(), 2, keys)) {
             StringBuilder text = new StringBuilder();
             for (int i = 0; i < 20_000; i++) {
@@ -76,7 +76,8 @@ class ClusterRestartIT {
 
     @Test
     void withoutAJournalARestartedClusterStartsEmpty() throws Exception {
-        try (LocalCluster c = LocalCluster.start(LocalCluster.home(), 1, Map.of("tarn.datanode.dram.keep", "true"))) {
+        try (LocalCluster c = LocalCluster.start(LocalCluster.home(), 1, Map.of("tarn.datanode.dram.keep", "true",
+                "tarn.namenode.journal", "none"))) {
             put(c, Files.writeString(tmp.resolve("a.txt"), "scratch\n"), "/a.txt");
             assertThat(c.tarn("stop").exit()).isZero();
             assertThat(c.tarn("start").exit()).isZero();

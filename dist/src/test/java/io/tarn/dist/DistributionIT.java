@@ -101,7 +101,8 @@ class DistributionIT {
                 "tarn.datanode.heartbeat.interval 200",
                 "tarn.datanode.dram.capacity 64m",
                 "tarn.datanode.dram.region.size 16m",
-                "tarn.datanode.dram.path " + tmp.resolve("dram"), ""));
+                "tarn.datanode.dram.path " + tmp.resolve("dram"),
+                "tarn.namenode.journal.dir " + tmp.resolve("journal"), ""));
     }
 
     @AfterEach

@@ -117,13 +117,14 @@ public final class MiniCluster implements AutoCloseable {
 
     /**
      * The configuration of partition {@code p} of several; with tarn.namenode.journal = disk and no
-     * journal directory set, its journal lives in the cluster's data directory.
+     * journal directory set, the journals live in the cluster's data directory (each namenode in a
+     * subdirectory namenode-<p> of it).
      */
     private TarnConfig partitionConfig(int p) {
         TarnConfig.Builder c = base.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, namenodeList)
                 .set(TarnKeys.NAMENODE_PARTITION, p).set(TarnKeys.NAMENODE_BIND, "");
         if (base.get(TarnKeys.NAMENODE_JOURNAL_DIR).isBlank()) {
-            c.set(TarnKeys.NAMENODE_JOURNAL_DIR, dataDir.resolve("namenode-" + p).toString());
+            c.set(TarnKeys.NAMENODE_JOURNAL_DIR, dataDir.resolve("namenode").toString());
         }
         namenodeOverrides.forEach(o -> o.accept(c));
         return c.build();

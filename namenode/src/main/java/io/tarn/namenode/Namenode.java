@@ -19,11 +19,14 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 /**
  * A running namenode: the {@link NamenodeService} bound to an RPC server, plus one background
@@ -53,6 +56,8 @@ public final class Namenode implements AutoCloseable {
     private final NamespaceJournal journal;
     /** Writes the journal's checkpoints, or null without a journal. */
     private final Checkpointer checkpointer;
+    /** A journal directory made for this run only (no directory set, port 0), deleted on close; else null. */
+    private volatile Path temporaryJournalDir;
 
     private Namenode(NamenodeService service, Transport transport, boolean ownsTransport, RpcServer server,
                      ScheduledExecutorService background, NamespaceJournal journal, Checkpointer checkpointer) {
@@ -97,9 +102,25 @@ public final class Namenode implements AutoCloseable {
         Partitioning partitions = Partitioning.of(config);
         Path journalDir = null;
         JournalMeta meta = null;
+        boolean temporary = false;
         if (config.get(TarnKeys.NAMENODE_JOURNAL) == NamespaceJournalMode.DISK) {
-            journalDir = journalDirectory(config, partitions);
-            meta = JournalMeta.loadOrCreate(journalDir, partitions.partition(), partitions.count());
+            int port = bindAddress(config).getPort();
+            temporary = port == 0 && config.get(TarnKeys.NAMENODE_JOURNAL_DIR).isBlank();
+            journalDir = temporary ? Files.createTempDirectory("tarn-namenode-")
+                    : journalDirectory(config, partitions, port);
+            if (temporary) {
+                LOG.warn("Namespace journal in {}, made for this run and deleted when it stops: a namenode on port 0 "
+                        + "with no {} keeps no namespace across restarts", journalDir,
+                        TarnKeys.NAMENODE_JOURNAL_DIR.name());
+            }
+            try {
+                meta = JournalMeta.loadOrCreate(journalDir, partitions.partition(), partitions.count());
+            } catch (IOException | RuntimeException e) {
+                if (temporary) {
+                    deleteTree(journalDir);
+                }
+                throw e;
+            }
         }
         BlockTokens tokens = meta == null ? BlockTokens.random() : new BlockTokens(meta.tokenKey0(), meta.tokenKey1());
         JournalEditLog log = meta == null ? null : new JournalEditLog();
@@ -122,6 +143,9 @@ public final class Namenode implements AutoCloseable {
             }
             Namenode nn = serve(config, transport, clock, ownsTransport, service, leaseTimeout, datanodeTimeout,
                     journal, checkpointer);
+            if (temporary) {
+                nn.temporaryJournalDir = journalDir;
+            }
             if (checkpointer != null) {
                 checkpointer.start();
             }
@@ -133,17 +157,40 @@ public final class Namenode implements AutoCloseable {
             if (journal != null) {
                 journal.close();
             }
+            if (temporary) {
+                deleteTree(journalDir);
+            }
             throw e;
         }
     }
 
     /**
-     * tarn.namenode.journal.dir, or a directory of this partition under the temporary directory.
+     * Where this namenode journals: tarn.namenode.journal.dir, in which each of several namenodes
+     * takes a subdirectory {@code namenode-<partition>}; when it is empty,
+     * {@code ${java.io.tmpdir}/tarn-namenode-<port>}, this namenode's port, so that namenodes of
+     * different clusters on one host never share one and a restart on the same port finds it again.
      */
-    private static Path journalDirectory(TarnConfig config, Partitioning partitions) throws IOException {
+    static Path journalDirectory(TarnConfig config, Partitioning partitions, int port) {
         String dir = config.get(TarnKeys.NAMENODE_JOURNAL_DIR);
-        return dir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "tarn-namenode-" + partitions.partition())
-                : Path.of(dir);
+        if (dir.isBlank()) {
+            return Path.of(System.getProperty("java.io.tmpdir"), "tarn-namenode-" + port);
+        }
+        return partitions.count() > 1 ? Path.of(dir, "namenode-" + partitions.partition()) : Path.of(dir);
+    }
+
+    /** Deletes a directory made for one run, with what is in it; failures are only logged. */
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    LOG.warn("Cannot delete {}: {}", p, e.toString());
+                }
+            });
+        } catch (IOException e) {
+            LOG.warn("Cannot delete the temporary journal {}: {}", dir, e.toString());
+        }
     }
 
     /**
@@ -312,6 +359,10 @@ public final class Namenode implements AutoCloseable {
             }
             if (journal != null) {
                 journal.close();
+            }
+            Path temporary = temporaryJournalDir;
+            if (temporary != null) {
+                deleteTree(temporary);
             }
         }
         try {

@@ -1,5 +1,6 @@
 package io.tarn.namenode;
 
+import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.config.TransportKind;
@@ -65,6 +66,7 @@ class RoutingOverTheWireTest {
                 .set(TarnKeys.BLOCK_SIZE, 64L << 10)
                 .set(TarnKeys.RPC_IO_THREADS, 1)
                 .set(TarnKeys.RPC_TIMEOUT, 10_000L)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.NONE)
                 .build();
         for (int attempt = 1; namenodes.isEmpty(); attempt++) {
             for (int p = 0; p < 2; p++) {

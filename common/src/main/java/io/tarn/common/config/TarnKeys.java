@@ -100,7 +100,7 @@ public final class TarnKeys {
                     + "sleeps. Needs native epoll (Linux).");
 
     public static final ConfigKey<NamespaceJournalMode> NAMENODE_JOURNAL = ConfigKey.choice("tarn.namenode.journal",
-            NamespaceJournalMode.NONE, NamespaceJournalMode.class, "none | disk. disk: every namespace mutation "
+            NamespaceJournalMode.DISK, NamespaceJournalMode.class, "disk | none. disk: every namespace mutation "
                     + "(create, close, blocks, rename, delete, attributes, datanodes, block groups) is written to a "
                     + "journal in tarn.namenode.journal.dir and forced to disk, many mutations sharing one force, "
                     + "before it is acknowledged; a restarted namenode replays it and serves the same files, whose "
@@ -112,8 +112,10 @@ public final class TarnKeys {
 
     public static final ConfigKey<String> NAMENODE_JOURNAL_DIR = ConfigKey.string("tarn.namenode.journal.dir", "",
             "Directory on disk (not tmpfs) of the namenode's journal with tarn.namenode.journal = disk: segment "
-                    + "files edits-<first record>.log, journal.meta (whose namespace, and the block token key) and "
-                    + "in_use.lock. One directory per namenode. Empty: ${java.io.tmpdir}/tarn-namenode-<partition>.",
+                    + "files edits-<first record>.log, checkpoint-<record>.image, journal.meta (whose namespace, and "
+                    + "the block token key) and in_use.lock. With several namenodes, each uses a subdirectory "
+                    + "namenode-<partition> of it. Empty: ${java.io.tmpdir}/tarn-namenode-<port> (this namenode's "
+                    + "port; with port 0, a fresh temporary directory deleted when the namenode stops).",
             null);
 
     public static final ConfigKey<Long> NAMENODE_CHECKPOINT_INTERVAL = ConfigKey.millis(

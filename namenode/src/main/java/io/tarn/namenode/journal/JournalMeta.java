@@ -66,7 +66,8 @@ public record JournalMeta(UUID namespaceId, int partition, int partitions, long 
         if (found.partition != partition || found.partitions != partitions) {
             throw new IOException("namespace journal " + dir + " belongs to namenode partition " + found.partition
                     + " of " + found.partitions + ", but this namenode is partition " + partition + " of "
-                    + partitions + ": give each namenode its own tarn.namenode.journal.dir");
+                    + partitions + ": give each namenode its own tarn.namenode.journal.dir, or delete this "
+                    + "directory to start a new, empty namespace (the files it names are then lost)");
         }
         return found;
     }

@@ -3,6 +3,7 @@ package io.tarn.datanode.dram;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.config.DramMode;
+import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.config.TransportKind;
@@ -116,6 +117,7 @@ class DatanodeServesEveryNamenodeTest {
                 .set(TarnKeys.NAMENODE_PARTITION, partition)
                 .set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
                 .set(TarnKeys.DATANODE_TIMEOUT, 600_000L)
+                .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.NONE) // restarts come back empty here
                 .build();
         namenodes[partition] = Namenode.start(config, transport);
     }

@@ -64,6 +64,9 @@ final class ProcessCluster implements AutoCloseable {
         Map<String, String> nn = common(nnHost.address());
         nn.put("tarn.namenode.datanode.timeout", Long.toString(DATANODE_TIMEOUT_MS));
         nn.put("tarn.namenode.lease.timeout", "3600000");
+        // The namespace journal beside the memory files too (removed with them); tmpfs keeps what it
+        // forced across the process faults run here.
+        nn.put("tarn.namenode.journal.dir", memory.resolve("journal-nn").toString());
         nn.putAll(extraKeys);
         this.namenode = new Daemon("namenode", nnHost, NAMENODE_PORT, launcher.command("namenode", nn),
                 logs.resolve("namenode.log"), null);

@@ -76,8 +76,8 @@ final class TarnSide implements StorageSide {
         Map<String, String> keys = new HashMap<>(Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
                 "tarn.datanode.dram.region.size", REGION_MB + "m"));
+        keys.put("tarn.namenode.journal", journaled ? "disk" : "none");
         if (journaled) {
-            keys.put("tarn.namenode.journal", "disk");
             keys.put("tarn.namenode.journal.dir", settings.workDir().resolve("tarn-journal-" + System.nanoTime())
                     .toString());
         }
