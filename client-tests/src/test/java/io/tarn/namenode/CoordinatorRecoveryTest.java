@@ -8,6 +8,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.fs.Partitions;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
+import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.namenode.PeerProtocol.DirMkdirRequest;
@@ -113,6 +114,56 @@ class CoordinatorRecoveryTest {
             assertThat(client.getStatus(file).size()).isEqualTo(1);
             assertThat(state(cluster, 1, "/sealed")).isEqualTo(DirectoryInode.ALIVE);
             assertThat(state(cluster, 0, "/sealed")).isEqualTo(DirectoryInode.ALIVE);
+        }
+    }
+
+    @Test
+    void aRenameUnderWayWhenTheCoordinatorStoppedIsCompletedOnEveryNamenode() throws Exception {
+        try (MiniCluster cluster = cluster();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            client.mkdirs("/from/sub");
+            String target = "/" + nameOf(1, "to");
+            try (TarnOutputStream out = client.create("/from/sub/" + nameOf(1, "f"))) {
+                out.write(7);
+            }
+            // The arbiter of the new name, namenode 1, renamed it; namenode 0 had not when it stopped.
+            cluster.namenode(1).service().namespace().applyRename("/from", target);
+            cluster.namenode(0).service().namespace().beginDirectoryChange(DirectoryCoordinator.change(
+                    DirectoryCoordinator.RENAME, new RenameRequest("/from", target)::encode));
+
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+
+            Eventually.within(Duration.ofSeconds(20), "the rename completed at namenode 0",
+                    () -> isDirectory(cluster, 0, target + "/sub"));
+            assertThat(cluster.namenode(0).service().namespace().find("/from")).isNull();
+            assertThat(client.getStatus(target + "/sub/" + nameOf(1, "f")).size()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aRecursiveDeleteUnderWayWhenTheCoordinatorStoppedIsCompletedOnEveryNamenode() throws Exception {
+        try (MiniCluster cluster = cluster();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            client.mkdirs("/doomed/deep");
+            for (int p = 0; p < NAMENODES; p++) {
+                try (TarnOutputStream out = client.create("/doomed/deep/" + nameOf(p, "f"))) {
+                    out.write(p);
+                }
+            }
+            long files1 = cluster.namenode(1).fileCount();
+            // Recorded at namenode 0, sent to no one yet.
+            cluster.namenode(0).service().namespace().beginDirectoryChange(DirectoryCoordinator.change(
+                    DirectoryCoordinator.DELETE_TREE, new PathRequest("/doomed")::encode));
+
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+
+            Eventually.within(Duration.ofSeconds(20), "the delete completed at namenode 1",
+                    () -> !isDirectory(cluster, 1, "/doomed"));
+            assertThat(isDirectory(cluster, 0, "/doomed")).isFalse();
+            assertThat(cluster.namenode(1).fileCount()).isEqualTo(files1 - 1);
+            assertThat(client.exists("/doomed")).isFalse();
         }
     }
 }

@@ -147,4 +147,30 @@ class MoveRecoveryTest {
             assertThat(exists(client, src)).isFalse();
         }
     }
+
+    @Test
+    void aSenderThatCannotAskTheReceiverKeepsTheFileMovingUntilItCan() throws Exception {
+        try (MiniCluster cluster = cluster();
+             TarnClient client = TarnClient.connect(cluster.config())) {
+            client.mkdirs("/out");
+            String src = "/out/" + nameOf(0, "src");
+            String dst = "/out/" + nameOf(1, "dst");
+            byte[] data = write(client, src, BLOCK / 2, 3);
+            begin(cluster, src, dst);
+            // The receiver went down before any FILE_ADOPT reached it, then the sender too.
+            cluster.stopNamenode(1);
+            cluster.stopNamenode(0);
+            cluster.startNamenode(0);
+            Thread.sleep(2_500); // a few questions go unanswered meanwhile
+            assertThat(cluster.namenode(0).service().namespace().openMoves()).as("not settled while it cannot ask")
+                    .hasSize(1);
+
+            cluster.startNamenode(1);
+
+            Eventually.within(Duration.ofSeconds(20), "the move aborted once namenode 1 answered",
+                    () -> cluster.namenode(0).service().namespace().openMoves().isEmpty());
+            assertThat(read(client, src)).isEqualTo(data);
+            assertThat(exists(client, dst)).isFalse();
+        }
+    }
 }
