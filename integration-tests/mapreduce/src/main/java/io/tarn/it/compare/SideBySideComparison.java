@@ -64,7 +64,7 @@ public final class SideBySideComparison {
             Comparison last = null;
             for (int i = 1; i <= options.rounds(); i++) {
                 System.err.printf(Locale.ROOT, "compare: round %d of %d%n", i, options.rounds());
-                last = run(options.settings());
+                last = run(options.settings(), i % 2 == 0); // the two Tarn clusters take turns going first
                 rounds.add(last.rows());
                 out.add("Round " + i + " of " + options.rounds() + ":\n\n" + last.markdown() + "\n"
                         + last.durability());
@@ -82,17 +82,25 @@ public final class SideBySideComparison {
      * its two runs.
      */
     public static Comparison run(CompareSettings settings) throws Exception {
+        return run(settings, false);
+    }
+
+    /**
+     * As {@link #run(CompareSettings)}, with Tarn's journaled cluster measured before the one
+     * without a journal when {@code journaledFirst} (rounds alternate, so neither always runs
+     * second against the same client JVM).
+     */
+    static Comparison run(CompareSettings settings, boolean journaledFirst) throws Exception {
         PrintStream log = System.err;
         BaselineResult before = baselines(settings, log);
+        SideResult journaled = journaledFirst ? journaled(settings, log) : null;
         SideResult tarn;
         log.println("compare: Tarn");
         try (TarnSide side = TarnSide.start(settings)) {
             tarn = measure(side, settings, log);
         }
-        log.println("compare: Tarn with tarn.namenode.journal = disk (metadata only)");
-        SideResult journaled;
-        try (TarnSide side = TarnSide.start(settings, true)) {
-            journaled = measureMetadata(side, settings, log);
+        if (!journaledFirst) {
+            journaled = journaled(settings, log);
         }
         log.println("compare: HDFS");
         SideResult hdfs;
@@ -101,6 +109,14 @@ public final class SideBySideComparison {
         }
         BaselineResult after = baselines(settings, log);
         return new Comparison(settings, tarn, hdfs, BaselineResult.best(before, after), journaled);
+    }
+
+    /** A Tarn cluster with tarn.namenode.journal = disk, started and measured (metadata only). */
+    private static SideResult journaled(CompareSettings settings, PrintStream log) throws Exception {
+        log.println("compare: Tarn with tarn.namenode.journal = disk (metadata only)");
+        try (TarnSide side = TarnSide.start(settings, true)) {
+            return measureMetadata(side, settings, log);
+        }
     }
 
     /** getFile, create + close and rename only (no sequential rows: the journal holds no data). */
