@@ -6,7 +6,6 @@ import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.FileExistsException;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
-import io.tarn.common.fs.Partitions;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
+import static io.tarn.client.TestFiles.nameOf;
 import static io.tarn.client.TestFiles.read;
 import static io.tarn.client.TestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,16 +44,6 @@ class CrossNamenodeRenameTest {
 
     private static MiniCluster cluster(int namenodes) throws IOException {
         return MiniCluster.builder().namenodes(namenodes).datanodes(2).set(TarnKeys.BLOCK_SIZE, (long) BLOCK).start();
-    }
-
-    /** A name with {@code prefix} that hashes to partition {@code p} of {@code n}, the {@code k}-th such. */
-    private static String nameOf(int p, int n, String prefix, int k) {
-        int found = 0;
-        for (int i = 0; ; i++) {
-            if (Partitions.ofName(prefix + i, n) == p && found++ == k) {
-                return prefix + i;
-            }
-        }
     }
 
     /** Free blocks at each namenode, over every datanode's share it manages. */

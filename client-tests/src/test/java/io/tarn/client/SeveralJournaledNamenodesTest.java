@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static io.tarn.client.TestFiles.nameOf;
 import static io.tarn.client.TestFiles.random;
 import static io.tarn.client.TestFiles.read;
 import static io.tarn.client.TestFiles.write;
@@ -44,16 +45,6 @@ class SeveralJournaledNamenodesTest {
                 .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK).start();
     }
 
-    /** A name with {@code prefix} that hashes to partition {@code p}, the {@code k}-th such. */
-    private static String nameOf(int p, String prefix, int k) {
-        int found = 0;
-        for (int i = 0; ; i++) {
-            if (Partitions.ofName(prefix + i, NAMENODES) == p && found++ == k) {
-                return prefix + i;
-            }
-        }
-    }
-
     /** Every directory of namenode {@code p}'s tree with its id and attributes, in a fixed order. */
     private static List<String> tree(MiniCluster cluster, int p) {
         List<DirectorySnapshot.Directory> dirs = cluster.namenode(p).service().namespace().snapshot().directories();
@@ -74,7 +65,7 @@ class SeveralJournaledNamenodesTest {
         Map<String, byte[]> files = new LinkedHashMap<>();
         for (int p = 0; p < NAMENODES; p++) {
             for (int k = 0; k < 3; k++) {
-                String path = dir + "/" + nameOf(p, "f", k);
+                String path = dir + "/" + nameOf(p, NAMENODES, "f", k);
                 byte[] data = random(BLOCK / 2 + 100 * k + p, seed + 10L * p + k);
                 write(client, path, data);
                 files.put(path, data);
@@ -116,7 +107,7 @@ class SeveralJournaledNamenodesTest {
             assertThat(client.getStatus("/c").permission()).isEqualTo(0750);
             // The restarted namenodes go on changing directories together.
             client.mkdirs("/after/restart");
-            write(client, "/after/restart/" + nameOf(1, "g", 0), random(100, 9));
+            write(client, "/after/restart/" + nameOf(1, NAMENODES, "g", 0), random(100, 9));
             assertThat(tree(cluster, 1)).isEqualTo(tree(cluster, 0));
         }
     }
@@ -126,11 +117,11 @@ class SeveralJournaledNamenodesTest {
         try (MiniCluster cluster = cluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             // Names whose arbiter is namenode 0, so that their changes go ahead while namenode 1 is down.
-            String keep = "/" + nameOf(0, "keep", 0);
-            String gone = "/" + nameOf(0, "gone", 0);
-            String moved = "/" + nameOf(0, "moved", 0);
-            String movedTo = keep + "/" + nameOf(0, "there", 0);
-            String fresh = "/" + nameOf(0, "fresh", 0);
+            String keep = "/" + nameOf(0, NAMENODES, "keep", 0);
+            String gone = "/" + nameOf(0, NAMENODES, "gone", 0);
+            String moved = "/" + nameOf(0, NAMENODES, "moved", 0);
+            String movedTo = keep + "/" + nameOf(0, NAMENODES, "there", 0);
+            String fresh = "/" + nameOf(0, NAMENODES, "fresh", 0);
             client.mkdirs(keep);
             client.mkdirs(gone + "/deep");
             client.mkdirs(moved + "/sub");
@@ -197,13 +188,13 @@ class SeveralJournaledNamenodesTest {
         try (MiniCluster cluster = cluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/out");
-            String src = "/out/" + nameOf(0, "src", 0);
-            String dst = "/out/" + nameOf(1, "dst", 0);
-            String back = "/out/" + nameOf(0, "back", 0);
+            String src = "/out/" + nameOf(0, NAMENODES, "src", 0);
+            String dst = "/out/" + nameOf(1, NAMENODES, "dst", 0);
+            String back = "/out/" + nameOf(0, NAMENODES, "back", 0);
             byte[] data = random(2 * BLOCK + 7, 5);
             byte[] second = random(BLOCK + 1, 6);
             write(client, src, data);
-            write(client, "/out/" + nameOf(0, "second", 0), second);
+            write(client, "/out/" + nameOf(0, NAMENODES, "second", 0), second);
             long free0 = free(cluster, 0);
 
             client.rename(src, dst);
@@ -226,7 +217,7 @@ class SeveralJournaledNamenodesTest {
             assertThat(free(cluster, 0)).as("lent blocks stay allocated after a restart").isEqualTo(free0);
             // New files at namenode 0 never take the moved file's places.
             for (int i = 0; i < 4; i++) {
-                write(client, "/out/" + nameOf(0, "new", i), random(2 * BLOCK, 20 + i));
+                write(client, "/out/" + nameOf(0, NAMENODES, "new", i), random(2 * BLOCK, 20 + i));
             }
             assertThat(read(client, dst)).isEqualTo(data);
 
@@ -242,8 +233,8 @@ class SeveralJournaledNamenodesTest {
             assertThat(free(cluster, 0)).isEqualTo(beforeDelete + 3);
 
             // Moved away and deleted there: namenode 1 gives the blocks back, which stays so after a restart.
-            String away = "/out/" + nameOf(1, "away", 0);
-            String third = "/out/" + nameOf(0, "third", 0);
+            String away = "/out/" + nameOf(1, NAMENODES, "away", 0);
+            String third = "/out/" + nameOf(0, NAMENODES, "third", 0);
             write(client, third, random(BLOCK, 7));
             client.rename(third, away);
             long lentFree = free(cluster, 0);
@@ -255,7 +246,7 @@ class SeveralJournaledNamenodesTest {
             cluster.startNamenode(0);
             assertThat(cluster.namenode(0).service().namespace().lentBlockCount()).isZero();
             assertThat(free(cluster, 0)).isEqualTo(lentFree + 1);
-            assertThat(read(client, "/out/" + nameOf(0, "second", 0))).isEqualTo(second);
+            assertThat(read(client, "/out/" + nameOf(0, NAMENODES, "second", 0))).isEqualTo(second);
         }
     }
 }

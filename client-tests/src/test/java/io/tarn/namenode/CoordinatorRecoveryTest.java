@@ -1,12 +1,12 @@
 package io.tarn.namenode;
 
 import io.tarn.client.TarnClient;
+import io.tarn.client.TestFiles;
 import io.tarn.client.TarnOutputStream;
 import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.Ownership;
-import io.tarn.common.fs.Partitions;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.NamenodeProtocol.RenameRequest;
 import io.tarn.minicluster.Eventually;
@@ -36,15 +36,6 @@ class CoordinatorRecoveryTest {
                 .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK).start();
     }
 
-    /** A name with {@code prefix} that hashes to partition {@code p}. */
-    private static String nameOf(int p, String prefix) {
-        for (int i = 0; ; i++) {
-            if (Partitions.ofName(prefix + i, NAMENODES) == p) {
-                return prefix + i;
-            }
-        }
-    }
-
     private static boolean isDirectory(MiniCluster cluster, int p, String path) {
         try {
             return cluster.namenode(p).service().namespace().find(path) instanceof DirectoryInode;
@@ -65,7 +56,7 @@ class CoordinatorRecoveryTest {
             cluster.namenode(1).service().namespace().applyMkdir("/", "p",
                     ns0.find("/p").id(), new Ownership("alice", "staff", 0755), 1_000L);
             // Its arbiter, namenode 1, applied it; namenode 0 had not when it stopped.
-            String name = nameOf(1, "q");
+            String name = TestFiles.nameOf(1, NAMENODES, "q", 0);
             DirMkdirRequest r = new DirMkdirRequest("/p", name, ns0.newDirectoryId(),
                     new Ownership("bob", "users", 0700), 2_000L);
             cluster.namenode(1).service().namespace().applyMkdir(r.parent(), r.name(), r.dirId(), r.ownership(),
@@ -100,7 +91,7 @@ class CoordinatorRecoveryTest {
             Namespace ns0 = cluster.namenode(0).service().namespace();
             ns0.beginDirectoryChange(DirectoryCoordinator.change(DirectoryCoordinator.RMDIR,
                     new PathRequest("/sealed")::encode));
-            String file = "/sealed/" + nameOf(1, "f");
+            String file = "/sealed/" + TestFiles.nameOf(1, NAMENODES, "f", 0);
             assertThat(state(cluster, 1, "/sealed")).isEqualTo(DirectoryInode.SEALED);
 
             cluster.stopNamenode(0);
@@ -122,8 +113,8 @@ class CoordinatorRecoveryTest {
         try (MiniCluster cluster = cluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/from/sub");
-            String target = "/" + nameOf(1, "to");
-            try (TarnOutputStream out = client.create("/from/sub/" + nameOf(1, "f"))) {
+            String target = "/" + TestFiles.nameOf(1, NAMENODES, "to", 0);
+            try (TarnOutputStream out = client.create("/from/sub/" + TestFiles.nameOf(1, NAMENODES, "f", 0))) {
                 out.write(7);
             }
             // The arbiter of the new name, namenode 1, renamed it; namenode 0 had not when it stopped.
@@ -137,7 +128,7 @@ class CoordinatorRecoveryTest {
             Eventually.within(Duration.ofSeconds(20), "the rename completed at namenode 0",
                     () -> isDirectory(cluster, 0, target + "/sub"));
             assertThat(cluster.namenode(0).service().namespace().find("/from")).isNull();
-            assertThat(client.getStatus(target + "/sub/" + nameOf(1, "f")).size()).isEqualTo(1);
+            assertThat(client.getStatus(target + "/sub/" + TestFiles.nameOf(1, NAMENODES, "f", 0)).size()).isEqualTo(1);
         }
     }
 
@@ -147,7 +138,7 @@ class CoordinatorRecoveryTest {
              TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/doomed/deep");
             for (int p = 0; p < NAMENODES; p++) {
-                try (TarnOutputStream out = client.create("/doomed/deep/" + nameOf(p, "f"))) {
+                try (TarnOutputStream out = client.create("/doomed/deep/" + TestFiles.nameOf(p, NAMENODES, "f", 0))) {
                     out.write(p);
                 }
             }

@@ -1,13 +1,11 @@
 package io.tarn.namenode;
 
 import io.tarn.client.TarnClient;
-import io.tarn.client.TarnInputStream;
-import io.tarn.client.TarnOutputStream;
+import io.tarn.client.TestFiles;
 import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.error.TarnFileNotFoundException;
-import io.tarn.common.fs.Partitions;
 import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import io.tarn.namenode.PeerProtocol.AdoptRequest;
@@ -17,7 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -40,27 +37,10 @@ class MoveRecoveryTest {
                 .set(TarnKeys.NAMENODE_JOURNAL, NamespaceJournalMode.DISK).start();
     }
 
-    private static String nameOf(int p, String prefix) {
-        for (int i = 0; ; i++) {
-            if (Partitions.ofName(prefix + i, NAMENODES) == p) {
-                return prefix + i;
-            }
-        }
-    }
-
     private static byte[] write(TarnClient client, String path, int n, long seed) throws IOException {
-        byte[] data = new byte[n];
-        new Random(seed).nextBytes(data);
-        try (TarnOutputStream out = client.create(path)) {
-            out.write(data);
-        }
+        byte[] data = TestFiles.random(n, seed);
+        TestFiles.write(client, path, data);
         return data;
-    }
-
-    private static byte[] read(TarnClient client, String path) throws IOException {
-        try (TarnInputStream in = client.open(path)) {
-            return in.readAllBytes();
-        }
     }
 
     /** Begins moving {@code src} (namenode 0's) to {@code dst} (namenode 1's): MOVE_BEGIN recorded. */
@@ -92,8 +72,8 @@ class MoveRecoveryTest {
         try (MiniCluster cluster = cluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/out");
-            String src = "/out/" + nameOf(0, "src");
-            String dst = "/out/" + nameOf(1, "dst");
+            String src = "/out/" + TestFiles.nameOf(0, NAMENODES, "src", 0);
+            String dst = "/out/" + TestFiles.nameOf(1, NAMENODES, "dst", 0);
             byte[] data = write(client, src, 2 * BLOCK + 3, 1);
             FileMove move = begin(cluster, src, dst);
             adopt(cluster, move);
@@ -108,7 +88,7 @@ class MoveRecoveryTest {
             Eventually.within(Duration.ofSeconds(20), "the move committed at namenode 0",
                     () -> cluster.namenode(0).service().namespace().openMoves().isEmpty());
             assertThat(catchThrowable(() -> client.getStatus(src))).isInstanceOf(TarnFileNotFoundException.class);
-            assertThat(read(client, dst)).isEqualTo(data);
+            assertThat(TestFiles.read(client, dst)).isEqualTo(data);
             assertThat(cluster.namenode(0).service().namespace().lentBlockCount()).isEqualTo(3);
             Eventually.within(Duration.ofSeconds(20), "namenode 1 forgot the settled move",
                     () -> cluster.namenode(1).service().namespace().ledgerSize() == 0);
@@ -117,7 +97,7 @@ class MoveRecoveryTest {
             cluster.startNamenode(0);
             assertThat(cluster.namenode(0).service().namespace().openMoves()).isEmpty();
             assertThat(exists(client, src)).isFalse();
-            assertThat(read(client, dst)).isEqualTo(data);
+            assertThat(TestFiles.read(client, dst)).isEqualTo(data);
         }
     }
 
@@ -126,8 +106,8 @@ class MoveRecoveryTest {
         try (MiniCluster cluster = cluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/out");
-            String src = "/out/" + nameOf(0, "src");
-            String dst = "/out/" + nameOf(1, "dst");
+            String src = "/out/" + TestFiles.nameOf(0, NAMENODES, "src", 0);
+            String dst = "/out/" + TestFiles.nameOf(1, NAMENODES, "dst", 0);
             byte[] data = write(client, src, BLOCK + 9, 2);
             FileMove move = begin(cluster, src, dst);
             cluster.stopNamenode(0);
@@ -135,7 +115,7 @@ class MoveRecoveryTest {
 
             Eventually.within(Duration.ofSeconds(20), "the move aborted at namenode 0",
                     () -> cluster.namenode(0).service().namespace().openMoves().isEmpty());
-            assertThat(read(client, src)).isEqualTo(data);
+            assertThat(TestFiles.read(client, src)).isEqualTo(data);
             assertThat(exists(client, dst)).isFalse();
             // The FILE_ADOPT the crash held up, arriving now, is refused: the file is never under two names.
             assertThat(catchThrowable(() -> adopt(cluster, move))).isInstanceOf(TarnException.class)
@@ -143,7 +123,7 @@ class MoveRecoveryTest {
             assertThat(exists(client, dst)).isFalse();
             // And the file moves normally afterwards.
             client.rename(src, dst);
-            assertThat(read(client, dst)).isEqualTo(data);
+            assertThat(TestFiles.read(client, dst)).isEqualTo(data);
             assertThat(exists(client, src)).isFalse();
         }
     }
@@ -153,8 +133,8 @@ class MoveRecoveryTest {
         try (MiniCluster cluster = cluster();
              TarnClient client = TarnClient.connect(cluster.config())) {
             client.mkdirs("/out");
-            String src = "/out/" + nameOf(0, "src");
-            String dst = "/out/" + nameOf(1, "dst");
+            String src = "/out/" + TestFiles.nameOf(0, NAMENODES, "src", 0);
+            String dst = "/out/" + TestFiles.nameOf(1, NAMENODES, "dst", 0);
             byte[] data = write(client, src, BLOCK / 2, 3);
             begin(cluster, src, dst);
             // The receiver went down before any FILE_ADOPT reached it, then the sender too.
@@ -169,7 +149,7 @@ class MoveRecoveryTest {
 
             Eventually.within(Duration.ofSeconds(20), "the move aborted once namenode 1 answered",
                     () -> cluster.namenode(0).service().namespace().openMoves().isEmpty());
-            assertThat(read(client, src)).isEqualTo(data);
+            assertThat(TestFiles.read(client, src)).isEqualTo(data);
             assertThat(exists(client, dst)).isFalse();
         }
     }
