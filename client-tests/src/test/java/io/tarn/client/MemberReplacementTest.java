@@ -4,7 +4,7 @@ import io.tarn.common.config.TarnKeys;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.GroupMember;
-import io.tarn.datanode.replication.GroupMembers;
+import io.tarn.replication.host.GroupMembers;
 import io.tarn.minicluster.Eventually;
 import io.tarn.minicluster.MiniCluster;
 import org.junit.jupiter.api.Test;

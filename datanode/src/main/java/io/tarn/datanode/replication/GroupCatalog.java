@@ -23,6 +23,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
+import io.tarn.replication.host.GroupJournal;
 
 /**
  * The block groups a datanode hosts, as files next to their journals: each group's directory

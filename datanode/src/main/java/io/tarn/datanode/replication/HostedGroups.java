@@ -39,6 +39,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 import java.util.function.LongConsumer;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
+import io.tarn.replication.host.JournalWriter;
+import io.tarn.replication.host.MemoryJournal;
+import io.tarn.replication.host.ReplicaJournal;
+import io.tarn.replication.host.ReplicationHost;
 
 /**
  * The block groups a datanode hosts, as the namenodes command: creates each group's replica
@@ -75,6 +82,8 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     /** 1 for each region that holds a hosted group's replica. */
     private final AtomicIntegerArray replicaRegions;
     private volatile ReplicationHost host;
+    /** The clients' block group calls on {@link #host}; set with it. */
+    private volatile ReplicaService service;
     private volatile LongConsumer unknownGroup = id -> { };
     private JournalWriter writer;
     private volatile boolean closed;
@@ -145,11 +154,12 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
 
     private synchronized ReplicationHost host() {
         if (host == null) {
-            ReplicationHost h = new ReplicationHost(transport, settings, this::allows, name);
+            ReplicationHost h = new ReplicationHost(transport, settings, "datanode", name);
             h.onUnknownGroup(unknownGroup);
             if (mode == JournalMode.DISK) {
                 writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, h);
             }
+            service = new ReplicaService(h, this::allows);
             host = h;
         }
         return host;
@@ -452,13 +462,13 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     /** The REPLICA audience: the host's replication service, or UNKNOWN_GROUP before the first group. */
     @Override
     public void handle(RpcRequest request) throws Exception {
-        ReplicationHost h = host;
-        if (h == null) {
+        ReplicaService s = service;
+        if (s == null) {
             unknownGroup.accept(-1);
             request.fail(ErrorCode.UNKNOWN_GROUP, "this datanode hosts no block group");
             return;
         }
-        h.service().handle(request);
+        s.handle(request);
     }
 
     /** Stops every group (their journals stay for a restart) and the host. */

@@ -11,6 +11,10 @@ import io.tarn.replication.LogEntry;
 import io.tarn.replication.StateImage;
 
 import java.util.BitSet;
+import io.tarn.replication.host.BytesPayload;
+import io.tarn.replication.host.ChunkedImage;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.RestorableImage;
 
 /**
  * A group's block state in one region of this datanode's {@link RegionStore}: the group's slot
@@ -34,7 +38,7 @@ import java.util.BitSet;
  * same state, only passing through older bytes on the way (a replica catching up serves no reads
  * of data being written). It spares a copy of the whole region at every checkpoint.
  */
-public final class RegionGroupStore implements GroupStore {
+public final class RegionGroupStore implements BlockGroupStore {
 
     /** Bytes of the header at the start of a block write's payload: the block's generation. */
     public static final int PAYLOAD_HEADER = Integer.BYTES;

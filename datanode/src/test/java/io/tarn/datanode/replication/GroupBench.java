@@ -28,6 +28,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
 
 /**
  * The replication host's write throughput and latency, measured (not a test): {@code members}

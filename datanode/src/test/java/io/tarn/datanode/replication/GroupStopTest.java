@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.Unpooled;
 import io.tarn.common.security.BlockTokens;
-import io.tarn.datanode.replication.GroupRunner.Outcome;
+import io.tarn.replication.host.GroupRunner.Outcome;
 import io.tarn.replication.BlockRange;
 import io.tarn.replication.Checkpoint;
 import io.tarn.replication.CheckpointMeta;
@@ -27,6 +27,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.tarn.replication.host.BytesPayload;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
+import io.tarn.replication.host.GroupStore;
+import io.tarn.replication.host.TestWriter;
 
 /**
  * A group whose block store throws while applying an entry stops on that datanode (three hosts over
@@ -44,11 +49,11 @@ class GroupStopTest {
     private static final String CAUSE = "region 0 cannot be written (test)";
 
     /** The region's store, throwing when it applies the write of sequence {@link #poison} of {@link #CLIENT}. */
-    private static final class PoisonedStore implements GroupStore {
-        private final GroupStore store;
+    private static final class PoisonedStore implements BlockGroupStore {
+        private final BlockGroupStore store;
         volatile long poison = -1;
 
-        PoisonedStore(GroupStore store) {
+        PoisonedStore(BlockGroupStore store) {
             this.store = store;
         }
 

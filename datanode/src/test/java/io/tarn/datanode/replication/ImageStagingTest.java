@@ -24,6 +24,10 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.tarn.replication.host.ByteImage;
+import io.tarn.replication.host.ChunkedImage;
+import io.tarn.replication.host.FileImageStore;
+import io.tarn.replication.host.ImageStaging;
 
 /**
  * The pieces of chunked images on real files and buffers: the receiving side's staging (order,

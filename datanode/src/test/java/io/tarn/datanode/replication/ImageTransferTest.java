@@ -23,6 +23,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.tarn.replication.host.BytesPayload;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
+import io.tarn.replication.host.TestWriter;
 
 /**
  * A member that lost its replica catches up from a checkpoint image larger than the largest frame

@@ -22,6 +22,13 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import io.tarn.replication.host.ByteImage;
+import io.tarn.replication.host.ChunkedImage;
+import io.tarn.replication.host.FileImageStore;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.JournalFixtures;
+import io.tarn.replication.host.JournalLostException;
+import io.tarn.replication.host.JournalWriter;
 
 /**
  * Images rewritten in place: a capture knows which pages changed since an earlier capture of its

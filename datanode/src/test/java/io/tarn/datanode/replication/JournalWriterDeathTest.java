@@ -3,8 +3,8 @@ package io.tarn.datanode.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tarn.common.security.BlockTokens;
-import io.tarn.datanode.replication.GroupRunner.Outcome;
-import io.tarn.datanode.replication.JournalFixtures.Recorder;
+import io.tarn.replication.host.GroupRunner.Outcome;
+import io.tarn.replication.host.JournalFixtures.Recorder;
 import io.tarn.replication.BlockRange;
 import io.tarn.replication.DiskOp;
 import io.tarn.replication.PersistentState;
@@ -22,6 +22,16 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.tarn.replication.host.Admission;
+import io.tarn.replication.host.BytesPayload;
+import io.tarn.replication.host.FileImageStore;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
+import io.tarn.replication.host.ImageStore;
+import io.tarn.replication.host.JournalFixtures;
+import io.tarn.replication.host.JournalWriter;
+import io.tarn.replication.host.TestWriter;
 
 /**
  * The datanode's journal writer thread dies (an op whose persistence throws an {@link Error}, as a

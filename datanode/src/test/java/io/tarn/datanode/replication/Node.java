@@ -13,6 +13,15 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
+import io.tarn.replication.host.GroupStore;
+import io.tarn.replication.host.ImageStore;
+import io.tarn.replication.host.JournalWriter;
+import io.tarn.replication.host.MemoryJournal;
+import io.tarn.replication.host.ReplicaJournal;
+import io.tarn.replication.host.ReplicationHost;
 
 /**
  * One datanode's replication side for tests and the host benchmark: its own transport and RPC
@@ -41,12 +50,11 @@ final class Node implements AutoCloseable {
         this.blockSize = blockSize;
         ReplicationHost.Settings settings = new ReplicationHost.Settings(config, TimeUnit.MILLISECONDS.toNanos(1),
                 TimeUnit.SECONDS.toNanos(2), 1, 64L << 20);
-        host = new ReplicationHost(transport, settings,
-                (group, region, slot, generation, token, mode) -> tokens.check(token, id, region, slot, generation,
-                        mode),
-                "test-dn" + id);
+        host = new ReplicationHost(transport, settings, "datanode", "test-dn" + id);
         writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
-        server = transport.bind(new InetSocketAddress("127.0.0.1", port), host.service());
+        server = transport.bind(new InetSocketAddress("127.0.0.1", port), new ReplicaService(host,
+                (group, region, slot, generation, token, mode) -> tokens.check(token, id, region, slot, generation,
+                        mode)));
     }
 
     /** Hosts this datanode's replica of {@code members.groupId()}, from its journal (or {@code ifNew}). */
@@ -55,7 +63,8 @@ final class Node implements AutoCloseable {
     }
 
     /** Hosts this datanode's replica of a group over the store {@code wrap} makes of the region's. */
-    GroupRunner join(GroupMembers members, PersistentState ifNew, UnaryOperator<GroupStore> wrap) throws Exception {
+    GroupRunner join(GroupMembers members, PersistentState ifNew, UnaryOperator<BlockGroupStore> wrap)
+            throws Exception {
         long group = members.groupId();
         ReplicaJournal journal = memoryJournal ? new MemoryJournal(group, ifNew, host)
                 : GroupJournal.open(group, GroupJournal.directory(journals, group), ifNew, writer);

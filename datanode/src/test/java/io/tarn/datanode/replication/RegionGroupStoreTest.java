@@ -16,6 +16,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import io.tarn.replication.host.ByteImage;
+import io.tarn.replication.host.BytesPayload;
+import io.tarn.replication.host.ChunkedImage;
 
 /** A group's replica in a region: payload layout, generations, order independence and images. */
 class RegionGroupStoreTest {

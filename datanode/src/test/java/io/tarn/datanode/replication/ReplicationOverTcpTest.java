@@ -14,7 +14,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.datanode.GenerationTable;
-import io.tarn.datanode.replication.GroupRunner.Outcome;
+import io.tarn.replication.host.GroupRunner.Outcome;
 import io.tarn.replication.BlockRange;
 import io.tarn.replication.Message;
 import io.tarn.replication.PersistentState;
@@ -45,6 +45,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.tarn.replication.host.BytesPayload;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
+import io.tarn.replication.host.PeerMessenger;
+import io.tarn.replication.host.TestWriter;
 
 /**
  * Three datanode replication hosts, each with its own transport and RPC server on loopback, keep a

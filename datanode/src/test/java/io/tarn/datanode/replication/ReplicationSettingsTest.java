@@ -11,6 +11,7 @@ import io.tarn.replication.Mode;
 import io.tarn.replication.ReplicationConfig;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import io.tarn.replication.host.ReplicationHost;
 
 /** The {@code tarn.replication.*} keys become a datanode's replication settings, one tick per millisecond. */
 class ReplicationSettingsTest {
