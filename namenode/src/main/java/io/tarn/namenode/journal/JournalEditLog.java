@@ -3,15 +3,16 @@ package io.tarn.namenode.journal;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The {@link EditLog} of a namenode that journals to disk: records go to its
- * {@link NamespaceJournal}, attached once the journal has been replayed (the namespace is built
- * before the journal opens, and replay appends nothing).
+ * The {@link EditLog} of a namenode that keeps its records: they go to its {@link NamespaceJournal},
+ * or at a namenode group's leader to the group's replicated log, attached once the namespace has
+ * been rebuilt from what was kept (the namespace is built before the log opens, and replay appends
+ * nothing).
  */
 public final class JournalEditLog implements EditLog {
-    private volatile NamespaceJournal journal;
+    private volatile SequencedLog journal;
 
     /** From now on records go to {@code target}. */
-    public void attach(NamespaceJournal target) {
+    public void attach(SequencedLog target) {
         this.journal = target;
     }
 
@@ -22,7 +23,7 @@ public final class JournalEditLog implements EditLog {
 
     @Override
     public long append(int type, ByteBuf body) {
-        NamespaceJournal j = journal;
+        SequencedLog j = journal;
         if (j == null) {
             body.release();
             throw new JournalFailedException("the namespace journal is not open yet: nothing may change the "

@@ -105,16 +105,12 @@ final class JournalRecovery {
                 if (bad != null) {
                     break;
                 }
-                int length = buf.getInt(offset);
                 long seq = buf.getLong(offset + JournalFormat.FRAME_HEAD);
-                if (seq > afterSeq) {
-                    int type = buf.getUnsignedByte(offset + JournalFormat.FRAME_HEAD + 8);
-                    int bodyAt = offset + JournalFormat.FRAME_HEAD + JournalFormat.RECORD_HEAD;
-                    replayer.replay(seq, type, buf.slice(bodyAt, length - JournalFormat.RECORD_HEAD));
+                if (replayFrame(buf, offset, afterSeq, replayer)) {
                     replayed++;
                 }
                 expected = seq + 1;
-                offset += JournalFormat.FRAME_HEAD + length;
+                offset += JournalFormat.FRAME_HEAD + buf.getInt(offset);
             }
             if (bad != null) {
                 if (!last) {
@@ -129,6 +125,55 @@ final class JournalRecovery {
             }
         }
         return new Result(expected - 1, replayed, cut, firsts.size());
+    }
+
+    /**
+     * Replays the records of {@code frames}, journal records back to back as a namenode group
+     * replicates them ({@link SequencedLog#replayFrames}), whose sequence numbers lie above
+     * {@code afterSeq}; the others the namespace holds already. Each record must follow the one
+     * before it, and the first may not leave a gap after {@code afterSeq}.
+     *
+     * @param frames the records, from index 0 to the buffer's capacity
+     * @return the last record's sequence number, replayed or not ({@code afterSeq} when there is none)
+     * @throws JournalCorruptException when a record is damaged, cut short or out of order
+     */
+    static long replayFrames(ByteBuf frames, long afterSeq, JournalReplayer replayer) throws IOException {
+        int offset = 0;
+        long last = afterSeq;
+        long expected = -1;
+        while (offset < frames.capacity()) {
+            if (expected < 0 && frames.capacity() - offset >= JournalFormat.FRAME_HEAD + 8) {
+                expected = frames.getLong(offset + JournalFormat.FRAME_HEAD);
+                if (expected > afterSeq + 1) {
+                    throw new JournalCorruptException("replicated namespace records start at record " + expected
+                            + " where " + (afterSeq + 1) + " was expected");
+                }
+            }
+            String bad = frame(frames, offset, expected);
+            if (bad != null) {
+                throw new JournalCorruptException("replicated namespace records: " + bad + " at byte " + offset);
+            }
+            long seq = frames.getLong(offset + JournalFormat.FRAME_HEAD);
+            replayFrame(frames, offset, afterSeq, replayer);
+            last = seq;
+            expected = seq + 1;
+            offset += JournalFormat.FRAME_HEAD + frames.getInt(offset);
+        }
+        return last;
+    }
+
+    /** Replays the checked record at {@code offset} if it lies above {@code afterSeq}; true when it did. */
+    private static boolean replayFrame(ByteBuf buf, int offset, long afterSeq, JournalReplayer replayer)
+            throws IOException {
+        long seq = buf.getLong(offset + JournalFormat.FRAME_HEAD);
+        if (seq <= afterSeq) {
+            return false;
+        }
+        int length = buf.getInt(offset);
+        int type = buf.getUnsignedByte(offset + JournalFormat.FRAME_HEAD + 8);
+        int bodyAt = offset + JournalFormat.FRAME_HEAD + JournalFormat.RECORD_HEAD;
+        replayer.replay(seq, type, buf.slice(bodyAt, length - JournalFormat.RECORD_HEAD));
+        return true;
     }
 
     /** Null when the segment header is right, else what is wrong. */

@@ -49,6 +49,8 @@ import java.util.zip.CRC32C;
 public abstract class SequencedLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SequencedLog.class);
     private static final Object STOP = new Object();
+    /** Bytes a record's body may hold at most. */
+    public static final int MAX_BODY = JournalFormat.MAX_BODY;
 
     /** A record appended and not yet handed to {@link #writeRun}; the log owns its body. */
     protected static final class Pending {
@@ -258,6 +260,18 @@ public abstract class SequencedLog implements AutoCloseable {
         } finally {
             p.body.release();
         }
+    }
+
+    /**
+     * Replays the records of {@code frames} (records as {@link #encode} writes them, back to back,
+     * from index 0 to the buffer's capacity) whose sequence numbers lie above {@code afterSeq}; each
+     * must follow the one before, and the first may leave no gap after {@code afterSeq}.
+     *
+     * @return the last record's sequence number, replayed or not ({@code afterSeq} when there is none)
+     * @throws JournalCorruptException when a record is damaged, cut short or out of order
+     */
+    public static long replayFrames(ByteBuf frames, long afterSeq, JournalReplayer replayer) throws IOException {
+        return JournalRecovery.replayFrames(frames, afterSeq, replayer);
     }
 
     /**

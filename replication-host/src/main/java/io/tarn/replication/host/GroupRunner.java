@@ -63,6 +63,9 @@ import java.util.concurrent.RejectedExecutionException;
 public final class GroupRunner {
     private static final Logger LOG = LoggerFactory.getLogger(GroupRunner.class);
 
+    /** What hosts the group, as messages name it. */
+    private final String process;
+
     /**
      * The answer to a client request.
      *
@@ -186,11 +189,13 @@ public final class GroupRunner {
      * @param config          the replica's settings (for the catch-up cap)
      * @param tickNanos       length of one tick
      * @param requestTimeoutNanos how long a client request may wait for the replica's answer
-     * @param heldBudget      the datanode's room for writes held while windows are full
+     * @param heldBudget      the process's room for writes held while windows are full
+     * @param process         what hosts the group, as messages name it ("datanode", "namenode")
      */
     public GroupRunner(long groupId, Replica replica, Map<Integer, String> memberNames, EventExecutor loop,
                        GroupOutputs outputs, GroupStore store, ReplicationConfig config, long tickNanos,
-                       long requestTimeoutNanos, HeldWrites.Budget heldBudget) {
+                       long requestTimeoutNanos, HeldWrites.Budget heldBudget, String process) {
+        this.process = process;
         this.groupId = groupId;
         this.replica = replica;
         this.memberNames = Map.copyOf(memberNames);
@@ -341,7 +346,7 @@ public final class GroupRunner {
      * able to acknowledge anything would keep the others from electing one that can.
      */
     public void journalFailed(String reason) {
-        run(() -> halt("group " + groupId + " cannot acknowledge writes on this datanode: " + reason));
+        run(() -> halt("group " + groupId + " cannot acknowledge writes on this " + process + ": " + reason));
     }
 
     /** Names this member the first leader of a brand-new group (see {@link Replica#campaign()}). */
@@ -492,7 +497,7 @@ public final class GroupRunner {
     public void close() {
         run(() -> {
             closed = true;
-            failPending("group " + groupId + " is no longer served by this datanode");
+            failPending("group " + groupId + " is no longer served by this " + process);
         });
     }
 
@@ -560,7 +565,8 @@ public final class GroupRunner {
             } catch (RejectedExecutionException e) {
                 // The loops stopped (the datanode is shutting down): nothing more happens to this group.
                 if (failOnReject != null) {
-                    failOnReject.complete(Outcome.timedOut("group " + groupId + " is shutting down on this datanode"));
+                    failOnReject.complete(Outcome.timedOut("group " + groupId + " is shutting down on this "
+                            + process));
                 }
             }
         }
@@ -657,9 +663,9 @@ public final class GroupRunner {
      * longer be what its core believes, so it must not go on acknowledging, voting or serving.
      */
     private void stop(Effect effect, Throwable cause) {
-        String why = "group " + groupId + " is stopped on this datanode: " + describe(effect) + " failed ("
-                + cause + "); the other members keep it available, and restarting this datanode hosts it again "
-                + "from its journal";
+        String why = "group " + groupId + " is stopped on this " + process + ": " + describe(effect) + " failed ("
+                + cause + "); the other members keep it available, and restarting this " + process
+                + " hosts it again from its journal";
         LOG.error("{}", why, cause);
         halt(why);
     }

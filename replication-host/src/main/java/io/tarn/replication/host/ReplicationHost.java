@@ -260,7 +260,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
             }
         };
         GroupRunner runner = new GroupRunner(groupId, replica, members.names(), loop, outputs,
-                store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos(), heldBudget);
+                store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos(), heldBudget, process);
         self[0] = runner;
         ImageStaging staging = new ImageStaging(groupId, store.capture(CheckpointMeta.INITIAL).sizeBytes(), stagingDir,
                 stagingBudget);

@@ -123,7 +123,7 @@ final class LocalGroup implements AutoCloseable {
             ReplicationLoops own = new ReplicationLoops(1, TICK, "test-replication-" + m);
             loops.put(m, own);
             GroupRunner runner = new GroupRunner(GROUP, replica, names, own.loopFor(GROUP), outputs(m), store,
-                    CONFIG, TICK, TimeUnit.SECONDS.toNanos(2), budgets.apply(m));
+                    CONFIG, TICK, TimeUnit.SECONDS.toNanos(2), budgets.apply(m), "datanode");
             runners.put(m, runner);
             own.add(runner);
         }
