@@ -4,24 +4,25 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
-import io.tarn.namenode.journal.NamespaceJournal;
+import io.tarn.namenode.journal.SequencedLog;
 import io.tarn.rpc.RpcRequest;
 
 import java.net.SocketAddress;
 
 /**
- * A request whose answer waits until every journal record appended before it is on disk
- * ({@link NamespaceJournal#barrier}): the answer to a mutation then never acknowledges a change a
- * crash could still lose, nor a state (an existing name, a closed file) that only a record not yet
- * forced describes. The answer is encoded at once, from the state the mutation saw; only sending
- * it waits, on the journal's writer thread, and no I/O thread blocks. When the journal fails first,
- * the answer becomes NAMESPACE_READ_ONLY with the reason.
+ * A request whose answer waits until every record appended before it is durable
+ * ({@link SequencedLog#barrier}: forced to the journal's disk, or committed by the namenode's
+ * group): the answer to a mutation then never acknowledges a change a crash could still lose, nor a
+ * state (an existing name, a closed file) that only a record not yet durable describes. The answer
+ * is encoded at once, from the state the mutation saw; only sending it waits, on the log's writer
+ * thread, and no I/O thread blocks. When the log fails first, the answer becomes
+ * NAMESPACE_READ_ONLY with the reason.
  */
 final class DurableReply implements RpcRequest {
     private final RpcRequest request;
-    private final NamespaceJournal journal;
+    private final SequencedLog journal;
 
-    DurableReply(RpcRequest request, NamespaceJournal journal) {
+    DurableReply(RpcRequest request, SequencedLog journal) {
         this.request = request;
         this.journal = journal;
     }

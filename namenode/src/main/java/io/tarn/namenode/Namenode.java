@@ -1,5 +1,6 @@
 package io.tarn.namenode;
 
+import io.tarn.common.config.ConfigException;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnConfig;
@@ -11,6 +12,9 @@ import io.tarn.namenode.journal.JournalEditLog;
 import io.tarn.namenode.journal.JournalMeta;
 import io.tarn.namenode.journal.NamespaceJournal;
 import io.tarn.namenode.namespace.NamespaceReplay;
+import io.tarn.replication.Mode;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.ReplicationHost;
 import io.tarn.rpc.RpcServer;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
@@ -22,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +52,10 @@ public final class Namenode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Namenode.class);
     private final AtomicBoolean closed = new AtomicBoolean();
 
+    /** The service of a namenode on its own; null for a member of a group, whose {@link #group} has it. */
     private final NamenodeService service;
+    /** The group this namenode is a member of, or null. */
+    private final NamenodeGroup group;
     private final Transport transport;
     private final boolean ownsTransport;
     private final RpcServer server;
@@ -61,6 +69,13 @@ public final class Namenode implements AutoCloseable {
 
     private Namenode(NamenodeService service, Transport transport, boolean ownsTransport, RpcServer server,
                      ScheduledExecutorService background, NamespaceJournal journal, Checkpointer checkpointer) {
+        this(service, null, transport, ownsTransport, server, background, journal, checkpointer);
+    }
+
+    private Namenode(NamenodeService service, NamenodeGroup group, Transport transport, boolean ownsTransport,
+                     RpcServer server, ScheduledExecutorService background, NamespaceJournal journal,
+                     Checkpointer checkpointer) {
+        this.group = group;
         this.journal = journal;
         this.checkpointer = checkpointer;
         this.service = service;
@@ -100,6 +115,10 @@ public final class Namenode implements AutoCloseable {
         long leaseTimeout = config.get(TarnKeys.LEASE_TIMEOUT);
         long datanodeTimeout = config.get(TarnKeys.DATANODE_TIMEOUT);
         Partitioning partitions = Partitioning.of(config);
+        List<HostPort> members = config.namenodeGroups().get(partitions.partition());
+        if (members.size() > 1) {
+            return startMember(config, transport, clock, ownsTransport, partitions, members);
+        }
         Path journalDir = null;
         JournalMeta meta = null;
         boolean temporary = false;
@@ -162,6 +181,68 @@ public final class Namenode implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Starts a member of its partition's replicated group ({@link NamenodeGroup}): the group's journal
+     * (its replication journal) in this member's journal directory, the token key of this member in
+     * its meta file beside it.
+     */
+    private static Namenode startMember(TarnConfig config, Transport transport, Clock clock, boolean ownsTransport,
+                                       Partitioning partitions, List<HostPort> members) throws IOException {
+        if (partitions.count() > 1) {
+            throw new ConfigException(TarnKeys.NAMENODE_ADDRESS + " lists " + partitions.count() + " partitions "
+                    + "with a replicated group: this build runs replicated namenode groups for a namespace of one "
+                    + "partition only");
+        }
+        if (config.get(TarnKeys.NAMENODE_JOURNAL) != NamespaceJournalMode.DISK) {
+            throw new ConfigException("a replicated namenode group keeps its namespace in the group's journal: "
+                    + TarnKeys.NAMENODE_JOURNAL + " must be disk");
+        }
+        int p = partitions.partition();
+        int member = config.get(TarnKeys.NAMENODE_MEMBER);
+        InetSocketAddress bindAddress = bindAddress(config);
+        boolean temporary = bindAddress.getPort() == 0 && config.get(TarnKeys.NAMENODE_JOURNAL_DIR).isBlank();
+        Path dir = temporary ? Files.createTempDirectory("tarn-namenode-")
+                : journalDirectory(config, partitions, bindAddress.getPort());
+        NamenodeGroup group = null;
+        try {
+            JournalMeta meta = JournalMeta.loadOrCreate(dir, p, partitions.count());
+            BlockTokens tokens = new BlockTokens(meta.tokenKey0(), meta.tokenKey1());
+            long leaseTimeout = config.get(TarnKeys.LEASE_TIMEOUT);
+            long datanodeTimeout = config.get(TarnKeys.DATANODE_TIMEOUT);
+            int blockSize = config.getInt(TarnKeys.BLOCK_SIZE);
+            int replication = config.get(TarnKeys.REPLICATION_DEFAULT);
+            long replaceAfter = config.get(TarnKeys.DATANODE_REPLACE_AFTER);
+            group = new NamenodeGroup(p, member, members, transport, ReplicationHost.Settings.of(config, Mode.IN_ORDER),
+                    GroupJournal.directory(dir, p), log -> {
+                        NamenodeService s = new NamenodeService(clock, blockSize, leaseTimeout, datanodeTimeout,
+                                tokens, partitions, replication, log);
+                        s.allocator().groups().replaceAfter(replaceAfter);
+                        return s;
+                    }, maintenancePeriod(leaseTimeout, datanodeTimeout));
+            RpcServer server = transport.bind(bindAddress, group);
+            Namenode nn = new Namenode(null, group, transport, ownsTransport, server, null, null, null);
+            if (temporary) {
+                nn.temporaryJournalDir = dir;
+            }
+            LOG.info("Namenode {} of {}, member {} of its group, listening on {} (transport {}, block size {} bytes)",
+                    p, partitions.count(), member, server.localAddress(), transport.name(), blockSize);
+            return nn;
+        } catch (IOException | RuntimeException e) {
+            if (group != null) {
+                group.close();
+            }
+            if (temporary) {
+                deleteTree(dir);
+            }
+            throw e;
+        }
+    }
+
+    /** How often maintenance runs: often enough that expiry happens within a quarter timeout of its deadline. */
+    static long maintenancePeriod(long leaseTimeout, long datanodeTimeout) {
+        return Math.max(10, Math.min(1_000, Math.min(leaseTimeout, datanodeTimeout) / 4));
     }
 
     /**
@@ -265,8 +346,7 @@ public final class Namenode implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        // Check often enough that expiry happens within a quarter timeout of its deadline.
-        long period = Math.max(10, Math.min(1_000, Math.min(leaseTimeout, datanodeTimeout) / 4));
+        long period = maintenancePeriod(leaseTimeout, datanodeTimeout);
         background.scheduleWithFixedDelay(() -> runMaintenance(service), period, period, TimeUnit.MILLISECONDS);
         Partitioning partitioning = service.partitioning();
         LOG.info("Namenode {} of {} listening on {} (transport {}, block size {} bytes, lease timeout {} ms, "
@@ -287,8 +367,8 @@ public final class Namenode implements AutoCloseable {
     /** tarn.namenode.bind, or this namenode's entry (tarn.namenode.partition) of tarn.namenode.address. */
     static InetSocketAddress bindAddress(TarnConfig config) {
         String bind = config.get(TarnKeys.NAMENODE_BIND);
-        HostPort hp = bind.isEmpty() ? config.namenodes().get(config.get(TarnKeys.NAMENODE_PARTITION))
-                : HostPort.parse(bind);
+        HostPort hp = bind.isEmpty() ? config.namenodeGroups().get(config.get(TarnKeys.NAMENODE_PARTITION))
+                .get(config.get(TarnKeys.NAMENODE_MEMBER)) : HostPort.parse(bind);
         return hp.isWildcard() ? new InetSocketAddress(hp.port()) : new InetSocketAddress(hp.host(), hp.port());
     }
 
@@ -302,21 +382,34 @@ public final class Namenode implements AutoCloseable {
         return server.connectionCount();
     }
 
-    /** The request handler and the state behind it. */
+    /**
+     * The request handler and the state behind it; for a member of a group, its current incarnation's
+     * (served only while it leads).
+     */
     public NamenodeService service() {
-        return service;
+        return group != null ? group.service() : service;
+    }
+
+    /** True unless this is a member of a replicated group that does not lead it now. */
+    public boolean serving() {
+        return group == null || group.leading();
+    }
+
+    /** The replicated group this namenode is a member of, or null. */
+    NamenodeGroup group() {
+        return group;
     }
 
     public long fileCount() {
-        return service.namespace().fileCount();
+        return service().namespace().fileCount();
     }
 
     public long directoryCount() {
-        return service.namespace().directoryCount();
+        return service().namespace().directoryCount();
     }
 
     public int datanodeCount() {
-        return service.datanodes().size();
+        return service().datanodes().size();
     }
 
     /**
@@ -327,14 +420,16 @@ public final class Namenode implements AutoCloseable {
      */
     public long checkpoint() throws IOException {
         if (checkpointer == null) {
-            throw new IllegalStateException("this namenode keeps no journal (tarn.namenode.journal = none)");
+            throw new IllegalStateException(group != null ? "a member of a namenode group checkpoints through its "
+                    + "group's journal (tarn.replication.checkpoint.interval)"
+                    : "this namenode keeps no journal (tarn.namenode.journal = none)");
         }
         return checkpointer.checkpoint();
     }
 
     /** Runs the background checks now (datanode liveness, lease expiry), e.g. after advancing a test clock. */
     public void runMaintenance() {
-        service.runMaintenance();
+        service().runMaintenance();
     }
 
     /**
@@ -346,11 +441,18 @@ public final class Namenode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        background.shutdownNow();
-        service.links().stop();
+        if (background != null) {
+            background.shutdownNow();
+        }
+        if (service != null) {
+            service.links().stop();
+        }
         try {
             server.close();
         } finally {
+            if (group != null) {
+                group.close();
+            }
             if (ownsTransport) {
                 transport.close();
             }
@@ -366,7 +468,7 @@ public final class Namenode implements AutoCloseable {
             }
         }
         try {
-            if (!background.awaitTermination(5, TimeUnit.SECONDS)) {
+            if (background != null && !background.awaitTermination(5, TimeUnit.SECONDS)) {
                 LOG.warn("Namenode maintenance thread did not stop within 5 s");
             }
         } catch (InterruptedException e) {

@@ -26,6 +26,7 @@ import io.tarn.namenode.blocks.StorageId;
 import io.tarn.namenode.journal.EditLog;
 import io.tarn.namenode.journal.JournalFailedException;
 import io.tarn.namenode.journal.NamespaceJournal;
+import io.tarn.namenode.journal.SequencedLog;
 import io.tarn.namenode.lease.LeaseManager;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.BlockHealth;
@@ -71,7 +72,7 @@ public final class NamenodeService implements RpcHandler {
     private final PeerHandler peers;
     private final DatanodeHandler datanodeHandler;
     private final AdminHandler admin;
-    private volatile NamespaceJournal journal;
+    private volatile SequencedLog journal;
     private volatile long checkpointSeq;
     private volatile long checkpointAt = -1;
 
@@ -194,7 +195,7 @@ public final class NamenodeService implements RpcHandler {
      * ({@link DurableReply}), and mutations are refused while it is full or after it failed. Set
      * once, before serving.
      */
-    void journal(NamespaceJournal j) {
+    void journal(SequencedLog j) {
         this.journal = j;
     }
 
@@ -209,7 +210,7 @@ public final class NamenodeService implements RpcHandler {
      * exceptionally with NAMESPACE_READ_ONLY when the journal failed.
      */
     CompletableFuture<Void> durable(long seq) {
-        NamespaceJournal j = journal;
+        SequencedLog j = journal;
         if (j == null || seq == 0) {
             return CompletableFuture.completedFuture(null);
         }
@@ -221,18 +222,24 @@ public final class NamenodeService implements RpcHandler {
 
     /** The journal as CLUSTER_STATUS reports it. */
     JournalHealth journalHealth() {
-        NamespaceJournal j = journal;
+        SequencedLog j = journal;
         if (j == null) {
             return JournalHealth.NONE;
         }
         String failure = j.failure();
         long at = checkpointAt;
-        return new JournalHealth(true, j.directory().toString(), j.lastSeq(), checkpointSeq,
+        return new JournalHealth(true, j instanceof NamespaceJournal disk ? disk.directory().toString() : j.what(),
+                j.lastSeq(), checkpointSeq,
                 at < 0 ? -1 : Math.max(0, System.currentTimeMillis() - at), failure == null ? "" : failure);
     }
 
-    /** The namespace journal, or null when the namespace lives in memory only. */
+    /** The namespace journal on disk, or null when the namespace lives in memory only or in a group. */
     public NamespaceJournal journal() {
+        return journal instanceof NamespaceJournal disk ? disk : null;
+    }
+
+    /** Where the namespace's records become durable (a journal on disk, a group's log), or null. */
+    public SequencedLog log() {
         return journal;
     }
 
@@ -269,7 +276,7 @@ public final class NamenodeService implements RpcHandler {
         if (startup.starting() && startup.holds(request)) {
             return;
         }
-        NamespaceJournal j = journal;
+        SequencedLog j = journal;
         if (j != null && request.opcode() == Opcode.HEARTBEAT) {
             // Its group commands (create, change) must not reach a datanode before their records are on disk.
             request = new DurableReply(request, j);

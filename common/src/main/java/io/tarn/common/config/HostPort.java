@@ -53,8 +53,24 @@ public record HostPort(String host, int port) {
     /** Parses a comma-separated list of {@code host:port} pairs, in order. */
     public static List<HostPort> parseList(String text) {
         List<HostPort> out = new ArrayList<>();
+        for (List<HostPort> group : parseGroups(text)) {
+            out.add(group.get(0));
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Parses a comma-separated list of entries, each one {@code host:port} or a group of members
+     * separated by {@code |} ({@code h1:p|h2:p|h3:p}).
+     */
+    public static List<List<HostPort>> parseGroups(String text) {
+        List<List<HostPort>> out = new ArrayList<>();
         for (String part : text.split(",", -1)) {
-            out.add(parse(part));
+            List<HostPort> members = new ArrayList<>();
+            for (String m : part.split("\\|", -1)) {
+                members.add(parse(m));
+            }
+            out.add(List.copyOf(members));
         }
         return List.copyOf(out);
     }

@@ -87,6 +87,14 @@ public final class TarnConfig {
         return HostPort.parseList(get(TarnKeys.NAMENODE_ADDRESS));
     }
 
+    /**
+     * The members of each partition's namenodes, in partition order: one each, or the members of a
+     * replicated group in member order.
+     */
+    public List<List<HostPort>> namenodeGroups() {
+        return HostPort.parseGroups(get(TarnKeys.NAMENODE_ADDRESS));
+    }
+
     /** Every key with its effective value, formatted as a configuration file would hold it. */
     public Map<String, String> describe() {
         Map<String, String> out = new LinkedHashMap<>();
@@ -230,6 +238,13 @@ public final class TarnConfig {
                 throw new ConfigException(TarnKeys.NAMENODE_PARTITION + " = " + partition + ": "
                         + TarnKeys.NAMENODE_ADDRESS + " lists " + namenodes + " namenode(s), so it must be below "
                         + namenodes);
+            }
+            int members = c.namenodeGroups().get(partition).size();
+            int member = c.get(TarnKeys.NAMENODE_MEMBER);
+            if (member >= members) {
+                throw new ConfigException(TarnKeys.NAMENODE_MEMBER + " = " + member + ": " + TarnKeys.NAMENODE_ADDRESS
+                        + " lists " + members + " member(s) for partition " + partition + ", so it must be below "
+                        + members);
             }
             long block = c.get(TarnKeys.BLOCK_SIZE);
             if (Long.bitCount(block) != 1) {

@@ -22,8 +22,10 @@ public final class TarnKeys {
 
     public static final ConfigKey<String> NAMENODE_ADDRESS = ConfigKey.string("tarn.namenode.address",
             "localhost:9060", "host:port where clients and datanodes reach the namenode; with several namenodes, "
-                    + "all of them, comma-separated, in partition order (the first is partition 0). A client "
-                    + "needs only one: it learns the others from it.", TarnKeys::checkHostPorts);
+                    + "all of them, comma-separated, in partition order (the first is partition 0). A partition "
+                    + "served by a replicated group of namenodes lists its members separated by '|' "
+                    + "(host1:9060|host2:9060|host3:9060), in member order: 3 or 5 of them. A client needs only one "
+                    + "partition: it learns the others from it.", TarnKeys::checkHostPorts);
 
     public static final ConfigKey<Long> BLOCK_SIZE = ConfigKey.bytes("tarn.blocksize", MIB, 4 * KIB, GIB,
             "Size of one block; a power of two that divides the datanodes' region size.");
@@ -91,6 +93,10 @@ public final class TarnKeys {
     public static final ConfigKey<Integer> NAMENODE_PARTITION = ConfigKey.integer("tarn.namenode.partition", 0, 0,
             255, "", "Which entry of tarn.namenode.address this namenode is (0 for the first); set per namenode "
                     + "(tarn namenode --partition I).");
+
+    public static final ConfigKey<Integer> NAMENODE_MEMBER = ConfigKey.integer("tarn.namenode.member", 0, 0, 4, "",
+            "Which member of its partition's group (the '|'-separated entry of tarn.namenode.address) this namenode "
+                    + "is, 0 for the first; set per namenode of a replicated group (tarn namenode --member I).");
 
     public static final ConfigKey<Integer> NAMENODE_POLL = ConfigKey.integer("tarn.namenode.poll", 50, 0, 10_000,
             "µs", "How long each of the namenode's I/O threads goes on polling its connections after its last "
@@ -343,7 +349,8 @@ public final class TarnKeys {
                     REPLICATION_DEFAULT)),
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
                     RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
-            new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_POLL,
+            new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_MEMBER,
+                    NAMENODE_POLL,
                     NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, NAMENODE_CHECKPOINT_INTERVAL,
                     NAMENODE_CHECKPOINT_RECORDS, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_REPLACE_AFTER)),
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
@@ -371,9 +378,15 @@ public final class TarnKeys {
             return "lists " + parts.length + " namenodes; at most 256 are supported";
         }
         for (String p : parts) {
-            String problem = checkHostPort(p);
-            if (problem != null) {
-                return problem;
+            String[] members = p.split("\\|", -1);
+            if (members.length != 1 && members.length != 3 && members.length != 5) {
+                return "'" + p + "' lists " + members.length + " members of a namenode group; a group has 3 or 5";
+            }
+            for (String m : members) {
+                String problem = checkHostPort(m);
+                if (problem != null) {
+                    return problem;
+                }
             }
         }
         return null;

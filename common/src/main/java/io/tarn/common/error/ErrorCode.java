@@ -54,7 +54,7 @@ public enum ErrorCode {
 
     // Replicated block groups.
     UNKNOWN_GROUP(70, "this datanode holds no replica of the block group"),
-    NOT_LEADER(71, "not the leader of the block group; the answer names the leader when known"),
+    NOT_LEADER(71, "not the leader of its group (block group or namenode group); the answer names the leader if known"),
     GROUP_UNAVAILABLE(72, "the block group cannot reach a quorum of its members"),
 
     // Namespace durability

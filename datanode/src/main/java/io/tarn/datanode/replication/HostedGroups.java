@@ -19,7 +19,6 @@ import io.tarn.datanode.RegionStore;
 import io.tarn.datanode.Registration;
 import io.tarn.replication.Mode;
 import io.tarn.replication.PersistentState;
-import io.tarn.replication.ReplicationConfig;
 import io.tarn.replication.Status;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
@@ -35,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 import java.util.function.LongConsumer;
@@ -110,46 +108,14 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
     }
 
     /**
-     * A datanode's replication settings from its configuration: ticks of 1 ms, the protocol's times
-     * and sizes from the {@code tarn.replication.*} keys (an election timeout between the key's value
-     * and twice it), requests that wait at most {@code tarn.rpc.timeout}, held writes up to
-     * {@code tarn.replication.held.bytes} but never more than a quarter of the heap.
+     * A datanode's replication settings from its configuration ({@link ReplicationHost.Settings#of}),
+     * in the mode {@code tarn.replication.mode} names.
      *
-     * @throws ConfigException when the keys contradict each other (a lease not below the election
-     *                         timeout, a heartbeat not below the lease), naming them
+     * @throws ConfigException when the keys contradict each other, naming them
      */
     public static ReplicationHost.Settings settings(TarnConfig config) {
-        int election = (int) (long) config.get(TarnKeys.REPLICATION_ELECTION_TIMEOUT);
-        ReplicationConfig.Builder b = ReplicationConfig.builder()
-                .mode(config.get(TarnKeys.REPLICATION_MODE) == ReplicationMode.IN_ORDER ? Mode.IN_ORDER : Mode.PARALLEL)
-                .window(config.get(TarnKeys.REPLICATION_WINDOW))
-                .electionTimeout(election, 2 * election)
-                .stepDownTicks((int) (long) config.get(TarnKeys.REPLICATION_STEP_DOWN))
-                .heartbeatTicks((int) (long) config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL))
-                .leaseTicks((int) (long) config.get(TarnKeys.REPLICATION_LEASE))
-                .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL))
-                .checkpointBytes(config.get(TarnKeys.REPLICATION_CHECKPOINT_BYTES))
-                .maxBytesInFlight(config.get(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT))
-                .laggardWaitTicks((int) (long) config.get(TarnKeys.REPLICATION_LAGGARD_WAIT))
-                .preVote(config.get(TarnKeys.REPLICATION_PRE_VOTE))
-                // One TCP connection per pair of datanodes, and PeerMessenger reports what it could
-                // not deliver: entries are resent only after a loss, not once per retransmit period.
-                .reliableLinks(true);
-        ReplicationConfig replication;
-        try {
-            replication = b.build();
-        } catch (IllegalArgumentException e) {
-            String keys = TarnKeys.REPLICATION_ELECTION_TIMEOUT + " = " + election + " ms, "
-                    + TarnKeys.REPLICATION_STEP_DOWN + " = " + config.get(TarnKeys.REPLICATION_STEP_DOWN) + " ms, "
-                    + TarnKeys.REPLICATION_HEARTBEAT_INTERVAL + " = "
-                    + config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL) + " ms, "
-                    + TarnKeys.REPLICATION_LEASE + " = " + config.get(TarnKeys.REPLICATION_LEASE) + " ms";
-            throw new ConfigException("the replication keys do not fit together (" + keys + "): " + e.getMessage());
-        }
-        return new ReplicationHost.Settings(replication, TimeUnit.MILLISECONDS.toNanos(1),
-                TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_TIMEOUT)),
-                config.get(TarnKeys.REPLICATION_THREADS),
-                Math.min(config.get(TarnKeys.REPLICATION_HELD_BYTES), Runtime.getRuntime().maxMemory() / 4));
+        return ReplicationHost.Settings.of(config,
+                config.get(TarnKeys.REPLICATION_MODE) == ReplicationMode.IN_ORDER ? Mode.IN_ORDER : Mode.PARALLEL);
     }
 
     private synchronized ReplicationHost host() {

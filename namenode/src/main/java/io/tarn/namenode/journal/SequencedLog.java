@@ -302,7 +302,7 @@ public abstract class SequencedLog implements AutoCloseable {
     }
 
     /** The log as messages name it. */
-    protected final String what() {
+    public final String what() {
         return what;
     }
 

@@ -1,9 +1,13 @@
 package io.tarn.replication.host;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.tarn.common.config.ConfigException;
+import io.tarn.common.config.TarnConfig;
+import io.tarn.common.config.TarnKeys;
 import io.tarn.replication.CheckpointMeta;
 import io.tarn.replication.DiskOp;
 import io.tarn.replication.Message;
+import io.tarn.replication.Mode;
 import io.tarn.replication.PersistentState;
 import io.tarn.replication.Replica;
 import io.tarn.replication.ReplicationConfig;
@@ -43,6 +47,49 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
      */
     public record Settings(ReplicationConfig config, long tickNanos, long requestTimeoutNanos, int threads,
                            long heldBytes) {
+
+        /**
+         * Replication settings from a configuration: ticks of 1 ms, the protocol's times and sizes
+         * from the {@code tarn.replication.*} keys (an election timeout between the key's value and
+         * twice it), requests that wait at most {@code tarn.rpc.timeout}, held writes up to
+         * {@code tarn.replication.held.bytes} but never more than a quarter of the heap.
+         *
+         * @throws ConfigException when the keys contradict each other (a lease not below the election
+         *                         timeout, a heartbeat not below the lease), naming them
+         */
+        public static Settings of(TarnConfig config, Mode mode) {
+            int election = (int) (long) config.get(TarnKeys.REPLICATION_ELECTION_TIMEOUT);
+            ReplicationConfig.Builder b = ReplicationConfig.builder()
+                    .mode(mode)
+                    .window(config.get(TarnKeys.REPLICATION_WINDOW))
+                    .electionTimeout(election, 2 * election)
+                    .stepDownTicks((int) (long) config.get(TarnKeys.REPLICATION_STEP_DOWN))
+                    .heartbeatTicks((int) (long) config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL))
+                    .leaseTicks((int) (long) config.get(TarnKeys.REPLICATION_LEASE))
+                    .checkpointInterval(config.get(TarnKeys.REPLICATION_CHECKPOINT_INTERVAL))
+                    .checkpointBytes(config.get(TarnKeys.REPLICATION_CHECKPOINT_BYTES))
+                    .maxBytesInFlight(config.get(TarnKeys.REPLICATION_MAX_BYTES_IN_FLIGHT))
+                    .laggardWaitTicks((int) (long) config.get(TarnKeys.REPLICATION_LAGGARD_WAIT))
+                    .preVote(config.get(TarnKeys.REPLICATION_PRE_VOTE))
+                    // One TCP connection per pair of members, and PeerMessenger reports what it could
+                    // not deliver: entries are resent only after a loss, not once per retransmit period.
+                    .reliableLinks(true);
+            ReplicationConfig replication;
+            try {
+                replication = b.build();
+            } catch (IllegalArgumentException e) {
+                String keys = TarnKeys.REPLICATION_ELECTION_TIMEOUT + " = " + election + " ms, "
+                        + TarnKeys.REPLICATION_STEP_DOWN + " = " + config.get(TarnKeys.REPLICATION_STEP_DOWN) + " ms, "
+                        + TarnKeys.REPLICATION_HEARTBEAT_INTERVAL + " = "
+                        + config.get(TarnKeys.REPLICATION_HEARTBEAT_INTERVAL) + " ms, "
+                        + TarnKeys.REPLICATION_LEASE + " = " + config.get(TarnKeys.REPLICATION_LEASE) + " ms";
+                throw new ConfigException("the replication keys do not fit together (" + keys + "): " + e.getMessage());
+            }
+            return new Settings(replication, TimeUnit.MILLISECONDS.toNanos(1),
+                    TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_TIMEOUT)),
+                    config.get(TarnKeys.REPLICATION_THREADS),
+                    Math.min(config.get(TarnKeys.REPLICATION_HELD_BYTES), Runtime.getRuntime().maxMemory() / 4));
+        }
     }
 
     /**

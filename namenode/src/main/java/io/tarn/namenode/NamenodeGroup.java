@@ -1,0 +1,310 @@
+package io.tarn.namenode;
+
+import io.tarn.common.config.HostPort;
+import io.tarn.common.error.ErrorCode;
+import io.tarn.common.error.ErrorDetail;
+import io.tarn.common.protocol.Opcode;
+import io.tarn.namenode.group.GroupLog;
+import io.tarn.namenode.group.NamespaceStore;
+import io.tarn.namenode.journal.EditLog;
+import io.tarn.namenode.journal.JournalEditLog;
+import io.tarn.replication.PersistentState;
+import io.tarn.replication.Role;
+import io.tarn.replication.host.GroupJournal;
+import io.tarn.replication.host.GroupMembers;
+import io.tarn.replication.host.GroupRunner;
+import io.tarn.replication.host.JournalWriter;
+import io.tarn.replication.host.ReplicaMessages;
+import io.tarn.replication.host.ReplicationHost;
+import io.tarn.rpc.RpcHandler;
+import io.tarn.rpc.RpcRequest;
+import io.tarn.rpc.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A namenode that is one member of its partition's replicated group: the members keep one namespace
+ * with the replication core (IN_ORDER), whose log is their journal. The leader serves every
+ * request; the others are hot standbys that apply what the group commits and answer NOT_LEADER
+ * with the leader's address (or RETRY while the group has none).
+ *
+ * <p><b>Incarnations.</b> What the member serves is an incarnation: a {@link NamenodeService} fed
+ * by its {@link NamespaceStore} from the group's journal. A follower's incarnation replays; once
+ * its replica leads and has applied every entry its log holds (a read index, then waiting until it
+ * is applied), it is promoted on the group's loop: the replay ends and mutations are recorded to a
+ * {@link GroupLog}, answered once the group committed them. When it stops leading (another
+ * leader, a term change, or its log failed) its namespace may hold changes the group never
+ * committed: the incarnation is dropped and a new one is rebuilt from the journal (checkpoint
+ * image and log), as a restart would, without stopping the process.
+ *
+ * <p><b>Leases.</b> The leader serves a request only while its replica knows it leads, confirmed by
+ * a quorum within the lease ({@link GroupRunner#leads()}); otherwise the request is answered RETRY,
+ * so a leader cut off from its group stops answering lookups within a lease.
+ *
+ * <p>A watcher thread checks leadership every {@value #WATCH_MS} ms and runs the leader's
+ * maintenance (liveness, leases) every {@code maintenanceMs}.
+ */
+final class NamenodeGroup implements RpcHandler, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NamenodeGroup.class);
+    /** How often leadership is checked. */
+    static final long WATCH_MS = 5;
+    /** Records the leader's log takes that the group has not committed, before it answers busy. */
+    private static final int LOG_CAPACITY = 65_536;
+
+    private final int partition;
+    private final int member;
+    private final List<HostPort> addresses;
+    private final ReplicationHost host;
+    private final JournalWriter writer;
+    private final GroupMembers members;
+    private final Path dir;
+    private final Function<EditLog, NamenodeService> services;
+    private final ScheduledExecutorService watcher;
+    private final long maintenanceMs;
+    private volatile Incarnation current;
+    private volatile boolean closed;
+    private long lastMaintenance;
+    private long rebuilds;
+
+    /** One life of this member's namespace, from its journal. */
+    private final class Incarnation {
+        final JournalEditLog editLog = new JournalEditLog();
+        final NamespaceStore store;
+        final GroupRunner runner;
+        final long startedNanos = System.nanoTime();
+        volatile NamenodeService service;
+        volatile GroupLog log;
+        volatile boolean leading;
+        /** Watcher thread only. */
+        boolean promoting;
+        long term;
+
+        Incarnation() throws IOException {
+            service = services.apply(editLog);
+            store = new NamespaceStore(() -> {
+                service = services.apply(editLog);
+                return service.namespace().replay();
+            }, service.namespace().replay(), () -> services.apply(EditLog.NONE));
+            GroupJournal journal = GroupJournal.open(partition, dir, PersistentState.initialVoter(), writer);
+            runner = host.create(members, members.ids(), store, journal, false, dir);
+        }
+    }
+
+    /**
+     * @param partition     the partition the group serves
+     * @param member        this namenode's member id (its place in {@code addresses})
+     * @param addresses     every member's address, in member order
+     * @param transport     the namenode's transport, for the messages between members
+     * @param settings      the group's replication settings
+     * @param dir           the group's journal directory on this member
+     * @param services      makes an empty namenode service that records to the given log
+     * @param maintenanceMs how often the leader runs its maintenance
+     */
+    NamenodeGroup(int partition, int member, List<HostPort> addresses, Transport transport,
+                  ReplicationHost.Settings settings, Path dir, Function<EditLog, NamenodeService> services,
+                  long maintenanceMs) throws IOException {
+        this.partition = partition;
+        this.member = member;
+        this.addresses = List.copyOf(addresses);
+        this.dir = dir;
+        this.services = services;
+        this.maintenanceMs = maintenanceMs;
+        Map<Integer, InetSocketAddress> byId = new HashMap<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            byId.put(i, new InetSocketAddress(addresses.get(i).host(), addresses.get(i).port()));
+        }
+        this.members = new GroupMembers(partition, 1, member, byId);
+        this.host = new ReplicationHost(transport, settings, "namenode", "tarn-namenode-group-" + partition);
+        this.writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
+        try {
+            this.current = new Incarnation();
+        } catch (IOException | RuntimeException e) {
+            host.close();
+            writer.close();
+            throw e;
+        }
+        this.watcher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tarn-namenode-group-watch-" + partition + "-" + member);
+            t.setDaemon(true);
+            return t;
+        });
+        watcher.scheduleWithFixedDelay(this::watch, WATCH_MS, WATCH_MS, TimeUnit.MILLISECONDS);
+        LOG.info("Namenode group of partition {}: member {} of {} ({}), journal in {}", partition, member,
+                addresses.size(), addresses, dir);
+    }
+
+    /** The service of the current incarnation (a follower's is not served). */
+    NamenodeService service() {
+        return current.service;
+    }
+
+    /** Whether this member leads and serves. */
+    boolean leading() {
+        return current.leading;
+    }
+
+    /** The group's runner on this member (for tests and status). */
+    GroupRunner runner() {
+        return current.runner;
+    }
+
+    /** Incarnations dropped because this member stopped leading. */
+    long rebuilds() {
+        return rebuilds;
+    }
+
+    @Override
+    public void handle(RpcRequest request) throws Exception {
+        int opcode = request.opcode();
+        if (ReplicaMessages.serves(opcode)) {
+            host.messages().handle(request);
+            return;
+        }
+        Incarnation inc = current;
+        if (inc.leading && inc.runner.leads()) {
+            inc.service.handle(request);
+            return;
+        }
+        if (opcode == Opcode.PING || opcode == Opcode.GET_PARTITIONS) {
+            inc.service.handle(request); // the same answer at every member
+            return;
+        }
+        int leader = inc.runner.leaderId();
+        if (leader >= 0 && leader != member && leader < addresses.size()) {
+            String at = addresses.get(leader).toString();
+            request.fail(ErrorCode.NOT_LEADER, "namenode " + addresses.get(member) + " is member " + member
+                    + " of the group of partition " + partition + ", which member " + leader + " (" + at
+                    + ") leads", new ErrorDetail.Redirect(leader, at));
+            return;
+        }
+        request.fail(ErrorCode.RETRY, "the namenode group of partition " + partition + " has no leader serving "
+                + (leader != member ? "(it is electing one)" : inc.leading ? "(this member leads but has not heard "
+                + "from a majority within its lease)" : "(this member was elected and is taking over)"));
+    }
+
+    private void watch() {
+        if (closed) {
+            return;
+        }
+        try {
+            Incarnation inc = current;
+            if (!inc.leading) {
+                if (!inc.promoting && inc.runner.leads()) {
+                    inc.promoting = true;
+                    promote(inc);
+                }
+                return;
+            }
+            GroupLog log = inc.log;
+            String lost = log.failure() != null ? log.failure()
+                    : inc.runner.failure() != null ? inc.runner.failure()
+                    : inc.runner.role() != Role.LEADER ? "its replica is a " + inc.runner.role() + " now"
+                    : inc.runner.term() != inc.term ? "its replica is in term " + inc.runner.term() + " now" : null;
+            if (lost != null) {
+                rebuild(inc, lost);
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - lastMaintenance >= TimeUnit.MILLISECONDS.toNanos(maintenanceMs)) {
+                lastMaintenance = now;
+                inc.service.runMaintenance();
+            }
+        } catch (RuntimeException e) {
+            LOG.error("Namenode group of partition {}: watching member {} failed", partition, member, e);
+        }
+    }
+
+    /** Learns a read index, waits until it is applied, then takes the lead on the group's loop. */
+    private void promote(Incarnation inc) {
+        long term = inc.runner.term();
+        long started = System.nanoTime();
+        inc.runner.readIndex()
+                .thenCompose(ri -> ri.index() < 0
+                        ? CompletableFuture.completedFuture(ri.refusal())
+                        : inc.runner.awaitApplied(ri.index()))
+                .whenComplete((applied, failure) -> {
+                    if (failure != null || !applied.ok()) {
+                        watcher.execute(() -> inc.promoting = false); // tried again at the next watch
+                        return;
+                    }
+                    inc.runner.loop().execute(() -> takeLead(inc, term, started));
+                });
+    }
+
+    /** On the group's loop: everything committed is applied; this incarnation starts serving. */
+    private void takeLead(Incarnation inc, long term, long started) {
+        if (closed || current != inc || inc.runner.term() != term || !inc.runner.leads()) {
+            watcher.execute(() -> inc.promoting = false);
+            return;
+        }
+        GroupLog log = new GroupLog(inc.runner, inc.store.appliedSeq(), LOG_CAPACITY,
+                "the namespace log of the group of partition " + partition);
+        inc.store.lead(log);
+        inc.editLog.attach(log);
+        NamenodeService service = inc.service;
+        service.journal(log);
+        if (log.lastSeq() == 0) {
+            service.namespace().recordRoot();
+        }
+        inc.log = log;
+        inc.term = term;
+        inc.leading = true;
+        LOG.info("Namenode group of partition {}: member {} ({}) leads in term {} and serves: {} files, {} "
+                        + "directories, records up to {} applied ({} ms after its election was known here)",
+                partition, member, addresses.get(member), term, service.namespace().fileCount(),
+                service.namespace().directoryCount(), log.lastSeq(), (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** Drops an incarnation that stopped leading and rebuilds this member's namespace from the journal. */
+    private void rebuild(Incarnation inc, String why) {
+        inc.leading = false;
+        LOG.warn("Namenode group of partition {}: member {} stops serving ({}); its namespace is rebuilt from the "
+                + "group's journal", partition, member, why);
+        inc.log.close();
+        host.remove(partition);
+        try {
+            current = new Incarnation();
+            rebuilds++;
+        } catch (IOException e) {
+            closed = true;
+            throw new UncheckedIOException("namenode group of partition " + partition + ": member " + member
+                    + " cannot reopen its journal " + dir + " after stopping to lead; restart it", e);
+        }
+    }
+
+    /** Every member's address, in member order. */
+    List<HostPort> addresses() {
+        return new ArrayList<>(addresses);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        watcher.shutdownNow();
+        try {
+            watcher.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        GroupLog log = current.log;
+        if (log != null) {
+            log.close();
+        }
+        host.close();
+        writer.close();
+    }
+}
