@@ -6,6 +6,7 @@ import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.Partitions;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
+import io.tarn.rpc.LeaderRpc;
 import io.tarn.rpc.Transport;
 
 import java.util.List;
@@ -18,19 +19,36 @@ import java.util.function.Function;
  * it, directory creation to partition 0, the coordinator.
  *
  * <p>The client is configured with one namenode (any of them: a {@code tarn://host:port} URI names
- * one). On first use it asks that namenode for the partition map and connects to the others; the
- * answering namenode keeps the connection already open. Until the map is known, requests wait for
+ * one), or the members of one partition's replicated group. On first use it asks that namenode for
+ * the partition map and connects to the others; the answering namenode keeps the connection already
+ * open. A partition the map lists as a group's members is reached through a {@link LeaderRpc},
+ * which follows its leader. Until the map is known, requests wait for
  * it; afterwards {@link #known()} hands out the array without allocating, for the hot paths.
  */
 final class Namenodes implements AutoCloseable {
     private final Transport transport;
+    private final long giveUpMs;
     private final NamenodeClient seed;
+    /** The seed's connection when it is a replicated group's (it learns the members from the map), else null. */
+    private final LeaderRpc seedGroup;
     private volatile NamenodeClient[] partitions;
     private CompletableFuture<NamenodeClient[]> discovery; // guarded by this
 
+    /** The first partition's namenode, and no group. */
     Namenodes(Transport transport, HostPort seedAddress) {
+        this(transport, List.of(seedAddress), 0);
+    }
+
+    /**
+     * @param seedMembers the configured entry: one namenode, or the members of a replicated group
+     * @param giveUpMs    how long a call to a group tries members that cannot be reached
+     */
+    Namenodes(Transport transport, List<HostPort> seedMembers, long giveUpMs) {
         this.transport = transport;
-        this.seed = new NamenodeClient(transport.connect(seedAddress.toSocketAddress()));
+        this.giveUpMs = giveUpMs;
+        this.seedGroup = seedMembers.size() > 1 ? new LeaderRpc(transport, seedMembers, giveUpMs) : null;
+        this.seed = new NamenodeClient(seedGroup != null ? seedGroup
+                : transport.connect(seedMembers.get(0).toSocketAddress()));
     }
 
     /** The namenode given in the configuration, before the map is known (for messages). */
@@ -64,8 +82,16 @@ final class Namenodes implements AutoCloseable {
         List<String> addresses = map.addresses();
         NamenodeClient[] out = new NamenodeClient[addresses.size()];
         for (int i = 0; i < out.length; i++) {
-            out[i] = i == map.partition() ? seed
-                    : new NamenodeClient(transport.connect(HostPort.parse(addresses.get(i)).toSocketAddress()));
+            List<HostPort> members = HostPort.parseGroups(addresses.get(i)).get(0);
+            if (i == map.partition() && (seedGroup != null || members.size() == 1)) {
+                if (seedGroup != null) {
+                    seedGroup.learn(members);
+                }
+                out[i] = seed;
+            } else {
+                out[i] = new NamenodeClient(members.size() > 1 ? new LeaderRpc(transport, members, giveUpMs)
+                        : transport.connect(members.get(0).toSocketAddress()));
+            }
         }
         partitions = out;
         return out;
@@ -122,12 +148,15 @@ final class Namenodes implements AutoCloseable {
     @Override
     public synchronized void close() {
         NamenodeClient[] k = partitions;
-        if (k == null) {
-            seed.close();
-            return;
+        boolean seedClosed = false;
+        if (k != null) {
+            for (NamenodeClient c : k) {
+                c.close();
+                seedClosed |= c == seed;
+            }
         }
-        for (NamenodeClient c : k) {
-            c.close();
+        if (!seedClosed) {
+            seed.close(); // the map had no partition for it, or named its group's members
         }
     }
 }

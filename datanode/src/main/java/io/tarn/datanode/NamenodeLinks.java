@@ -3,6 +3,7 @@ package io.tarn.datanode;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
+import io.tarn.rpc.LeaderRpc;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.Transport;
 import org.slf4j.Logger;
@@ -56,6 +57,16 @@ public final class NamenodeLinks implements AutoCloseable {
      */
     public NamenodeLinks(Transport transport, List<HostPort> namenodes, Registrar registrar, GroupCommands groups,
                          Duration interval, String threadName) {
+        this(transport, namenodes.stream().map(List::of).toList(), registrar, groups, interval, threadName, 0);
+    }
+
+    /**
+     * @param namenodes every partition's namenode, or the members of its replicated group (whose link
+     *                  follows the group's leader: {@link LeaderRpc}), in partition order
+     * @param giveUpMs  how long a call to a group tries members that cannot be reached
+     */
+    public NamenodeLinks(Transport transport, List<List<HostPort>> namenodes, Registrar registrar,
+                         GroupCommands groups, Duration interval, String threadName, long giveUpMs) {
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
@@ -64,7 +75,10 @@ public final class NamenodeLinks implements AutoCloseable {
         List<NamenodeLink> made = new ArrayList<>(namenodes.size());
         try {
             for (int p = 0; p < namenodes.size(); p++) {
-                made.add(link(transport.connect(namenodes.get(p).toSocketAddress()), p, registrar, groups, interval));
+                List<HostPort> members = namenodes.get(p);
+                RpcClient client = members.size() > 1 ? new LeaderRpc(transport, members, giveUpMs)
+                        : transport.connect(members.get(0).toSocketAddress());
+                made.add(link(client, p, registrar, groups, interval));
             }
         } catch (RuntimeException e) {
             made.forEach(NamenodeLink::close);

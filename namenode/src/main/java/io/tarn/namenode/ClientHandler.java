@@ -1,7 +1,6 @@
 package io.tarn.namenode;
 
 import io.netty.buffer.ByteBuf;
-import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
@@ -38,7 +37,6 @@ import io.tarn.rpc.RpcRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -194,13 +192,12 @@ final class ClientHandler {
                 r.replication(), r.clientId(), r.ownership());
     }
 
-    /** GET_PARTITIONS: every namenode of the cluster, and which one this is. */
+    /**
+     * GET_PARTITIONS: every partition's entry (its namenode, or its group's members separated by
+     * {@code |}), and which one this is.
+     */
     PartitionMap partitionMap() {
-        List<String> addresses = new ArrayList<>(partitioning.count());
-        for (HostPort hp : partitioning.namenodes()) {
-            addresses.add(hp.toString());
-        }
-        return new PartitionMap(partitioning.partition(), addresses);
+        return new PartitionMap(partitioning.partition(), partitioning.entries());
     }
 
     private void setAttributes(RpcRequest request, SetAttributesRequest r) throws TarnException {

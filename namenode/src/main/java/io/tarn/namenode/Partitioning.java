@@ -16,14 +16,22 @@ import java.util.List;
  * coordinates directory operations. A single namenode is partition 0 of 1.
  *
  * @param partition this namenode's index in {@code namenodes}
- * @param namenodes every namenode of the cluster, in partition order
+ * @param namenodes every partition's namenode (the first member of a replicated group), in partition order
+ * @param entries   every partition's entry of {@code tarn.namenode.address}: its namenode, or the members
+ *                  of its group separated by {@code |}
  */
-public record Partitioning(int partition, List<HostPort> namenodes) {
+public record Partitioning(int partition, List<HostPort> namenodes, List<String> entries) {
     public Partitioning {
         namenodes = List.copyOf(namenodes);
-        if (partition < 0 || partition >= namenodes.size()) {
+        entries = List.copyOf(entries);
+        if (partition < 0 || partition >= namenodes.size() || entries.size() != namenodes.size()) {
             throw new IllegalArgumentException("partition " + partition + " of " + namenodes.size());
         }
+    }
+
+    /** Partitions served by one namenode each. */
+    public Partitioning(int partition, List<HostPort> namenodes) {
+        this(partition, namenodes, namenodes.stream().map(HostPort::toString).toList());
     }
 
     /** One namenode: partition 0 of 1 at {@code address}. */
@@ -33,7 +41,9 @@ public record Partitioning(int partition, List<HostPort> namenodes) {
 
     /** {@code tarn.namenode.partition} of {@code tarn.namenode.address}. */
     public static Partitioning of(TarnConfig config) {
-        return new Partitioning(config.get(TarnKeys.NAMENODE_PARTITION), config.namenodes());
+        return new Partitioning(config.get(TarnKeys.NAMENODE_PARTITION), config.namenodes(),
+                config.namenodeGroups().stream().map(g -> String.join("|", g.stream().map(HostPort::toString)
+                        .toList())).toList());
     }
 
     public int count() {

@@ -180,9 +180,9 @@ public final class DramDatanode implements AutoCloseable {
         advertisedHost = advertisedHost(config, bind);
         DramRegistrar registrar = new DramRegistrar(storage, service, namenodes, advertisedHost, address().getPort(),
                 config.get(TarnKeys.STORAGE_CLASS), groups::recover);
-        links = new NamenodeLinks(transport, namenodes, registrar, groups,
+        links = new NamenodeLinks(transport, config.namenodeGroups(), registrar, groups,
                 Duration.ofMillis(config.get(TarnKeys.HEARTBEAT_INTERVAL)),
-                "tarn-dram-datanode-" + address().getPort() + "-namenodes");
+                "tarn-dram-datanode-" + address().getPort() + "-namenodes", config.get(TarnKeys.RPC_TIMEOUT));
         // A request for a group not hosted here may be for a new one: ask its namenode now.
         groups.onUnknownGroup(id -> links.heartbeatSoon(id < 0 ? -1 : BlockGroup.partitionOf(id)));
         links.start();
