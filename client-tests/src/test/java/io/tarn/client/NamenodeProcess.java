@@ -13,7 +13,8 @@ import java.nio.file.Path;
  * port, blockSize)} starts it with {@code tarn.namenode.journal = disk} on 127.0.0.1:port (0: any),
  * prints {@code listening <port>} and runs until killed. {@code main(journalDir, port, blockSize,
  * addresses, partition)} starts partition {@code partition} of the namenodes at {@code addresses}
- * (tarn.namenode.address) on its port there.
+ * (tarn.namenode.address) on its port there; {@code main(journalDir, port, blockSize, addresses,
+ * partition, member)} starts member {@code member} of that partition's replicated group.
  */
 public final class NamenodeProcess {
     private NamenodeProcess() {
@@ -25,6 +26,9 @@ public final class NamenodeProcess {
         TarnConfig.Builder b = TarnConfig.builder();
         if (args.length > 3) {
             b.set(TarnKeys.NAMENODE_ADDRESS, args[3]).set(TarnKeys.NAMENODE_PARTITION, Integer.parseInt(args[4]));
+            if (args.length > 5) {
+                b.set(TarnKeys.NAMENODE_MEMBER, Integer.parseInt(args[5]));
+            }
         } else {
             b.set(TarnKeys.NAMENODE_ADDRESS, address).set(TarnKeys.NAMENODE_BIND, address);
         }

@@ -167,8 +167,9 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             keys[partition] = before;
             formerKeys = keys;
             LOG.warn("{} now issues block tokens under a new key: it restarted without its journal "
-                    + "(tarn.namenode.journal = none), so the files it served are gone and the tokens it issued "
-                    + "before are refused, naming the restart", namenodes[partition]);
+                    + "(tarn.namenode.journal = none), so the files it served are gone, or another member of its "
+                    + "replicated group took the lead (each member has its own key); the tokens it issued before "
+                    + "are refused, naming the change", namenodes[partition]);
         }
         updated[partition] = next;
         registrations = updated;

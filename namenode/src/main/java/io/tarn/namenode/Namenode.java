@@ -302,6 +302,7 @@ public final class Namenode implements AutoCloseable {
             throw e;
         }
         service.journal(journal);
+        service.datanodes().startServing();
         LOG.info("Namespace restored from {} in {} ms: {} record(s) applied, {} skipped; {} files, {} directories, "
                         + "{} datanode(s) awaiting registration", dir, (System.nanoTime() - start) / 1_000_000,
                 replay.applied(), replay.skipped(), service.namespace().fileCount(),

@@ -262,6 +262,7 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
         }
         inc.log = log;
         inc.term = term;
+        service.datanodes().startServing();
         inc.leading = true;
         LOG.info("Namenode group of partition {}: member {} ({}) leads in term {} and serves: {} files, {} "
                         + "directories, records up to {} applied ({} ms after its election was known here)",

@@ -43,6 +43,7 @@ public final class LeaderRpc implements RpcClient {
     private final Transport transport;
     private final long giveUpNanos;
     private final ConcurrentHashMap<String, RpcClient> connections = new ConcurrentHashMap<>();
+    private final String name;
     private volatile List<String> members;
     private volatile String leader;
 
@@ -59,6 +60,7 @@ public final class LeaderRpc implements RpcClient {
             names.add(m.toString());
         }
         this.members = List.copyOf(names);
+        this.name = String.join("|", names);
         this.leader = names.get(0);
     }
 
@@ -164,9 +166,10 @@ public final class LeaderRpc implements RpcClient {
         return connection(leader).callInto(opcode, writer, target, decoder);
     }
 
+    /** The group as configured ({@code h1:p|h2:p|h3:p}): the same for the connection's whole life. */
     @Override
     public String remote() {
-        return String.join("|", members) + " (leader " + leader + ")";
+        return name;
     }
 
     @Override

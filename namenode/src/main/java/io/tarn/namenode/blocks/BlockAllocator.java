@@ -97,6 +97,7 @@ public final class BlockAllocator {
             }
         }
         if (allocatable < replication) {
+            refuseWhileAwaiting("cannot place " + what);
             throw new ReplicationException(ErrorCode.NOT_ENOUGH_DATANODES, "cannot place " + what + ": replication "
                     + replication + " needs " + replication + " live datanodes; " + allocatable
                     + (allocatable == 1 ? " is" : " are") + " alive"
@@ -121,6 +122,7 @@ public final class BlockAllocator {
                 return b;
             }
         }
+        refuseWhileAwaiting("no free block on any live datanode");
         throw new TarnException(ErrorCode.NO_SPACE, noSpaceMessage(preferredClass));
     }
 
@@ -163,6 +165,19 @@ public final class BlockAllocator {
             }
         }
         return null;
+    }
+
+    /**
+     * RETRY instead of a lasting refusal while datanodes the journal names have not registered
+     * since this namenode started serving (they do within a heartbeat or two).
+     */
+    private void refuseWhileAwaiting(String what) throws TarnException {
+        int awaiting = registry.awaitingRegistrations();
+        if (awaiting > 0) {
+            throw new TarnException(ErrorCode.RETRY, what + " yet: " + awaiting + " datanode(s) known to this "
+                    + "namenode have not registered since it started serving (a restart, or a new leader of its "
+                    + "group); try again in a moment");
+        }
     }
 
     private String noSpaceMessage(int preferredClass) {

@@ -73,6 +73,8 @@ public final class DatanodeRegistry {
     private final LongAdder unreachableReports = new LongAdder();
     private int nextId = 1;
     private volatile EditLog log = EditLog.NONE;
+    /** Until when datanodes known from the journal are expected to register again (see {@link #startServing}). */
+    private volatile long registrationGraceUntil = Long.MIN_VALUE;
 
     /** Outcome of a registration. */
     public record Registration(DatanodeInfo datanode, boolean resetGenerations) {
@@ -83,6 +85,33 @@ public final class DatanodeRegistry {
         this.clock = clock;
         this.timeoutMs = timeoutMs;
         Arrays.fill(byClass, NONE);
+    }
+
+    /**
+     * The namenode starts serving a namespace rebuilt from its journal (a restart, or a group member
+     * taking the lead): for one datanode timeout, datanodes the journal names but that have not
+     * registered again are expected to, so an allocation that finds no room answers RETRY rather
+     * than NO_SPACE ({@link #awaitingRegistrations}).
+     */
+    public void startServing() {
+        registrationGraceUntil = clock.millis() + timeoutMs;
+    }
+
+    /**
+     * How many datanodes the journal names have not registered since the namenode started serving,
+     * while it still expects them to (within a datanode timeout of {@link #startServing}); else 0.
+     */
+    public int awaitingRegistrations() {
+        if (clock.millis() >= registrationGraceUntil) {
+            return 0;
+        }
+        int n = 0;
+        for (DatanodeInfo dn : byId.values()) {
+            if (dn.awaitingRegistration()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Records every change of a datanode's durable state to {@code editLog} ({@link #RECORD}); set before serving. */

@@ -13,6 +13,7 @@ import io.tarn.replication.host.ByteImage;
 import io.tarn.replication.host.BytesPayload;
 import io.tarn.replication.host.ChunkedImage;
 import io.tarn.replication.host.GroupStore;
+import io.tarn.replication.host.RestorableImage;
 import io.netty.buffer.ByteBuf;
 
 import java.io.IOException;
@@ -146,6 +147,12 @@ public final class NamespaceStore implements GroupStore {
         return c;
     }
 
+    /** Namespace images vary in size. */
+    @Override
+    public long imageBytes() {
+        return -1;
+    }
+
     @Override
     public void restore(Checkpoint checkpoint) {
         if (leading != null) {
@@ -158,7 +165,15 @@ public final class NamespaceStore implements GroupStore {
             throw new UncheckedIOException("checkpoint " + checkpoint.meta().index() + ": " + e.getMessage(), e);
         }
         replay = into;
-        base = checkpoint.image() == null ? GroupImage.EMPTY : checkpoint.image();
+        StateImage image = checkpoint.image();
+        if (image instanceof RestorableImage received) {
+            // A transfer's staged copy goes once restored: keep the image's bytes for the next capture.
+            ByteImage kept = ByteImage.of(received);
+            received.restored(kept);
+            base = kept;
+        } else {
+            base = image == null ? GroupImage.EMPTY : image;
+        }
         since = new ArrayList<>();
     }
 

@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -87,6 +88,8 @@ class NamespaceGroupTest {
         final JournalEditLog editLog = new JournalEditLog();
         final AtomicReference<NamenodeService> service = new AtomicReference<>(service(editLog));
         final NamespaceStore store;
+        /** Namespaces replaced by an image installed over them. */
+        final AtomicInteger resets = new AtomicInteger();
         GroupRunner runner;
         GroupLog log;
 
@@ -97,6 +100,7 @@ class NamespaceGroupTest {
             writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
             server = transport.bind(new InetSocketAddress("127.0.0.1", port), host.messages());
             store = new NamespaceStore(() -> {
+                resets.incrementAndGet();
                 NamenodeService fresh = service(editLog);
                 service.set(fresh);
                 return fresh.namespace().replay();
@@ -326,6 +330,38 @@ class NamespaceGroupTest {
         assertThat(restarted.runner.replica().checkpointIndex()).as("restarted from a checkpoint").isPositive();
         awaitApplied(restarted, last);
         assertThat(tree(restarted.namespace())).isEqualTo(tree(leader.namespace()));
+    }
+
+    /**
+     * A member that was down while the others checkpointed past everything it holds catches up from
+     * the leader's checkpoint image, sent in chunks and installed over its namespace.
+     */
+    @Test
+    void aMemberBehindTheCheckpointsInstallsTheLeadersImage() throws Exception {
+        ReplicationConfig config = config().window(8).checkpointInterval(8).build();
+        Member leader = startGroup(config);
+        mutate(leader.namespace(), 0);
+        leader.sync();
+        Member behind = members.get(2);
+        awaitApplied(behind, leader.log.lastSeq());
+        int port = addresses.get(2).getPort();
+        behind.close();
+        for (int round = 1; round < 40; round++) {
+            mutate(leader.namespace(), round);
+            leader.sync();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (leader.runner.replica().checkpointIndex() < 30) {
+            assertThat(System.nanoTime()).as("the leader checkpointed past member 2").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        long last = leader.log.lastSeq();
+
+        Member back = start(2, config, port);
+        back.join();
+        awaitApplied(back, last);
+        assertThat(back.resets.get()).as("installed the leader's image over its namespace").isEqualTo(1);
+        assertThat(tree(back.namespace())).isEqualTo(tree(leader.namespace()));
     }
 
     @Test

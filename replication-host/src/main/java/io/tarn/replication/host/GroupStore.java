@@ -26,6 +26,14 @@ public interface GroupStore {
     /** An image of the whole state as it is now, described by {@code meta}. */
     StateImage capture(CheckpointMeta meta);
 
+    /**
+     * The size every image of the group has (a block group's: its region and generations), which a
+     * member checks an image sent to it against; -1 when images vary in size.
+     */
+    default long imageBytes() {
+        return capture(CheckpointMeta.INITIAL).sizeBytes();
+    }
+
     /** Replaces the whole state with a checkpoint image received from the leader. */
     void restore(Checkpoint checkpoint);
 }

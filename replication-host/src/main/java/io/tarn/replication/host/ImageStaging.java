@@ -81,7 +81,8 @@ public final class ImageStaging implements AutoCloseable {
 
     /**
      * @param groupId    the group (for messages)
-     * @param imageBytes the size of every image of the group (generations and region)
+     * @param imageBytes the size of every image of the group (generations and region), or -1 when
+     *                   images vary in size
      * @param dir        the group's journal directory to stage in, or null to stage in memory
      * @param budget     the datanode's memory budget (memory staging)
      */
@@ -101,7 +102,7 @@ public final class ImageStaging implements AutoCloseable {
      * @return null when the chunk was taken; otherwise why not (the sender gives the transfer up)
      */
     public String accept(long transferId, long length, long offset, ByteBuf data) {
-        if (length != imageBytes) {
+        if (imageBytes >= 0 ? length != imageBytes : length < 0) {
             return "group " + groupId + ": an image of " + length + " bytes does not fit this member's replica, "
                     + "whose images have " + imageBytes;
         }

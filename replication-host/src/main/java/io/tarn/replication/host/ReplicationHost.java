@@ -309,7 +309,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         GroupRunner runner = new GroupRunner(groupId, replica, members.names(), loop, outputs,
                 store, settings.config(), settings.tickNanos(), settings.requestTimeoutNanos(), heldBudget, process);
         self[0] = runner;
-        ImageStaging staging = new ImageStaging(groupId, store.capture(CheckpointMeta.INITIAL).sizeBytes(), stagingDir,
+        ImageStaging staging = new ImageStaging(groupId, store.imageBytes(), stagingDir,
                 stagingBudget);
         if (groups.putIfAbsent(groupId, new Hosted(members, runner, store, journal, staging)) != null) {
             throw new IllegalStateException("group " + groupId + " is hosted here already");
