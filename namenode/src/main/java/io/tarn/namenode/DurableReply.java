@@ -1,13 +1,12 @@
 package io.tarn.namenode;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
 import io.tarn.namenode.journal.SequencedLog;
+import io.tarn.rpc.ForwardingRequest;
 import io.tarn.rpc.RpcRequest;
 
-import java.net.SocketAddress;
 
 /**
  * A request whose answer waits until every record appended before it is durable
@@ -18,48 +17,12 @@ import java.net.SocketAddress;
  * thread, and no I/O thread blocks. When the log fails first, the answer becomes
  * NAMESPACE_READ_ONLY with the reason.
  */
-final class DurableReply implements RpcRequest {
-    private final RpcRequest request;
+final class DurableReply extends ForwardingRequest {
     private final SequencedLog journal;
 
     DurableReply(RpcRequest request, SequencedLog journal) {
-        this.request = request;
+        super(request);
         this.journal = journal;
-    }
-
-    @Override
-    public int opcode() {
-        return request.opcode();
-    }
-
-    @Override
-    public long requestId() {
-        return request.requestId();
-    }
-
-    @Override
-    public ByteBuf body() {
-        return request.body();
-    }
-
-    @Override
-    public int placedBytes() {
-        return request.placedBytes();
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-        return request.remoteAddress();
-    }
-
-    @Override
-    public ByteBufAllocator alloc() {
-        return request.alloc();
-    }
-
-    @Override
-    public ByteBuf response() {
-        return request.response();
     }
 
     @Override
@@ -77,11 +40,6 @@ final class DurableReply implements RpcRequest {
             payload.release();
             readOnly(why);
         });
-    }
-
-    @Override
-    public void fail(ErrorCode code, String message) {
-        fail(code, message, null);
     }
 
     @Override

@@ -259,6 +259,7 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
         service.journal(log);
         if (log.lastSeq() == 0) {
             service.namespace().recordRoot();
+            service.namespace().recordTokens(); // every member issues tokens under the first leader's key
         }
         inc.log = log;
         inc.term = term;

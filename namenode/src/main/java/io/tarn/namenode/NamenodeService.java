@@ -1,5 +1,6 @@
 package io.tarn.namenode;
 
+import io.netty.buffer.ByteBuf;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -18,6 +19,7 @@ import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.GetBlockRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PartitionMap;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.protocol.Wire;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.blocks.BlockAllocator;
 import io.tarn.namenode.blocks.BlockGroups;
@@ -32,6 +34,7 @@ import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.BlockHealth;
 import io.tarn.namenode.namespace.FileTable;
 import io.tarn.namenode.namespace.Namespace;
+import io.tarn.namenode.namespace.RetryCache;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
@@ -126,6 +129,7 @@ public final class NamenodeService implements RpcHandler {
         FileTable table = new FileTable(partitioning.partition());
         this.namespace = new Namespace(clock, blockSize, table, allocator, leases, partitioning, defaultReplication,
                 log);
+        namespace.tokens(tokens);
         this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens, log);
         this.health = new BlockHealth(table, datanodes);
         this.links = new PeerLinks(partitioning, namespace, fileService, allocator, clock);
@@ -276,23 +280,80 @@ public final class NamenodeService implements RpcHandler {
         if (startup.starting() && startup.holds(request)) {
             return;
         }
+        if (request.opcode() == Opcode.ONCE) {
+            once(request);
+            return;
+        }
         SequencedLog j = journal;
         if (j != null && request.opcode() == Opcode.HEARTBEAT) {
             // Its group commands (create, change) must not reach a datanode before their records are on disk.
             request = new DurableReply(request, j);
         } else if (j != null && journaled(request)) {
-            String failed = j.failure();
-            if (failed != null) {
-                request.fail(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(failed));
-                return;
-            }
-            if (j.full()) {
-                request.fail(ErrorCode.RETRY, "the namenode's journal has " + (j.lastSeq() - j.durableSeq())
-                        + " records not yet on disk; try again in a moment");
+            if (refused(j, request)) {
                 return;
             }
             request = new DurableReply(request, j);
         }
+        dispatch(request);
+    }
+
+    /** True when the journal refuses mutations now (failed, or full), after answering {@code request} so. */
+    private static boolean refused(SequencedLog j, RpcRequest request) {
+        String failed = j.failure();
+        if (failed != null) {
+            request.fail(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(failed));
+            return true;
+        }
+        if (j.full()) {
+            request.fail(ErrorCode.RETRY, "the namenode's journal has " + (j.lastSeq() - j.durableSeq())
+                    + " records not yet durable; try again in a moment");
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * ONCE: a client's mutation with its client id and call id. A call answered before is answered
+     * again from the retry cache; a call being applied now is answered RETRY; any other is applied
+     * and its answer kept ({@link OnceRequest}) before it is sent.
+     */
+    private void once(RpcRequest raw) {
+        ByteBuf b = raw.body();
+        long clientId = Wire.readLong(b);
+        long callId = Wire.readLong(b);
+        int opcode = Wire.readUnsignedShort(b);
+        if (Opcode.audience(opcode) != Audience.CLIENT || Opcode.isReadOnly(opcode) || opcode == Opcode.ONCE) {
+            raw.fail(ErrorCode.INVALID_ARGUMENT, "ONCE carries " + Opcode.name(opcode)
+                    + ", which is not a client's mutation");
+            return;
+        }
+        RetryCache cache = namespace.retryCache();
+        RetryCache.Key key = new RetryCache.Key(clientId, callId);
+        ByteBuf kept = cache.answer(key);
+        if (kept != null) {
+            ByteBuf response = raw.response();
+            response.writeBytes(kept);
+            kept.release();
+            raw.send(response);
+            return;
+        }
+        if (!cache.begin(key)) {
+            raw.fail(ErrorCode.RETRY, Opcode.name(opcode) + " call " + callId + " of this client is being applied; "
+                    + "ask again in a moment");
+            return;
+        }
+        SequencedLog j = journal;
+        if (j != null && refused(j, raw)) {
+            cache.end(key);
+            return;
+        }
+        OnceRequest call = new OnceRequest(j != null ? new DurableReply(raw, j) : raw, key, opcode, b.slice(),
+                namespace, j);
+        call.run(() -> dispatch(call));
+    }
+
+    /** Hands the request to its audience's handler; answers what the handler throws. */
+    private void dispatch(RpcRequest request) {
         try {
             Audience audience = Opcode.audience(request.opcode());
             if (audience == null) {
@@ -370,6 +431,7 @@ public final class NamenodeService implements RpcHandler {
      */
     public void runMaintenance() {
         datanodes.checkLiveness();
+        namespace.retryCache().expire(clock.millis());
         allocator.groups().repair(clock.millis());
         health.refresh(clock.millis());
         fileService.expireForwards();

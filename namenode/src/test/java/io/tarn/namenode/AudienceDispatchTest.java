@@ -118,7 +118,7 @@ class AudienceDispatchTest {
     private static final Map<Audience, Set<Integer>> EXPECTED = new EnumMap<>(Map.of(
             Audience.CLIENT, Set.of(GET_FILE, CREATE, MKDIRS, GET_BLOCK, CLOSE, LIST, DELETE, RENAME, RENEW_LEASE,
                     SYNC, SET_ATTR, APPEND, GET_BLOCKS, GET_PARTITIONS, WHERE_MOVED, ALLOCATE_BLOCKS,
-                    SET_REPLICATION, GET_REPLICATION, REPLACE_BLOCK),
+                    SET_REPLICATION, GET_REPLICATION, REPLACE_BLOCK, Opcode.ONCE),
             Audience.PEER, Set.of(DIR_MKDIR, DIR_DELETE, DIR_RENAME, DIR_SET_ATTR, DIR_SEAL, DIR_UNSEAL, FILE_ADOPT,
                     FILE_ADOPTION, FREE_BLOCKS, DIR_SNAPSHOT, DIR_SET_REPLICATION, DATANODE_UNREACHABLE,
                     FILE_ADOPTION_SETTLED),
@@ -126,7 +126,7 @@ class AudienceDispatchTest {
             Audience.ADMIN, Set.of(CLUSTER_STATUS, FSCK, PING)));
 
     /** Opcodes no audience has: gaps between namenode opcodes, datanode opcodes, and beyond. */
-    private static final int[] UNSERVED = {0, 25, 29, 43, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
+    private static final int[] UNSERVED = {0, 26, 29, 43, 77, 99, Opcode.WRITE_BLOCK, Opcode.READ_BLOCK,
             Opcode.SC_READ, Opcode.SC_WRITE, Opcode.GROUP_WRITE, Opcode.GROUP_READ, 199, 201, 0xFFFF};
 
     private LoopbackNamenode loopback;
@@ -220,6 +220,18 @@ class AudienceDispatchTest {
         // Clients
         steps.put(MKDIRS, () -> assertThat(status(MKDIRS, b -> new MkdirsRequest("/d", OWN).encode(b)).ownership())
                 .isEqualTo(OWN));
+        steps.put(Opcode.ONCE, () -> {
+            FileStatus first = status(Opcode.ONCE, b -> {
+                b.writeLong(CLIENT).writeLong(1).writeShort(MKDIRS);
+                new MkdirsRequest("/once", OWN).encode(b);
+            });
+            FileStatus again = status(Opcode.ONCE, b -> {
+                b.writeLong(CLIENT).writeLong(1).writeShort(MKDIRS);
+                new MkdirsRequest("/once", OWN).encode(b);
+            });
+            assertThat(again).as("answered again, not applied again").isEqualTo(first);
+            callEmpty(DELETE, b -> new DeleteRequest("/once", false).encode(b)); // the steps after expect no more
+        });
         steps.put(CREATE, () -> {
             FileStatus f = status(CREATE, b -> new CreateRequest("/d/f", FileType.FILE, 0, 0, CLIENT, "127.0.0.1",
                     Ownership.UNSPECIFIED).encode(b));

@@ -151,7 +151,46 @@ class NamenodeGroupTest {
                 Thread.sleep(5);
             }
             assertThat(n.fileCount()).as("member %d's files", i).isEqualTo(20);
+            assertThat(n.service().tokens().key0()).as("member %d issues tokens under the group's key", i)
+                    .isEqualTo(members.get(leader).service().tokens().key0());
         }
+    }
+
+    /** CREATE sent as ONCE with {@code clientId} and {@code callId}. */
+    private static FileStatus createOnce(RpcClient c, long clientId, long callId, String path) throws Exception {
+        return get(c.call(Opcode.ONCE, b -> {
+            b.writeLong(clientId).writeLong(callId).writeShort(Opcode.CREATE);
+            new CreateRequest(path, FileType.FILE, NamenodeProtocol.CREATE_PARENTS, 0, CLIENT, "127.0.0.1",
+                    Ownership.UNSPECIFIED).encode(b);
+        }, NamenodeProtocol::readStatus));
+    }
+
+    /**
+     * A mutation sent again with the same client id and call id is answered as the first time, not
+     * applied again, by the leader and, after it stopped, by the next one: the answer was committed
+     * with the change.
+     */
+    @Test
+    void aCallSentAgainIsAnsweredFromTheRetryCacheByAnyLeader() throws Exception {
+        startGroup();
+        int first = awaitLeader(-1);
+        RpcClient at = rpc(first);
+        FileStatus created = createOnce(at, 7, 1, "/once/f");
+        FileStatus again = createOnce(at, 7, 1, "/once/f");
+        assertThat(again).as("the first answer, not FILE_EXISTS").isEqualTo(created);
+        Throwable another = catchThrowable(() -> createOnce(at, 7, 2, "/once/f"));
+        assertThat(((TarnException) another).code()).as("another call is applied").isEqualTo(ErrorCode.FILE_EXISTS);
+
+        members.get(first).close();
+        members.set(first, null);
+        int second = awaitLeader(first);
+        FileStatus fromNext = createOnce(rpc(second), 7, 1, "/once/f");
+        assertThat(fromNext.fileId()).as("answered from the replicated retry cache").isEqualTo(created.fileId());
+        assertThat(members.get(second).fileCount()).isEqualTo(1);
+        Throwable refused = catchThrowable(() -> get(rpc(second).call(Opcode.ONCE, b ->
+                b.writeLong(7).writeLong(3).writeShort(Opcode.GET_FILE), NamenodeProtocol::readStatus)));
+        assertThat(((TarnException) refused).code()).as("a lookup is not a call to apply once")
+                .isEqualTo(ErrorCode.INVALID_ARGUMENT);
     }
 
     @Test
@@ -162,6 +201,7 @@ class NamenodeGroupTest {
         for (int i = 0; i < 50; i++) {
             create(at, "/before/f-" + i);
         }
+        long key = members.get(first).service().tokens().key1();
         long stopped = System.nanoTime();
         members.get(first).close();
         members.set(first, null);
@@ -172,6 +212,8 @@ class NamenodeGroupTest {
         for (int i = 0; i < 50; i++) {
             assertThat(getFile(next, "/before/f-" + i).type()).isEqualTo(FileType.FILE);
         }
+        assertThat(members.get(second).service().tokens().key1()).as("the new leader's key is the group's")
+                .isEqualTo(key);
         assertThat(failoverMs).as("stop of the leader to the first mutation served, ms").isPositive();
 
         // The stopped member comes back on its journal as a follower and catches up.

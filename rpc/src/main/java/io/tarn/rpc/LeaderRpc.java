@@ -5,6 +5,7 @@ import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.Opcode;
 
 import java.util.ArrayList;
@@ -13,7 +14,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The connection of a client or datanode to a partition served by a replicated namenode group: each
@@ -26,9 +29,10 @@ import java.util.concurrent.TimeUnit;
  *       just died until they elect another), and so do later calls.</li>
  *   <li>A member that cannot be reached ({@link NotSentException}: the call never left) hands the
  *       call to the next member, after {@value #PAUSE_MS} ms once every member was tried.</li>
- *   <li>A lookup that was sent but lost with its connection (the member died) is sent again to the
- *       next member: it changes nothing. A mutation so lost fails, since it may have been applied
- *       before the member died.</li>
+ *   <li>A client's mutation goes as {@code Opcode.ONCE}, with this connection's client id and a call
+ *       id of its own: the group applies it at most once and answers it again from its retry cache
+ *       if it is sent again. So a mutation, like a lookup, that was sent but lost with its
+ *       connection (the member died) is sent again to the next member.</li>
  *   <li>RETRY (the member has no leader serving yet, or is busy; nothing was done) sends the call
  *       to the next member after {@value #PAUSE_MS} ms.</li>
  * </ul>
@@ -42,6 +46,9 @@ public final class LeaderRpc implements RpcClient {
 
     private final Transport transport;
     private final long giveUpNanos;
+    /** This connection's id in the calls it makes once (a client id of its own, random). */
+    private final long clientId = ThreadLocalRandom.current().nextLong();
+    private final AtomicLong calls = new AtomicLong();
     private final ConcurrentHashMap<String, RpcClient> connections = new ConcurrentHashMap<>();
     private final String name;
     private volatile List<String> members;
@@ -89,7 +96,19 @@ public final class LeaderRpc implements RpcClient {
     @Override
     public <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ResponseDecoder<T> decoder) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        attempt(opcode, writer, decoder, result, leader, 0, 0, System.nanoTime() + giveUpNanos);
+        long giveUpAt = System.nanoTime() + giveUpNanos;
+        if (Opcode.audience(opcode) == Audience.CLIENT && !Opcode.isReadOnly(opcode)) {
+            // A client's mutation goes with this connection's id and a call id, the same however
+            // often it is sent: the group applies it at most once (Opcode.ONCE).
+            long callId = calls.incrementAndGet();
+            BodyWriter once = b -> {
+                b.writeLong(clientId).writeLong(callId).writeShort(opcode);
+                writer.write(b);
+            };
+            attempt(Opcode.ONCE, once, decoder, result, leader, 0, 0, giveUpAt);
+        } else {
+            attempt(opcode, writer, decoder, result, leader, 0, 0, giveUpAt);
+        }
         return result;
     }
 
@@ -122,8 +141,9 @@ public final class LeaderRpc implements RpcClient {
                         attempt(opcode, writer, decoder, result, next, redirects, 0, giveUpAt));
                 return;
             }
-            boolean lostLookup = Opcode.isReadOnly(opcode) && TarnException.codeOf(cause) == ErrorCode.CONNECTION_LOST;
-            if ((cause instanceof NotSentException || lostLookup) && inTime) {
+            boolean resendable = Opcode.isReadOnly(opcode) || opcode == Opcode.ONCE;
+            boolean lost = resendable && TarnException.codeOf(cause) == ErrorCode.CONNECTION_LOST;
+            if ((cause instanceof NotSentException || lost) && inTime) {
                 List<String> all = members;
                 String next = next(member);
                 if (leader.equals(member)) {

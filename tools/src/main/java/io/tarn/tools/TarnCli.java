@@ -1,5 +1,6 @@
 package io.tarn.tools;
 
+import io.tarn.tools.bench.FailoverBench;
 import io.tarn.tools.bench.IoBench;
 import io.tarn.tools.chaos.ChaosCommand;
 import io.tarn.common.config.TarnConfig;
@@ -31,7 +32,7 @@ import java.util.Map;
 @Command(name = "tarn", mixinStandardHelpOptions = true, versionProvider = TarnCli.Version.class,
         description = "Tarn, a storage tier for Spark and Hadoop.",
         subcommands = {NamenodeCommand.class, DatanodeCommand.class, StatusCommand.class, FsckCommand.class,
-                StartPlanCommand.class, IoBench.class, ConfCommand.class, ChaosCommand.class,
+                StartPlanCommand.class, IoBench.class, FailoverBench.class, ConfCommand.class, ChaosCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'tarn <command> --help' for the options of a command."})
 public final class TarnCli {

@@ -67,6 +67,13 @@ public final class Opcode {
     @Op(audience = CLIENT, readOnly = true) public static final int GET_REPLICATION = 18;
     /** A new block in place of an unwritten one whose datanode the writer could not reach. */
     @Op(audience = CLIENT) public static final int REPLACE_BLOCK = 19;
+    /**
+     * A client's mutation carrying its client id and call id ({@code clientId[i64] callId[i64]
+     * opcode[u16]} then the mutation's own body), so that a replicated namenode group applies it at
+     * most once however often, and to whichever member, it is sent: the answer of a call already
+     * made is answered again from the group's retry cache.
+     */
+    @Op(audience = CLIENT) public static final int ONCE = 25;
 
     // Datanodes to a namenode.
     @Op(audience = DATANODE) public static final int REGISTER_DATANODE = 20;

@@ -8,7 +8,9 @@ import java.security.SecureRandom;
  * <p>A token is SipHash-2-4, keyed with a cluster secret the namenode creates at start-up and hands
  * to each datanode when it registers, over (datanode, region, block, generation, mode). Checking it
  * needs no per-block state and no call to the namenode; forging one needs the key. The namenode and
- * datanodes share one instance per key; instances are immutable and thread-safe.
+ * datanodes share one instance per key; thread-safe. An instance's key changes only through
+ * {@link #rekey}: a member of a replicated namenode group takes its group's key while it rebuilds
+ * its namespace, before it serves.
  */
 public final class BlockTokens {
     /** Access mode bit in a token: reading. */
@@ -16,12 +18,19 @@ public final class BlockTokens {
     /** Access mode bit in a token: writing (also permits reading). */
     public static final int WRITE = 2;
 
-    private final long k0;
-    private final long k1;
+    /** The key: one reference, so a reader never sees half of a new key. */
+    private record Key(long k0, long k1) {
+    }
+
+    private volatile Key key;
 
     public BlockTokens(long k0, long k1) {
-        this.k0 = k0;
-        this.k1 = k1;
+        this.key = new Key(k0, k1);
+    }
+
+    /** From now on tokens are issued and checked under {@code k0, k1}. */
+    public void rekey(long k0, long k1) {
+        this.key = new Key(k0, k1);
     }
 
     /** A fresh random key. */
@@ -31,16 +40,17 @@ public final class BlockTokens {
     }
 
     public long key0() {
-        return k0;
+        return key.k0();
     }
 
     public long key1() {
-        return k1;
+        return key.k1();
     }
 
     /** The token for a block reference with the given access mode. */
     public long issue(int datanodeId, int regionId, int blockIndex, int generation, int mode) {
-        return SipHash.hash(k0, k1, ((long) datanodeId << 32) | (regionId & 0xffffffffL),
+        Key k = key;
+        return SipHash.hash(k.k0(), k.k1(), ((long) datanodeId << 32) | (regionId & 0xffffffffL),
                 ((long) blockIndex << 32) | (generation & 0xffffffffL), mode);
     }
 

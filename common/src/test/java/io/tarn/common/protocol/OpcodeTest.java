@@ -14,7 +14,7 @@ class OpcodeTest {
     @Test
     void theTableHoldsEveryOperationOnceWithItsConstantsName() {
         int[] all = Opcode.all();
-        assertThat(all).hasSize(47).isSorted().doesNotHaveDuplicates();
+        assertThat(all).hasSize(48).isSorted().doesNotHaveDuplicates();
         Set<String> names = Arrays.stream(all).mapToObj(Opcode::name).collect(Collectors.toSet());
         assertThat(names).hasSize(all.length).noneMatch(n -> n.startsWith("OP_"));
         assertThat(Opcode.name(Opcode.ALLOCATE_BLOCKS)).isEqualTo("ALLOCATE_BLOCKS");
@@ -48,8 +48,8 @@ class OpcodeTest {
                 "GROUP_WRITE", "GROUP_READ");
         assertThat(names(Audience.REPLICA)).containsExactlyInAnyOrder("REPLICA_MESSAGE", "REPLICA_IMAGE_CHUNK",
                 "REPLICA_READ_INDEX");
-        assertThat(names(Audience.CLIENT)).hasSize(19)
-                .contains("GET_FILE", "CREATE", "WHERE_MOVED", "SET_REPLICATION", "REPLACE_BLOCK");
+        assertThat(names(Audience.CLIENT)).hasSize(20)
+                .contains("GET_FILE", "CREATE", "WHERE_MOVED", "SET_REPLICATION", "REPLACE_BLOCK", "ONCE");
         for (int op : Opcode.all()) {
             assertThat(Opcode.isMetadata(op)).as(Opcode.name(op)).isEqualTo(Opcode.audience(op) != Audience.DATA);
         }

@@ -1,6 +1,7 @@
 package io.tarn.namenode.journal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.FastThreadLocal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,12 +57,46 @@ public abstract class SequencedLog implements AutoCloseable {
     protected static final class Pending {
         private final int type;
         private final ByteBuf body;
+        private final Scope scope;
         private long seq;
 
-        private Pending(int type, ByteBuf body) {
+        private Pending(int type, ByteBuf body, Scope scope) {
             this.type = type;
             this.body = body;
+            this.scope = scope;
         }
+    }
+
+    /**
+     * The records of one call that must become durable together: a client's call applied once
+     * ({@code Opcode.ONCE}) and the record of its answer, so that no member can hold the call's
+     * change without its answer. Records appended on a thread while it is in a scope ({@link #enter})
+     * belong to it; the writer does not end a batch after a record of an open scope while the next
+     * record is on its way (at most {@value #SCOPE_WAIT_MS} ms, then it goes on without).
+     */
+    public static final class Scope {
+        private volatile boolean closed;
+    }
+
+    /** Longest wait for the rest of an open scope's records before a batch is made durable without them. */
+    static final long SCOPE_WAIT_MS = 20;
+    private static final FastThreadLocal<Scope> CURRENT = new FastThreadLocal<>();
+    private static final Object NUDGE = new Object();
+
+    /** Records this thread appends from now on belong to {@code scope}, until {@link #leave}. */
+    public static void enter(Scope scope) {
+        CURRENT.set(scope);
+    }
+
+    /** Records this thread appends belong to no scope. */
+    public static void leave() {
+        CURRENT.remove();
+    }
+
+    /** The scope's records are all appended: the writer need not wait for more of them. */
+    public void close(Scope scope) {
+        scope.closed = true;
+        queue.offer(NUDGE);
     }
 
     private record Waiter(long seq, Runnable done, Consumer<String> failed) {
@@ -89,6 +124,14 @@ public abstract class SequencedLog implements AutoCloseable {
     private volatile boolean closed;
     /** The last record handed to {@link #writeRun}; writer thread only. */
     private long written;
+    // Writer thread only: what is queued, sorted, and whether STOP came.
+    private final PriorityQueue<Pending> reorder = new PriorityQueue<>(Comparator.comparingLong(p -> p.seq));
+    private final PriorityQueue<Waiter> waiters = new PriorityQueue<>(Comparator.comparingLong(Waiter::seq));
+    private final List<Submitted> tasks = new ArrayList<>();
+    private final List<Object> batch = new ArrayList<>();
+    private boolean stopping;
+    /** The scope of the last record {@link #next} handed out, or null. */
+    private Scope lastScope;
 
     /**
      * @param what     the log as messages name it ("namespace journal /data/nn")
@@ -136,7 +179,7 @@ public abstract class SequencedLog implements AutoCloseable {
             throw new IllegalArgumentException("a journal record of " + n + " bytes; at most "
                     + JournalFormat.MAX_BODY);
         }
-        Pending p = new Pending(type, body);
+        Pending p = new Pending(type, body, CURRENT.get());
         notDurable.incrementAndGet();
         p.seq = lastAssigned.incrementAndGet();
         queue.offer(p);
@@ -220,11 +263,33 @@ public abstract class SequencedLog implements AutoCloseable {
 
     /** The next record of the contiguous run, or null when the run ends; writer thread only. */
     protected final Pending next(PriorityQueue<Pending> reorder) {
-        if (reorder.isEmpty() || reorder.peek().seq != written + 1) {
-            return null;
+        long waitUntil = 0;
+        while (reorder.isEmpty() || reorder.peek().seq != written + 1) {
+            Scope open = lastScope;
+            if (open == null || open.closed || stopping) {
+                return null;
+            }
+            // The call whose record came last has more on the way (its answer): wait a moment for it.
+            long now = System.nanoTime();
+            if (waitUntil == 0) {
+                waitUntil = now + TimeUnit.MILLISECONDS.toNanos(SCOPE_WAIT_MS);
+            } else if (now - waitUntil >= 0) {
+                return null;
+            }
+            try {
+                Object o = queue.poll(waitUntil - now, TimeUnit.NANOSECONDS);
+                if (o != null) {
+                    batch.add(o);
+                    stopping |= sort(batch, reorder, waiters, tasks);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
         }
         Pending p = reorder.poll();
         written = p.seq;
+        lastScope = p.scope;
         return p;
     }
 
@@ -309,17 +374,12 @@ public abstract class SequencedLog implements AutoCloseable {
     // ---------------------------------------------------------------- writer thread
 
     private void run() {
-        PriorityQueue<Pending> reorder = new PriorityQueue<>(Comparator.comparingLong(p -> p.seq));
-        PriorityQueue<Waiter> waiters = new PriorityQueue<>(Comparator.comparingLong(Waiter::seq));
-        List<Submitted> tasks = new ArrayList<>();
-        List<Object> batch = new ArrayList<>();
-        boolean stop = false;
         try {
-            while (!stop || (!reorder.isEmpty() && reorder.peek().seq == written + 1 && failure == null)) {
-                Object first = queue.poll(stop ? 0 : 100, TimeUnit.MILLISECONDS);
+            while (!stopping || (!reorder.isEmpty() && reorder.peek().seq == written + 1 && failure == null)) {
+                Object first = queue.poll(stopping ? 0 : 100, TimeUnit.MILLISECONDS);
                 if (first != null) {
                     batch.add(first);
-                    stop |= sort(batch, reorder, waiters, tasks);
+                    stopping |= sort(batch, reorder, waiters, tasks);
                 }
                 if (failure == null) {
                     try {

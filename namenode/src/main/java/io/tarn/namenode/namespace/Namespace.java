@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.netty.buffer.ByteBuf;
 import io.tarn.namenode.journal.EditLog;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
@@ -9,6 +10,7 @@ import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.security.BlockTokens;
 import io.tarn.common.fs.Replication;
 import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.NamenodeProtocol;
@@ -84,6 +86,10 @@ public final class Namespace {
     private final AdoptionLedger ledger = new AdoptionLedger();
     /** This namenode's blocks that files moved to other namenodes hold. */
     private final LentBlocks lent = new LentBlocks();
+    /** Answers of client calls applied once ({@code Opcode.ONCE}). */
+    private final RetryCache retryCache = new RetryCache();
+    /** The block token key, recorded in images and by a group's first leader; null when unknown. */
+    private volatile BlockTokens tokens;
     /** Moves of files to other namenodes begun and not yet ended, by file id. */
     private final Map<Long, MoveIntent> openMoves = new ConcurrentHashMap<>();
     /** Held by renames and recursive deletes only (and a snapshot of the tree). */
@@ -138,9 +144,37 @@ public final class Namespace {
      * namespace that was just created and serves nothing yet; call {@link NamespaceReplay#finish}
      * after the last record.
      */
+    /** The block token key of this namespace's namenode: images record it, a group's replay sets it. */
+    public void tokens(BlockTokens key) {
+        this.tokens = key;
+    }
+
+    /** The block token key, or null when none was given. */
+    public BlockTokens tokens() {
+        return tokens;
+    }
+
+    /**
+     * Records the block token key: the first leader of a namenode group does, so that every member
+     * issues and checks tokens under one key, and a new leader's tokens are those of the last.
+     */
+    public void recordTokens() {
+        NamespaceEdits.tokens(log, tokens);
+    }
+
+    /** The answers of the client calls applied once here ({@code Opcode.ONCE}). */
+    public RetryCache retryCache() {
+        return retryCache;
+    }
+
+    /** Records and keeps the answer of call {@code key} ({@link RetryCache#keep}) before it is sent. */
+    public void keepAnswer(RetryCache.Key key, ByteBuf answer) {
+        retryCache.keep(key, answer, log, clock.millis());
+    }
+
     public NamespaceReplay replay() {
         return new NamespaceReplay(paths.root(), files, counts, leases, creator, allocator.datanodes(),
-                allocator.groups(), unfinishedDirectoryChange, ledger, lent, openMoves);
+                allocator.groups(), unfinishedDirectoryChange, ledger, lent, openMoves, retryCache, tokens);
     }
 
     /**

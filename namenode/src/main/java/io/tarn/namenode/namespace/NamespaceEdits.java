@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.journal.EditLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -135,6 +136,8 @@ final class NamespaceEdits {
     static final int ADOPTION = 27;
     static final int ADOPTION_SETTLED = 28;
     static final int FILE_FOREIGN_BLOCK = 29;
+    /** The block token key of a replicated namenode group, recorded by its first leader. */
+    static final int TOKENS = 31;
 
     private NamespaceEdits() {
     }
@@ -380,6 +383,16 @@ final class NamespaceEdits {
             out.writeInt(p.regionBlock());
         }
         log.append(BLOCKS_RETURNED, out);
+    }
+
+    /** TOKENS: the key every member of a namenode group issues block tokens under. */
+    static void tokens(EditLog log, BlockTokens tokens) {
+        if (!log.enabled()) {
+            return;
+        }
+        ByteBuf b = Unpooled.buffer(16);
+        b.writeLong(tokens.key0()).writeLong(tokens.key1());
+        log.append(TOKENS, b);
     }
 
     static void lent(EditLog log, Block b) {

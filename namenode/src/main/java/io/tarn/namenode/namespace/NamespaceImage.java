@@ -87,6 +87,10 @@ public final class NamespaceImage {
         }
         ns.ledger().forEach((from, to) -> NamespaceEdits.adoption(out, from, to));
         ids(out, ns);
+        ns.retryCache().record(out);
+        if (ns.tokens() != null) {
+            NamespaceEdits.tokens(out, ns.tokens());
+        }
         byte[] change = ns.unfinishedDirectoryChange();
         if (change != null) {
             NamespaceEdits.directoryIntent(out, change);

@@ -1,5 +1,6 @@
 package io.tarn.namenode.namespace;
 
+import io.tarn.common.security.BlockTokens;
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.Ownership;
@@ -53,6 +54,9 @@ public final class NamespaceReplay implements JournalReplayer {
     private final AdoptionLedger ledger;
     private final LentBlocks lent;
     private final Map<Long, MoveIntent> openMoves;
+    private final RetryCache retryCache;
+    /** The key a TOKENS record sets, or null (a namespace without one ignores the record). */
+    private final BlockTokens tokens;
     private long maxDirectory;
     private long applied;
     private long skipped;
@@ -60,7 +64,9 @@ public final class NamespaceReplay implements JournalReplayer {
     NamespaceReplay(DirectoryInode root, FileTable files, NamespaceCounts counts, LeaseManager leases,
                     Creator creator, DatanodeRegistry datanodes, BlockGroups groups,
                     AtomicReference<byte[]> unfinishedDirectoryChange, AdoptionLedger ledger, LentBlocks lent,
-                    Map<Long, MoveIntent> openMoves) {
+                    Map<Long, MoveIntent> openMoves, RetryCache retryCache, BlockTokens tokens) {
+        this.retryCache = retryCache;
+        this.tokens = tokens;
         this.unfinishedDirectoryChange = unfinishedDirectoryChange;
         this.ledger = ledger;
         this.lent = lent;
@@ -139,6 +145,18 @@ public final class NamespaceReplay implements JournalReplayer {
                 case NamespaceEdits.GENERATIONS -> generations(body);
                 case DatanodeRegistry.RECORD -> {
                     datanodes.replay(body);
+                    yield true;
+                }
+                case NamespaceEdits.TOKENS -> {
+                    long k0 = body.readLong();
+                    long k1 = body.readLong();
+                    if (tokens != null) {
+                        tokens.rekey(k0, k1);
+                    }
+                    yield true;
+                }
+                case RetryCache.RECORD -> {
+                    retryCache.replay(body, System.currentTimeMillis());
                     yield true;
                 }
                 default -> throw new JournalCorruptException("namespace journal record " + seq + " has type " + type

@@ -1,5 +1,6 @@
 package io.tarn.tools.chaos;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +31,20 @@ public record Launcher(String java, String classPath) {
             throw new IllegalArgumentException(home + " is not a Tarn distribution: it has no lib/");
         }
         return new Launcher(current().java(), lib + "/*");
+    }
+
+    /**
+     * Starts {@code tarn <role> -Dkey=value...} as a process of its own, its output (INFO and above)
+     * appended to {@code log}.
+     */
+    public Process start(String role, Map<String, String> keys, Path log) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command(role, keys)).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().put("TARN_LOG_TARGET", "System.out");
+        pb.environment().put("TARN_LOG_LEVEL", "INFO");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        return p;
     }
 
     /** The command running {@code tarn <role> -Dkey=value...}: a small heap, quick start-up, Netty's flags. */
