@@ -114,19 +114,31 @@ class DistributionIT {
 
     /** A free port whose successor is free too: tarn start -n 2 puts namenode i on the configured port + i. */
     private static int freePorts() throws IOException {
+        return freePorts(2);
+    }
+
+    /** A free port whose {@code n - 1} successors are free too. */
+    private static int freePorts(int n) throws IOException {
         while (true) {
             int port;
             try (ServerSocket s = new ServerSocket(0)) {
                 port = s.getLocalPort();
             }
-            if (port < 65535) {
-                try (ServerSocket next = new ServerSocket(port + 1)) {
-                    return port;
-                } catch (IOException taken) {
-                    // try another pair
-                }
+            if (port + n - 1 <= 65535 && free(port + 1, n - 1)) {
+                return port;
             }
         }
+    }
+
+    private static boolean free(int from, int count) {
+        for (int p = from; p < from + count; p++) {
+            try (ServerSocket taken = new ServerSocket(p)) {
+                // free
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Outcome tarn(String... args) throws Exception {
@@ -214,6 +226,43 @@ class DistributionIT {
         Outcome after = tarn("status");
         assertThat(after.exit()).isEqualTo(1);
         assertThat(after.output()).contains("none started");
+    }
+
+    /**
+     * tarn start -r 3: one partition served by a replicated group of three namenodes; kill -9 of the
+     * leader, and the cluster serves on through the others; tarn start brings the killed member back.
+     */
+    @Test
+    void aReplicatedGroupOfThreeNamenodesServesThroughItsLeadersDeath() throws Exception {
+        int port = freePorts(3);
+        writeConf(port);
+        Outcome start = tarn("start", "-r", "3", "-d", "1");
+        assertThat(start.exit()).as(start.output()).isZero();
+        assertThat(start.output()).contains("started 3 namenode(s) at 127.0.0.1:" + port + "|")
+                .contains("namenodes: 1 (1 up)").contains("datanodes: 1 (1 alive)");
+        List<ProcessHandle> daemons = processes("namenode-0", "namenode-1", "namenode-2", "datanode-0");
+        Outcome mkdir = tarn("fs", "-mkdir", "-p", "/group/before");
+        assertThat(mkdir.exit()).as(mkdir.output()).isZero();
+
+        String leader = null;
+        for (int m = 0; m < 3 && leader == null; m++) {
+            if (Files.readString(run.resolve("logs").resolve("namenode-" + m + ".log")).contains("leads in term")) {
+                leader = "namenode-" + m;
+            }
+        }
+        assertThat(leader).as("a member says it leads").isNotNull();
+        ProcessHandle.of(pid(leader)).orElseThrow().destroyForcibly();
+        Outcome after = tarn("fs", "-mkdir", "/group/after");
+        assertThat(after.exit()).as(after.output()).isZero();
+        Outcome ls = tarn("fs", "-ls", "/group");
+        assertThat(ls.output()).contains("/group/before").contains("/group/after");
+
+        Outcome missing = tarn("start");
+        assertThat(missing.exit()).as(missing.output()).isZero();
+        assertThat(missing.output()).contains(leader);
+        Outcome stop = tarn("stop");
+        assertThat(stop.output()).contains("stopped namenode-0").contains("stopped namenode-2");
+        assertExited(daemons);
     }
 
     @Test

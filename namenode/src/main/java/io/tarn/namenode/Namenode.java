@@ -204,7 +204,7 @@ public final class Namenode implements AutoCloseable {
         InetSocketAddress bindAddress = bindAddress(config);
         boolean temporary = bindAddress.getPort() == 0 && config.get(TarnKeys.NAMENODE_JOURNAL_DIR).isBlank();
         Path dir = temporary ? Files.createTempDirectory("tarn-namenode-")
-                : journalDirectory(config, partitions, bindAddress.getPort());
+                : memberDirectory(config, journalDirectory(config, partitions, bindAddress.getPort()), member);
         NamenodeGroup group = null;
         try {
             JournalMeta meta = JournalMeta.loadOrCreate(dir, p, partitions.count());
@@ -238,6 +238,16 @@ public final class Namenode implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * A group member's journal directory: with tarn.namenode.journal.dir set, its subdirectory
+     * {@code member-<m>}, so that members on one host (tarn start -r 3) never share one; else the
+     * port's own directory.
+     */
+    static Path memberDirectory(TarnConfig config, Path journalDir, int member) {
+        return config.get(TarnKeys.NAMENODE_JOURNAL_DIR).isBlank() ? journalDir
+                : journalDir.resolve("member-" + member);
     }
 
     /** How often maintenance runs: often enough that expiry happens within a quarter timeout of its deadline. */

@@ -39,11 +39,15 @@ final class StartPlanCommand implements Callable<Integer> {
             description = "Datanodes to start (default: ${DEFAULT-VALUE}).")
     private int datanodes;
 
+    @Option(names = "--replicas", paramLabel = "R",
+            description = "Namenodes per partition: 1, or a replicated group of 3 or 5 (one partition only).")
+    private Integer replicas;
+
     @Override
     public Integer call() {
         TarnCli cli = TarnCli.of(spec);
         try {
-            cli.out().println(plan(cli.config(), namenodes, datanodes));
+            cli.out().println(plan(cli.config(), namenodes, datanodes, replicas));
             cli.out().flush();
             return 0;
         } catch (ConfigException e) {
@@ -55,8 +59,36 @@ final class StartPlanCommand implements Callable<Integer> {
 
     /** The address list of the namenodes, after checking that they and the datanodes fit the configuration. */
     static String plan(TarnConfig config, Integer namenodes, int datanodes) {
+        return plan(config, namenodes, datanodes, null);
+    }
+
+    /**
+     * The address list, with {@code replicas} namenodes per partition (null: as configured): a
+     * replicated group's members are separated by {@code |}, on its entry's host at its port + 0..R-1.
+     */
+    static String plan(TarnConfig config, Integer namenodes, int datanodes, Integer replicas) {
         if (datanodes < 1) {
             throw new ConfigException("-d must be at least 1, got " + datanodes);
+        }
+        List<List<HostPort>> groups = config.namenodeGroups();
+        int r = replicas != null ? replicas : groups.get(0).size();
+        if (r != 1 && r != 3 && r != 5) {
+            throw new ConfigException("-r must be 1, 3 or 5 namenodes per partition, got " + r);
+        }
+        if (r > 1) {
+            if (namenodes != null && namenodes != 1 || groups.size() > 1) {
+                throw new ConfigException("a replicated group of " + r + " namenodes serves a namespace of one "
+                        + "partition in this build: leave out -n (or give -n 1) and list one entry in "
+                        + TarnKeys.NAMENODE_ADDRESS);
+            }
+            List<HostPort> members = groups.get(0).size() == r ? groups.get(0)
+                    : addresses(config.toBuilder().set(TarnKeys.NAMENODE_ADDRESS,
+                            groups.get(0).get(0).toString()).build(), r);
+            String list = members.stream().map(HostPort::toString).collect(Collectors.joining("|"));
+            config.toBuilder().set(TarnKeys.NAMENODE_ADDRESS.name(), list).build(); // the key's own checks
+            checkBind(config, members.size());
+            checkDatanodePorts(config, members, datanodes);
+            return list;
         }
         List<HostPort> addresses = addresses(config, namenodes);
         String list = addresses.stream().map(HostPort::toString).collect(Collectors.joining(","));

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 
 /**
  * Asks every namenode of a cluster for its own status ({@link TarnClient#clusterStatusOfEach}).
@@ -40,9 +41,11 @@ final class StatusProbe implements AutoCloseable {
         }
         List<HostPort> configured = config.namenodes();
         List<String> errors = new ArrayList<>();
-        for (HostPort seed : configured) {
-            TarnClient c = TarnClient.connect(config.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, seed.toString())
-                    .set(TarnKeys.NAMENODE_PARTITION, 0).build());
+        for (List<HostPort> group : config.namenodeGroups()) {
+            // A replicated group's members all go to the client, which asks the leader.
+            String seed = group.stream().map(HostPort::toString).collect(Collectors.joining("|"));
+            TarnClient c = TarnClient.connect(config.toBuilder().set(TarnKeys.NAMENODE_ADDRESS, seed)
+                    .set(TarnKeys.NAMENODE_PARTITION, 0).set(TarnKeys.NAMENODE_MEMBER, 0).build());
             try {
                 ClusterSnapshot snapshot = collect(c.clusterStatusOfEach());
                 client = c;

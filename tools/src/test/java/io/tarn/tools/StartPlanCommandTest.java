@@ -32,6 +32,22 @@ class StartPlanCommandTest {
     }
 
     @Test
+    void aReplicatedGroupNumbersItsMembersPortsOrTakesTheListedOnes() {
+        assertThat(plan("--replicas", "3", "-Dtarn.namenode.address=localhost:9060").out())
+                .isEqualTo("localhost:9060|localhost:9061|localhost:9062\n");
+        String listed = "-Dtarn.namenode.address=h1:9060|h2:9060|h3:9060";
+        assertThat(plan(listed).out()).as("as many replicas as listed").isEqualTo("h1:9060|h2:9060|h3:9060\n");
+        assertThat(plan("--replicas", "3", listed).out()).isEqualTo("h1:9060|h2:9060|h3:9060\n");
+        assertThat(plan("--replicas", "2").err()).contains("-r must be 1, 3 or 5 namenodes per partition, got 2");
+        assertThat(plan("--replicas", "3", "--namenodes", "2").err())
+                .contains("a replicated group of 3 namenodes serves a namespace of one partition");
+        Cli.Result clash = plan("--replicas", "3", "--datanodes", "2", "-Dtarn.namenode.address=localhost:9070",
+                "-Dtarn.datanode.bind=0.0.0.0:9071");
+        assertThat(clash.exit()).isEqualTo(TarnCli.EXIT_USAGE);
+        assertThat(clash.err()).contains("datanode 0 would listen on port 9071, which namenode 1 uses");
+    }
+
+    @Test
     void tooFewRegionsPerDatanodeIsRefusedNamingTheKeys() {
         Cli.Result r = plan("--namenodes", "4", "-Dtarn.datanode.dram.capacity=64m",
                 "-Dtarn.datanode.dram.region.size=32m");

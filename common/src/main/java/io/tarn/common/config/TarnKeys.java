@@ -120,7 +120,8 @@ public final class TarnKeys {
             "Directory on disk (not tmpfs) of the namenode's journal with tarn.namenode.journal = disk: segment "
                     + "files edits-<first record>.log, checkpoint-<record>.image, journal.meta (whose namespace, and "
                     + "the block token key) and in_use.lock. With several namenodes, each uses a subdirectory "
-                    + "namenode-<partition> of it. Empty: ${java.io.tmpdir}/tarn-namenode-<port> (this namenode's "
+                    + "namenode-<partition> of it; a member of a replicated group, member-<m> (its group's journal "
+                    + "in group-<partition> there). Empty: ${java.io.tmpdir}/tarn-namenode-<port> (this namenode's "
                     + "port; with port 0, a fresh temporary directory deleted when the namenode stops).",
             null);
 

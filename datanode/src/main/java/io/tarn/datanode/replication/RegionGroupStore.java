@@ -286,7 +286,9 @@ public final class RegionGroupStore implements BlockGroupStore {
         return (long) blocks * Integer.BYTES;
     }
 
-    private long imageBytes() {
+    /** Every image of the group: the generations of its blocks, then the region's bytes. */
+    @Override
+    public long imageBytes() {
         return headerBytes() + regions.regionSize();
     }
 
