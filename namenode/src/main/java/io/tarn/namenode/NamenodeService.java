@@ -349,7 +349,12 @@ public final class NamenodeService implements RpcHandler {
         }
         OnceRequest call = new OnceRequest(j != null ? new DurableReply(raw, j) : raw, key, opcode, b.slice(),
                 namespace, j);
-        call.run(() -> dispatch(call));
+        try {
+            call.run(() -> dispatch(call));
+        } catch (RuntimeException | Error e) {
+            call.abandon(); // the transport answers what escaped; the call may be sent again
+            throw e;
+        }
     }
 
     /** Hands the request to its audience's handler; answers what the handler throws. */

@@ -95,6 +95,11 @@ final class OnceRequest extends ForwardingRequest {
         request.send(response);
     }
 
+    /** The handling failed before answering (the transport answers): the call may be sent again. */
+    void abandon() {
+        done();
+    }
+
     /** The call's records are all appended; it may be sent again from now on. */
     private void done() {
         if (scope != null) {

@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>A client's mutation goes as {@code Opcode.ONCE}, with this connection's client id and a call
  *       id of its own: the group applies it at most once and answers it again from its retry cache
  *       if it is sent again. So a mutation, like a lookup, that was sent but lost with its
- *       connection (the member died) is sent again to the next member.</li>
+ *       connection (the member died) is sent again to the next member. A lease renewal, which
+ *       changes the same thing however often it comes, goes as it is.</li>
  *   <li>RETRY (the member has no leader serving yet, or is busy; nothing was done) sends the call
  *       to the next member after {@value #PAUSE_MS} ms.</li>
  * </ul>
@@ -97,7 +98,7 @@ public final class LeaderRpc implements RpcClient {
     public <T> CompletableFuture<T> call(int opcode, BodyWriter writer, ResponseDecoder<T> decoder) {
         CompletableFuture<T> result = new CompletableFuture<>();
         long giveUpAt = System.nanoTime() + giveUpNanos;
-        if (Opcode.audience(opcode) == Audience.CLIENT && !Opcode.isReadOnly(opcode)) {
+        if (Opcode.audience(opcode) == Audience.CLIENT && !Opcode.isReadOnly(opcode) && opcode != Opcode.RENEW_LEASE) {
             // A client's mutation goes with this connection's id and a call id, the same however
             // often it is sent: the group applies it at most once (Opcode.ONCE).
             long callId = calls.incrementAndGet();
@@ -141,7 +142,7 @@ public final class LeaderRpc implements RpcClient {
                         attempt(opcode, writer, decoder, result, next, redirects, 0, giveUpAt));
                 return;
             }
-            boolean resendable = Opcode.isReadOnly(opcode) || opcode == Opcode.ONCE;
+            boolean resendable = Opcode.isReadOnly(opcode) || opcode == Opcode.ONCE || opcode == Opcode.RENEW_LEASE;
             boolean lost = resendable && TarnException.codeOf(cause) == ErrorCode.CONNECTION_LOST;
             if ((cause instanceof NotSentException || lost) && inTime) {
                 List<String> all = members;
