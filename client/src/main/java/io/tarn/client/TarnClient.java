@@ -81,7 +81,7 @@ public final class TarnClient implements AutoCloseable {
         this.config = config;
         this.transport = transport;
         this.ownsTransport = ownsTransport;
-        this.namenodes = new Namenodes(transport, config.namenodeGroups().get(0), config.get(TarnKeys.RPC_TIMEOUT));
+        this.namenodes = new Namenodes(transport, config.seedNamenodes(), config.get(TarnKeys.RPC_TIMEOUT));
         long id;
         do {
             id = new SecureRandom().nextLong();

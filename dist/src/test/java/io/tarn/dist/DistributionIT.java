@@ -230,7 +230,8 @@ class DistributionIT {
 
     /**
      * tarn start -r 3: one partition served by a replicated group of three namenodes; kill -9 of the
-     * leader, and the cluster serves on through the others; tarn start brings the killed member back.
+     * leader, and the cluster serves on through the others; tarn start brings the killed member back;
+     * with member 0 down (the one tarn fs's URI names), tarn fs follows the others all the same.
      */
     @Test
     void aReplicatedGroupOfThreeNamenodesServesThroughItsLeadersDeath() throws Exception {
@@ -260,6 +261,14 @@ class DistributionIT {
         Outcome missing = tarn("start");
         assertThat(missing.exit()).as(missing.output()).isZero();
         assertThat(missing.output()).contains(leader);
+        // tarn fs names member 0 in its URI: with it down too, the client follows the others.
+        if (!leader.equals("namenode-0")) {
+            ProcessHandle.of(pid("namenode-0")).orElseThrow().destroyForcibly();
+            Outcome third = tarn("fs", "-mkdir", "/group/third");
+            assertThat(third.exit()).as(third.output()).isZero();
+            assertThat(tarn("fs", "-ls", "/group").output()).contains("/group/third");
+            assertThat(tarn("start").exit()).isZero();
+        }
         Outcome stop = tarn("stop");
         assertThat(stop.output()).contains("stopped namenode-0").contains("stopped namenode-2");
         assertExited(daemons);

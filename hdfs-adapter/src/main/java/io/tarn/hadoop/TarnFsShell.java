@@ -1,6 +1,7 @@
 package io.tarn.hadoop;
 
 import io.tarn.common.config.ConfigException;
+import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import org.apache.hadoop.conf.Configuration;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * {@code tarn fs}: Hadoop's own {@link FsShell} ({@code hdfs dfs}) on the Tarn cluster that
@@ -302,11 +304,18 @@ public final class TarnFsShell {
      * A Hadoop configuration whose default file system is the Tarn cluster of {@code tarn}, carrying
      * every Tarn setting that differs from its default (except the namenode address, which is the URI).
      * A URI names one namenode: when {@code tarn.namenode.address} lists several, the first (partition
-     * 0) is named, and the client learns the others from it.
+     * 0) is named, and the client learns the others from it; when partition 0 is a replicated group,
+     * its first member is named and {@code fs.tarn.namenode.members} lists them all.
      */
     static Configuration hadoopConfiguration(TarnConfig tarn) {
         Configuration conf = new Configuration();
         conf.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, "tarn://" + tarn.namenodes().get(0) + "/");
+        List<HostPort> group = tarn.namenodeGroups().get(0);
+        if (group.size() > 1) {
+            // The URI names one member; the client follows the group's leader through all of them.
+            conf.set(TarnHadoopConfig.PREFIX + "namenode.members",
+                    group.stream().map(HostPort::toString).collect(Collectors.joining("|")));
+        }
         Map<String, String> defaults = TarnConfig.defaults().describe();
         for (Map.Entry<String, String> e : tarn.describe().entrySet()) {
             String key = e.getKey();

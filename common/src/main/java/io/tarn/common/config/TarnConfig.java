@@ -95,6 +95,22 @@ public final class TarnConfig {
         return HostPort.parseGroups(get(TarnKeys.NAMENODE_ADDRESS));
     }
 
+    /**
+     * What a client reaches first: the first entry of tarn.namenode.address, or, when that names one
+     * member of the group tarn.namenode.members lists, the whole group.
+     */
+    public List<HostPort> seedNamenodes() {
+        List<HostPort> first = namenodeGroups().get(0);
+        String members = get(TarnKeys.NAMENODE_MEMBERS);
+        if (first.size() == 1 && !members.isEmpty()) {
+            List<HostPort> group = HostPort.parseGroups(members).get(0);
+            if (group.contains(first.get(0))) {
+                return group;
+            }
+        }
+        return first;
+    }
+
     /** Every key with its effective value, formatted as a configuration file would hold it. */
     public Map<String, String> describe() {
         Map<String, String> out = new LinkedHashMap<>();

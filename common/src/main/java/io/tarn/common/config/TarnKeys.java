@@ -94,6 +94,13 @@ public final class TarnKeys {
             255, "", "Which entry of tarn.namenode.address this namenode is (0 for the first); set per namenode "
                     + "(tarn namenode --partition I).");
 
+    public static final ConfigKey<String> NAMENODE_MEMBERS = ConfigKey.string("tarn.namenode.members", "",
+            "For a client reaching a replicated namenode group through one of its members (a tarn://host:port "
+                    + "URI names one): every member, separated by '|' (host1:9060|host2:9060|host3:9060), so that "
+                    + "the client follows the group's leader even when that member is down. Used when it lists "
+                    + "the member tarn.namenode.address names; tarn fs sets it from tarn.namenode.address.",
+            TarnKeys::checkMembers);
+
     public static final ConfigKey<Integer> NAMENODE_MEMBER = ConfigKey.integer("tarn.namenode.member", 0, 0, 4, "",
             "Which member of its partition's group (the '|'-separated entry of tarn.namenode.address) this namenode "
                     + "is, 0 for the first; set per namenode of a replicated group (tarn namenode --member I).");
@@ -346,8 +353,8 @@ public final class TarnKeys {
 
     /** Every key, grouped by the process that reads it, in documentation order. */
     public static final List<Group> GROUPS = List.of(
-            new Group("Cluster: read by every process", List.of(NAMENODE_ADDRESS, BLOCK_SIZE, TRANSPORT,
-                    REPLICATION_DEFAULT)),
+            new Group("Cluster: read by every process", List.of(NAMENODE_ADDRESS, NAMENODE_MEMBERS, BLOCK_SIZE,
+                    TRANSPORT, REPLICATION_DEFAULT)),
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
                     RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_MEMBER,
@@ -372,6 +379,16 @@ public final class TarnKeys {
 
     /** All keys, in documentation order. */
     public static final List<ConfigKey<?>> ALL = GROUPS.stream().flatMap(g -> g.keys().stream()).toList();
+
+    static String checkMembers(String v) {
+        if (v.isEmpty()) {
+            return null;
+        }
+        if (v.contains(",")) {
+            return "lists the members of one group, separated by '|', not several partitions";
+        }
+        return checkHostPorts(v);
+    }
 
     static String checkHostPorts(String v) {
         String[] parts = v.split(",", -1);

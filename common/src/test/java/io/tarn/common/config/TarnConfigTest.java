@@ -493,4 +493,29 @@ class TarnConfigTest {
         Files.write(f, List.of(lines), StandardCharsets.UTF_8);
         return f;
     }
+
+    @Nested
+    class Groups {
+        @Test
+        void aGroupsMembersAreItsEntryOrTheMembersKeyWhenTheAddressNamesOne() {
+            TarnConfig group = TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, "h1:9060|h2:9060|h3:9060").build();
+            assertThat(group.namenodeGroups()).containsExactly(List.of(new HostPort("h1", 9060),
+                    new HostPort("h2", 9060), new HostPort("h3", 9060)));
+            assertThat(group.namenodes()).containsExactly(new HostPort("h1", 9060));
+            assertThat(group.seedNamenodes()).hasSize(3);
+            TarnConfig oneMember = TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, "h2:9060")
+                    .set(TarnKeys.NAMENODE_MEMBERS, "h1:9060|h2:9060|h3:9060").build();
+            assertThat(oneMember.seedNamenodes()).as("the group of the member named").hasSize(3);
+            TarnConfig other = TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, "h9:9060")
+                    .set(TarnKeys.NAMENODE_MEMBERS, "h1:9060|h2:9060|h3:9060").build();
+            assertThat(other.seedNamenodes()).as("another cluster's members are not used")
+                    .containsExactly(new HostPort("h9", 9060));
+            assertThatThrownBy(() -> TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, "h1:1|h2:1").build())
+                    .hasMessageContaining("lists 2 members of a namenode group; a group has 3 or 5");
+            assertThatThrownBy(() -> TarnConfig.builder().set(TarnKeys.NAMENODE_MEMBERS, "h1:1|h2:1|h3:1,h4:1").build())
+                    .hasMessageContaining("lists the members of one group");
+            assertThatThrownBy(() -> TarnConfig.builder().set(TarnKeys.NAMENODE_ADDRESS, "h1:1|h2:1|h3:1")
+                    .set(TarnKeys.NAMENODE_MEMBER, 3).build()).hasMessageContaining("tarn.namenode.member = 3");
+        }
+    }
 }
