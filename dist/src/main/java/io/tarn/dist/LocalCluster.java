@@ -94,12 +94,22 @@ public final class LocalCluster implements AutoCloseable {
     /** Like {@link #start(Path, int, Map)}, with the datanodes' memory files under {@code dataRoot} when not null. */
     public static LocalCluster start(Path home, int datanodes, Map<String, String> config, Path dataRoot)
             throws IOException {
+        return start(home, datanodes, config, dataRoot, 1);
+    }
+
+    /**
+     * Like {@link #start(Path, int, Map, Path)}, with the namespace served by a replicated group of
+     * {@code replicas} namenodes ({@code tarn start -r}, on the port of {@link #uri()} and the next
+     * ones) when it is more than 1.
+     */
+    public static LocalCluster start(Path home, int datanodes, Map<String, String> config, Path dataRoot,
+                                     int replicas) throws IOException {
         Path shm = Path.of("/dev/shm");
         Path memoryParent = dataRoot != null ? Files.createDirectories(dataRoot)
                 : Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
         Path work = Files.createTempDirectory("tarn-local-");
         Path memory = Files.createTempDirectory(memoryParent, "tarn-local-dram-");
-        LocalCluster cluster = new LocalCluster(home, work, memory, freePort());
+        LocalCluster cluster = new LocalCluster(home, work, memory, freePorts(replicas));
         Map<String, String> keys = new LinkedHashMap<>();
         keys.put("tarn.namenode.address", cluster.uri.getAuthority());
         keys.put("tarn.transport", "tcp");
@@ -119,7 +129,8 @@ public final class LocalCluster implements AutoCloseable {
         if (Files.isRegularFile(logback)) {
             Files.copy(logback, cluster.conf.resolve("logback.xml"));
         }
-        Outcome start = cluster.tarn("start", "-d", Integer.toString(datanodes));
+        Outcome start = replicas > 1 ? cluster.tarn("start", "-r", Integer.toString(replicas), "-d",
+                Integer.toString(datanodes)) : cluster.tarn("start", "-d", Integer.toString(datanodes));
         if (start.exit() != 0) {
             cluster.close();
             throw new IOException("tarn start failed (exit " + start.exit() + "):\n" + start.output());
@@ -194,9 +205,24 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+    /** A free loopback port whose {@code n - 1} successors are free too. */
+    private static int freePorts(int n) throws IOException {
+        while (true) {
+            int port;
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            }
+            boolean free = port + n - 1 <= 65535;
+            for (int p = port + 1; free && p < port + n; p++) {
+                try (ServerSocket next = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
+                    free = next.isBound();
+                } catch (IOException taken) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return port;
+            }
         }
     }
 

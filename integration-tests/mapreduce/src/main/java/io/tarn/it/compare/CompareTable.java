@@ -74,32 +74,36 @@ final class CompareTable {
      * getFile, create + close and rename on Tarn without and with its namespace journal, and on HDFS (whose
      * edit log is always on disk): the journal's cost, and Tarn journaled against HDFS.
      */
-    static String durability(SideResult memory, SideResult journaled, SideResult hdfs) {
+    static String durability(SideResult memory, SideResult journaled, SideResult group, SideResult hdfs) {
         StringBuilder out = new StringBuilder("| workload, ops/s | Tarn, journal none | Tarn, journal disk "
-                + "| disk / none | HDFS | Tarn disk / HDFS |\n|---|---:|---:|---:|---:|---:|\n");
+                + "| disk / none | Tarn, group of 3 | group / disk | HDFS | Tarn disk / HDFS | group / HDFS |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (int depth : CompareSettings.GET_FILE_DEPTHS) {
             durabilityRow(out, "getFile, " + depth + " in flight", memory.getFile().get(depth),
-                    journaled.getFile().get(depth), hdfs.getFile().get(depth));
+                    journaled.getFile().get(depth), group.getFile().get(depth), hdfs.getFile().get(depth));
         }
         for (int depth : CompareSettings.CREATE_DEPTHS) {
             durabilityRow(out, "create + close, " + depth + " in flight", memory.createClose().get(depth),
-                    journaled.createClose().get(depth), hdfs.createClose().get(depth));
+                    journaled.createClose().get(depth), group.createClose().get(depth), hdfs.createClose().get(depth));
         }
         for (int depth : CompareSettings.CREATE_DEPTHS) {
             durabilityRow(out, "rename, " + depth + " in flight", memory.rename().get(depth),
-                    journaled.rename().get(depth), hdfs.rename().get(depth));
+                    journaled.rename().get(depth), group.rename().get(depth), hdfs.rename().get(depth));
         }
         return out.toString();
     }
 
     private static void durabilityRow(StringBuilder out, String name, LoadResult memory, LoadResult journaled,
-                                      LoadResult hdfs) {
+                                      LoadResult group, LoadResult hdfs) {
         out.append("| ").append(name)
                 .append(" | ").append(format("%,.0f", memory.opsPerSecond()))
                 .append(" | ").append(format("%,.0f", journaled.opsPerSecond()))
                 .append(" | ").append(ratio(journaled.opsPerSecond(), memory.opsPerSecond()))
+                .append(" | ").append(format("%,.0f", group.opsPerSecond()))
+                .append(" | ").append(ratio(group.opsPerSecond(), journaled.opsPerSecond()))
                 .append(" | ").append(format("%,.0f", hdfs.opsPerSecond()))
                 .append(" | ").append(ratio(journaled.opsPerSecond(), hdfs.opsPerSecond()))
+                .append(" | ").append(ratio(group.opsPerSecond(), hdfs.opsPerSecond()))
                 .append(" |\n");
     }
 

@@ -102,13 +102,14 @@ public final class SideBySideComparison {
         if (!journaledFirst) {
             journaled = journaled(settings, log);
         }
+        SideResult group = replicated(settings, log);
         log.println("compare: HDFS");
         SideResult hdfs;
         try (HdfsSide side = HdfsSide.start(Files.createDirectories(settings.workDir().resolve("minidfs")))) {
             hdfs = measure(side, settings, log);
         }
         BaselineResult after = baselines(settings, log);
-        return new Comparison(settings, tarn, hdfs, BaselineResult.best(before, after), journaled);
+        return new Comparison(settings, tarn, hdfs, BaselineResult.best(before, after), journaled, group);
     }
 
     /** A Tarn cluster with tarn.namenode.journal = disk, started and measured (metadata only). */
@@ -119,9 +120,22 @@ public final class SideBySideComparison {
         }
     }
 
+    /** A replicated group of three namenodes (tarn start -r 3), journaling in the work directory (metadata only). */
+    private static SideResult replicated(CompareSettings settings, PrintStream log) throws Exception {
+        log.println("compare: Tarn with a replicated group of 3 namenodes (metadata only)");
+        try (TarnSide side = TarnSide.start(settings, true, 3)) {
+            return measureMetadata(side, settings, log, "group ");
+        }
+    }
+
     /** getFile, create + close and rename only (no sequential rows: the journal holds no data). */
     private static SideResult measureMetadata(StorageSide side, CompareSettings s, PrintStream log) throws Exception {
-        Metadata m = metadata(side, s, log, "journaled ");
+        return measureMetadata(side, s, log, "journaled ");
+    }
+
+    private static SideResult measureMetadata(StorageSide side, CompareSettings s, PrintStream log, String what)
+            throws Exception {
+        Metadata m = metadata(side, s, log, what);
         return new SideResult(side.description() + ", with tarn.namenode.journal = disk in the work directory",
                 m.getFile(), m.create(), Double.NaN, Double.NaN, Double.NaN, Double.NaN, m.rename());
     }
@@ -250,7 +264,7 @@ public final class SideBySideComparison {
 
     /** Everything a run measured, and the settings that produced it. */
     public record Comparison(CompareSettings settings, SideResult tarn, SideResult hdfs, BaselineResult baseline,
-                             SideResult journaled) {
+                             SideResult journaled, SideResult group) {
         List<CompareTable.Row> rows() {
             return CompareTable.rows(tarn, hdfs, baseline);
         }
@@ -259,11 +273,13 @@ public final class SideBySideComparison {
             return CompareTable.markdown(rows());
         }
 
-        /** The namespace journal's table: Tarn in memory, Tarn journaled, HDFS. */
+        /** The namespace journal's table: Tarn in memory, Tarn journaled, a replicated group, HDFS. */
         public String durability() {
             return "Namespace durability: the same metadata workloads on Tarn with tarn.namenode.journal = disk "
                     + "(every change forced to the work directory's disk before it is acknowledged, as HDFS's edit "
-                    + "log is):\n\n" + CompareTable.durability(tarn, journaled, hdfs);
+                    + "log is), and on a replicated group of 3 namenodes (every change written by a majority of "
+                    + "their journals, in the same directory):\n\n" + CompareTable.durability(tarn, journaled, group,
+                    hdfs);
         }
 
         public String legend() {

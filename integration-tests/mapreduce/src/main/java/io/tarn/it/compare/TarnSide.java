@@ -50,10 +50,12 @@ final class TarnSide implements StorageSide {
     private final Sequential shortCircuit;
     private final long datanodeMb;
     private final String regionsIn;
+    private final int replicas;
     private int createRuns;
 
     private TarnSide(LocalCluster servers, TarnClient client, TarnClient autoClient, long datanodeMb,
-            String regionsIn) {
+            String regionsIn, int replicas) {
+        this.replicas = replicas;
         this.servers = servers;
         this.client = client;
         this.autoClient = autoClient;
@@ -72,6 +74,14 @@ final class TarnSide implements StorageSide {
      *                  (the disk HDFS's edit log is on)
      */
     static TarnSide start(CompareSettings settings, boolean journaled) throws IOException {
+        return start(settings, journaled, 1);
+    }
+
+    /**
+     * @param replicas more than 1: the namespace is served by a replicated group of that many
+     *                 namenodes ({@code tarn start -r}), each journaling in the work directory
+     */
+    static TarnSide start(CompareSettings settings, boolean journaled, int replicas) throws IOException {
         long datanodeMb = roundUp(Math.max(1024, settings.sizeMb() + 256L), REGION_MB);
         Map<String, String> keys = new HashMap<>(Map.of(
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
@@ -81,7 +91,7 @@ final class TarnSide implements StorageSide {
             keys.put("tarn.namenode.journal.dir", settings.workDir().resolve("tarn-journal-" + System.nanoTime())
                     .toString());
         }
-        LocalCluster servers = LocalCluster.start(LocalCluster.home(), 1, keys, settings.dramRoot());
+        LocalCluster servers = LocalCluster.start(LocalCluster.home(), 1, keys, settings.dramRoot(), replicas);
         TarnClient client = null;
         try {
             String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();
@@ -89,7 +99,7 @@ final class TarnSide implements StorageSide {
             client.mkdirs(ROOT);
             client.create(STATUS_FILE, NEW_FILE).close();
             return new TarnSide(servers, client, connect(namenode, "auto"), datanodeMb,
-                    settings.dramRoot() == null ? "/dev/shm" : settings.dramRoot().toString());
+                    settings.dramRoot() == null ? "/dev/shm" : settings.dramRoot().toString(), replicas);
         } catch (IOException | RuntimeException e) {
             try {
                 if (client != null) {
@@ -111,7 +121,8 @@ final class TarnSide implements StorageSide {
 
     @Override
     public String description() {
-        return "Tarn (1 namenode, 1 DRAM datanode of " + datanodeMb + " MiB in mapped files under " + regionsIn
+        return "Tarn (" + (replicas > 1 ? "a replicated group of " + replicas + " namenodes" : "1 namenode")
+                + ", 1 DRAM datanode of " + datanodeMb + " MiB in mapped files under " + regionsIn
                 + ", TCP; TarnClient from the"
                 + " shaded adapter with " + SHORT_CIRCUIT_KEY + "=off, so the sequential rows take the TCP path)";
     }

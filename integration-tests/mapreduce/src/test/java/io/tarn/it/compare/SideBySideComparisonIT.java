@@ -88,8 +88,8 @@ class SideBySideComparisonIT {
                 .hasSize(CompareSettings.GET_FILE_DEPTHS.size() + 2 * CompareSettings.CREATE_DEPTHS.size());
         for (String line : durability) {
             String[] cells = Arrays.stream(line.split("\\|")).skip(1).map(String::trim).toArray(String[]::new);
-            assertThat(cells).as(line).hasSize(6);
-            for (int i = 1; i < 6; i++) {
+            assertThat(cells).as(line).hasSize(9); // workload, none, disk, ratio, group, ratio, HDFS, two ratios
+            for (int i = 1; i < 9; i++) {
                 assertThat(number(cells[i])).as(line + ", column " + i).isPositive();
             }
         }
