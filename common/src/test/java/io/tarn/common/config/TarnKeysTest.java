@@ -27,7 +27,8 @@ class TarnKeysTest {
         }
         assertThat(grouped).doesNotHaveDuplicates().containsExactlyElementsOf(TarnKeys.ALL);
         assertThat(TarnKeys.GROUPS.get(0).keys()).as("read by every process").containsExactly(
-                TarnKeys.NAMENODE_ADDRESS, TarnKeys.BLOCK_SIZE, TarnKeys.TRANSPORT, TarnKeys.REPLICATION_DEFAULT);
+                TarnKeys.NAMENODE_ADDRESS, TarnKeys.NAMENODE_MEMBERS, TarnKeys.BLOCK_SIZE, TarnKeys.TRANSPORT,
+                TarnKeys.REPLICATION_DEFAULT);
     }
 
     @Test
