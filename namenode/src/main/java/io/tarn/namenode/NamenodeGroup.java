@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -286,11 +285,6 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
             throw new UncheckedIOException("namenode group of partition " + partition + ": member " + member
                     + " cannot reopen its journal " + dir + " after stopping to lead; restart it", e);
         }
-    }
-
-    /** Every member's address, in member order. */
-    List<HostPort> addresses() {
-        return new ArrayList<>(addresses);
     }
 
     @Override

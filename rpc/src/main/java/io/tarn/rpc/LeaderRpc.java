@@ -85,11 +85,6 @@ public final class LeaderRpc implements RpcClient {
         }
     }
 
-    /** The member calls go to now. */
-    public String leader() {
-        return leader;
-    }
-
     private RpcClient connection(String member) {
         return connections.computeIfAbsent(member, m -> transport.connect(HostPort.parse(m).toSocketAddress()));
     }

@@ -48,7 +48,6 @@ public final class GroupLog extends SequencedLog {
     private final ByteBuf out = Unpooled.buffer(64 * 1024);
     private volatile boolean stopping;
     private volatile long writes;
-    private volatile long retries;
     /** The session's last write; writer thread only. */
     private long sequence;
 
@@ -67,11 +66,6 @@ public final class GroupLog extends SequencedLog {
     /** Writes the group committed for this log. */
     public long writes() {
         return writes;
-    }
-
-    /** Writes proposed again because the group had not answered. */
-    public long retries() {
-        return retries;
     }
 
     @Override
@@ -125,7 +119,6 @@ public final class GroupLog extends SequencedLog {
                 throw new IOException("closed while the group had not committed records up to " + written()
                         + (o.unavailable() != null ? " (" + o.unavailable() + ")" : ""));
             }
-            retries++;
             try {
                 TimeUnit.MILLISECONDS.sleep(RETRY_PAUSE_MS);
             } catch (InterruptedException e) {
