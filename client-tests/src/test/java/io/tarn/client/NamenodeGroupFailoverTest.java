@@ -1,19 +1,12 @@
 package io.tarn.client;
 
-import io.tarn.common.config.TarnConfig;
-import io.tarn.common.config.TarnKeys;
-import io.tarn.common.config.TransportKind;
-import io.tarn.datanode.dram.DramDatanode;
-import io.tarn.namenode.Namenode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static io.tarn.client.TestFiles.random;
 import static io.tarn.client.TestFiles.read;
@@ -33,9 +26,7 @@ class NamenodeGroupFailoverTest {
     @TempDir
     Path tmp;
 
-    private final List<Namenode> members = new ArrayList<>();
-    private final List<TarnConfig> configs = new ArrayList<>();
-    private DramDatanode datanode;
+    private GroupCluster cluster;
     private TarnClient client;
 
     @AfterEach
@@ -43,67 +34,16 @@ class NamenodeGroupFailoverTest {
         if (client != null) {
             client.close();
         }
-        if (datanode != null) {
-            datanode.close();
-        }
-        for (Namenode n : members) {
-            if (n != null) {
-                n.close();
-            }
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
-    private TarnConfig start() throws Exception {
-        String address = "127.0.0.1:" + freePort() + "|127.0.0.1:" + freePort() + "|127.0.0.1:" + freePort();
-        TarnConfig base = TarnConfig.builder()
-                .set(TarnKeys.TRANSPORT, TransportKind.TCP)
-                .set(TarnKeys.NAMENODE_ADDRESS, address)
-                .set(TarnKeys.BLOCK_SIZE, (long) BLOCK)
-                .set(TarnKeys.RPC_IO_THREADS, 1)
-                .set(TarnKeys.HEARTBEAT_INTERVAL, 100L)
-                .set(TarnKeys.DRAM_CAPACITY, 64L << 20)
-                .set(TarnKeys.DRAM_REGION_SIZE, 16L << 20)
-                .build();
-        for (int i = 0; i < 3; i++) {
-            configs.add(base.toBuilder().set(TarnKeys.NAMENODE_MEMBER, i)
-                    .set(TarnKeys.NAMENODE_JOURNAL_DIR, tmp.resolve("nn" + i).toString()).build());
-            members.add(Namenode.start(configs.get(i)));
-        }
-        datanode = DramDatanode.start(base.toBuilder()
-                .set(TarnKeys.DATANODE_BIND, "127.0.0.1:0")
-                .set(TarnKeys.DATANODE_HOSTNAME, "127.0.0.1")
-                .set(TarnKeys.DRAM_PATH, tmp.resolve("dn").toString())
-                .build());
-        return base;
-    }
-
-    /** The member that leads and has the datanode registered and alive. */
-    private int awaitLeaderWithDatanode(int notThis) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            for (int i = 0; i < members.size(); i++) {
-                Namenode n = members.get(i);
-                if (i != notThis && n != null && n.serving()
-                        && n.service().datanodes().all().stream().anyMatch(d -> d.alive())) {
-                    return i;
-                }
-            }
-            assertThat(System.nanoTime()).as("a leader with a live datanode").isLessThan(deadline);
-            Thread.sleep(10);
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     @Test
     void theClientAndTheDatanodeFollowANewLeader() throws Exception {
-        TarnConfig config = start();
-        int first = awaitLeaderWithDatanode(-1);
-        client = TarnClient.connect(config);
+        cluster = new GroupCluster(tmp, 1, 3, BLOCK);
+        int first = cluster.awaitLeader(0, -1);
+        client = TarnClient.connect(cluster.config());
         List<byte[]> written = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             byte[] data = random(2 * BLOCK + 100 * i, i);
@@ -111,13 +51,12 @@ class NamenodeGroupFailoverTest {
             written.add(data);
         }
 
-        members.get(first).close();
-        members.set(first, null);
+        cluster.stopMember(0, first);
 
         // Namespace calls made at once follow the group to its new leader without an error.
         client.mkdirs("/after");
         assertThat(client.list("/before")).hasSize(5);
-        int second = awaitLeaderWithDatanode(first);
+        int second = cluster.awaitLeader(0, first);
         assertThat(second).isNotEqualTo(first);
         for (int i = 0; i < 5; i++) {
             assertThat(read(client, "/before/f-" + i)).as("file %d", i).isEqualTo(written.get(i));

@@ -274,6 +274,71 @@ class DistributionIT {
         assertExited(daemons);
     }
 
+    /**
+     * tarn start -n 2 -r 3: two partitions, each served by a replicated group of three namenode
+     * processes (namenode-0..2 and namenode-3..5); files moved between the partitions by -put; kill
+     * -9 of both leaders at once, and the cluster serves on: a directory renamed (partition 0's
+     * coordinator reaching partition 1 through its new leader), every file read back; tarn status
+     * names each group's leader and the members it lost; tarn start brings them back.
+     */
+    @Test
+    void twoPartitionsOfReplicatedGroupsServeThroughBothLeadersDeaths() throws Exception {
+        int port = freePorts(6);
+        writeConf(port);
+        Outcome start = tarn("start", "-n", "2", "-r", "3", "-d", "1");
+        assertThat(start.exit()).as(start.output()).isZero();
+        assertThat(start.output()).contains("started 6 namenode(s) at 127.0.0.1:" + port + "|")
+                .contains(",127.0.0.1:" + (port + 3) + "|").contains("namenodes: 2 (2 up)")
+                .contains("group of partition 1: member ");
+        List<ProcessHandle> daemons = processes("namenode-0", "namenode-1", "namenode-2", "namenode-3",
+                "namenode-4", "namenode-5", "datanode-0");
+        // Names whose temporary copies (name._COPYING_) belong to the other partition: -put moves them.
+        List<String> names = new ArrayList<>();
+        for (int i = 0; names.size() < 3; i++) {
+            if (Partitions.ofName("f" + i, 2) != Partitions.ofName("f" + i + "._COPYING_", 2)) {
+                names.add("f" + i);
+            }
+        }
+        Outcome mkdir = tarn("fs", "-mkdir", "-p", "/pg/in");
+        assertThat(mkdir.exit()).as(mkdir.output()).isZero();
+        for (String name : names) {
+            Path local = Files.writeString(tmp.resolve(name), "file " + name + "\n");
+            Outcome put = tarn("fs", "-put", local.toString(), "/pg/in/");
+            assertThat(put.exit()).as(put.output()).isZero();
+        }
+
+        List<String> leaders = new ArrayList<>();
+        for (int p = 0; p < 2; p++) {
+            for (int m = 0; m < 3; m++) {
+                String daemon = "namenode-" + (3 * p + m);
+                if (Files.readString(run.resolve("logs").resolve(daemon + ".log")).contains("leads in term")) {
+                    leaders.add(daemon);
+                    break;
+                }
+            }
+        }
+        assertThat(leaders).as("a member of each partition says it leads").hasSize(2);
+        for (String leader : leaders) {
+            ProcessHandle.of(pid(leader)).orElseThrow().destroyForcibly();
+        }
+        Outcome mv = tarn("fs", "-mv", "/pg/in", "/pg/out");
+        assertThat(mv.exit()).as(mv.output()).isZero();
+        for (String name : names) {
+            Outcome cat = tarn("fs", "-cat", "/pg/out/" + name);
+            assertThat(cat.output()).as(name).isEqualTo("file " + name + "\n");
+        }
+        Outcome status = tarn("status", "--interval", "0");
+        assertThat(status.output()).contains("group of partition 0: member ").contains("group of partition 1: member ")
+                .contains("NOT IN SYNC").contains("WARNING: the namenode group of partition");
+
+        Outcome missing = tarn("start");
+        assertThat(missing.exit()).as(missing.output()).isZero();
+        assertThat(missing.output()).contains(leaders.get(0)).contains(leaders.get(1));
+        Outcome stop = tarn("stop");
+        assertThat(stop.output()).contains("stopped namenode-0").contains("stopped namenode-5");
+        assertExited(daemons);
+    }
+
     @Test
     void oneNamenodeWithTwoDatanodes() throws Exception {
         Outcome start = tarn("start", "-d", "2");

@@ -190,11 +190,6 @@ public final class Namenode implements AutoCloseable {
      */
     private static Namenode startMember(TarnConfig config, Transport transport, Clock clock, boolean ownsTransport,
                                        Partitioning partitions, List<HostPort> members) throws IOException {
-        if (partitions.count() > 1) {
-            throw new ConfigException(TarnKeys.NAMENODE_ADDRESS + " lists " + partitions.count() + " partitions "
-                    + "with a replicated group: this build runs replicated namenode groups for a namespace of one "
-                    + "partition only");
-        }
         if (config.get(TarnKeys.NAMENODE_JOURNAL) != NamespaceJournalMode.DISK) {
             throw new ConfigException("a replicated namenode group keeps its namespace in the group's journal: "
                     + TarnKeys.NAMENODE_JOURNAL + " must be disk");
@@ -220,7 +215,7 @@ public final class Namenode implements AutoCloseable {
                                 tokens, partitions, replication, log);
                         s.allocator().groups().replaceAfter(replaceAfter);
                         return s;
-                    }, maintenancePeriod(leaseTimeout, datanodeTimeout));
+                    }, maintenancePeriod(leaseTimeout, datanodeTimeout), config.get(TarnKeys.RPC_TIMEOUT));
             RpcServer server = transport.bind(bindAddress, group);
             Namenode nn = new Namenode(null, group, transport, ownsTransport, server, null, null, null);
             if (temporary) {

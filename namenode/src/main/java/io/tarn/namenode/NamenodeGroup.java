@@ -3,6 +3,8 @@ package io.tarn.namenode;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
+import io.tarn.common.protocol.AdminProtocol.NamenodeGroupStatus;
+import io.tarn.common.protocol.AdminProtocol.NamenodeMemberStatus;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.namenode.group.GroupLog;
 import io.tarn.namenode.group.NamespaceStore;
@@ -26,6 +28,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +77,8 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
     private final Function<EditLog, NamenodeService> services;
     private final ScheduledExecutorService watcher;
     private final long maintenanceMs;
+    private final Transport transport;
+    private final long rpcTimeoutMs;
     private volatile Incarnation current;
     private volatile boolean closed;
     private long lastMaintenance;
@@ -112,11 +117,15 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
      * @param dir           the group's journal directory on this member
      * @param services      makes an empty namenode service that records to the given log
      * @param maintenanceMs how often the leader runs its maintenance
+     * @param rpcTimeoutMs  with several partitions: how long a call to another partition's namenode
+     *                      (or group) waits for its answer
      */
     NamenodeGroup(int partition, int member, List<HostPort> addresses, Transport transport,
                   ReplicationHost.Settings settings, Path dir, Function<EditLog, NamenodeService> services,
-                  long maintenanceMs) throws IOException {
+                  long maintenanceMs, long rpcTimeoutMs) throws IOException {
         this.partition = partition;
+        this.transport = transport;
+        this.rpcTimeoutMs = rpcTimeoutMs;
         this.member = member;
         this.addresses = List.copyOf(addresses);
         this.dir = dir;
@@ -255,6 +264,11 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
         inc.store.lead(log);
         inc.editLog.attach(log);
         NamenodeService service = inc.service;
+        service.groupStatus(() -> status(inc));
+        boolean several = service.partitioning().count() > 1;
+        if (several) {
+            service.startup().shut(); // until the links to the other partitions are up (joinPartitions)
+        }
         service.journal(log);
         if (log.lastSeq() == 0) {
             service.namespace().recordRoot();
@@ -264,10 +278,70 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
         inc.term = term;
         service.datanodes().startServing();
         inc.leading = true;
+        if (several) {
+            Thread t = new Thread(() -> joinPartitions(inc, service), "tarn-namenode-group-peers-" + partition + "-"
+                    + member);
+            t.setDaemon(true);
+            t.start();
+        }
         LOG.info("Namenode group of partition {}: member {} ({}) leads in term {} and serves: {} files, {} "
                         + "directories, records up to {} applied ({} ms after its election was known here)",
                 partition, member, addresses.get(member), term, service.namespace().fileCount(),
                 service.namespace().directoryCount(), log.lastSeq(), (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /**
+     * With several partitions, what a single namenode does when it starts, done by each new leader:
+     * connects to the other partitions (each group through its leader), has partition 0's
+     * coordinator carry through the directory change its journal left unfinished, and has any
+     * other partition take partition 0's directory tree (which holds every directory change any
+     * partition may hold), waiting for it as long as this incarnation leads. Until then the
+     * startup gate answers RETRY to what needs the tree.
+     */
+    private void joinPartitions(Incarnation inc, NamenodeService service) {
+        PeerLinks links = service.links();
+        try {
+            links.start(transport, rpcTimeoutMs, service::durable);
+            if (links.coordinator() != null) {
+                links.coordinator().recover(); // queued before any client's directory change can be
+            }
+            if (!service.partitioning().isCoordinator()) {
+                while (true) {
+                    try {
+                        links.takeCoordinatorTree(rpcTimeoutMs, Math.max(Namenode.COORDINATOR_WAIT_MS, rpcTimeoutMs));
+                        break;
+                    } catch (IOException e) {
+                        if (closed || current != inc || !inc.leading) {
+                            return; // a new incarnation joins again
+                        }
+                        LOG.warn("Namenode group of partition {}: member {} leads but serves nothing that needs the "
+                                + "directory tree yet: {}", partition, member, e.getMessage());
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("Namenode group of partition {}: member {} could not join the other partitions", partition,
+                    member, e);
+        } finally {
+            service.startup().open(service::handle);
+        }
+    }
+
+    /**
+     * The group as this member sees it while it leads: every member, when it was last heard, and
+     * whether in sync (it holds the leader's log, and spoke within three heartbeats).
+     */
+    private NamenodeGroupStatus status(Incarnation inc) {
+        Map<Integer, Long> heard = inc.runner.heardAgoMs();
+        List<Integer> inSync = inc.runner.settledMembers();
+        long silence = inc.runner.silenceMs();
+        List<NamenodeMemberStatus> out = new ArrayList<>(addresses.size());
+        for (int m = 0; m < addresses.size(); m++) {
+            long heardAgo = m == member ? 0 : heard.getOrDefault(m, -1L);
+            boolean synced = m == member || inSync.contains(m) && heardAgo >= 0 && heardAgo <= silence;
+            out.add(new NamenodeMemberStatus(m, addresses.get(m).toString(), heardAgo, synced));
+        }
+        return new NamenodeGroupStatus(member, inc.runner.term(), out);
     }
 
     /** Drops an incarnation that stopped leading and rebuilds this member's namespace from the journal. */
@@ -276,6 +350,7 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
         LOG.warn("Namenode group of partition {}: member {} stops serving ({}); its namespace is rebuilt from the "
                 + "group's journal", partition, member, why);
         inc.log.close();
+        inc.service.links().stop();
         host.remove(partition);
         try {
             current = new Incarnation();
@@ -300,6 +375,7 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
         if (log != null) {
             log.close();
         }
+        current.service.links().stop();
         host.close();
         writer.close();
     }

@@ -11,6 +11,7 @@ import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.JournalHealth;
+import io.tarn.common.protocol.AdminProtocol.NamenodeGroupStatus;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Audience;
@@ -40,6 +41,7 @@ import io.tarn.rpc.RpcRequest;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * The namenode's request handler: owns the namespace, file service and datanode registry, and
@@ -224,6 +226,13 @@ public final class NamenodeService implements RpcHandler {
         return done;
     }
 
+    /** A group member's view of its group for CLUSTER_STATUS ({@link NamenodeGroup} sets it), or null. */
+    private volatile Supplier<NamenodeGroupStatus> groupStatus;
+
+    void groupStatus(Supplier<NamenodeGroupStatus> status) {
+        this.groupStatus = status;
+    }
+
     /** The journal as CLUSTER_STATUS reports it. */
     JournalHealth journalHealth() {
         SequencedLog j = journal;
@@ -234,7 +243,8 @@ public final class NamenodeService implements RpcHandler {
         long at = checkpointAt;
         return new JournalHealth(true, j instanceof NamespaceJournal disk ? disk.directory().toString() : j.what(),
                 j.lastSeq(), checkpointSeq,
-                at < 0 ? -1 : Math.max(0, System.currentTimeMillis() - at), failure == null ? "" : failure);
+                at < 0 ? -1 : Math.max(0, System.currentTimeMillis() - at), failure == null ? "" : failure,
+                groupStatus == null ? null : groupStatus.get());
     }
 
     /** The namespace journal on disk, or null when the namespace lives in memory only or in a group. */

@@ -5,6 +5,7 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorDetail.Redirect;
 import io.tarn.common.fs.Partitions;
+import io.tarn.rpc.LeaderRpc;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.Transport;
 
@@ -76,14 +77,17 @@ public record Partitioning(int partition, List<HostPort> namenodes, List<String>
     }
 
     /**
-     * A client per other namenode, indexed by partition (null at this one's index); each connects on
-     * its first call.
+     * A client per other partition, indexed by partition (null at this one's index); each connects on
+     * its first call. A partition served by a replicated group is reached through a
+     * {@link LeaderRpc}, which follows its leader and gives up after {@code giveUpMs} without one.
      */
-    RpcClient[] connectOthers(Transport transport) {
+    RpcClient[] connectOthers(Transport transport, long giveUpMs) {
         RpcClient[] peers = new RpcClient[count()];
         for (int p = 0; p < peers.length; p++) {
             if (p != partition) {
-                peers[p] = transport.connect(namenodes.get(p).toSocketAddress());
+                List<HostPort> members = HostPort.parseGroups(entries.get(p)).get(0);
+                peers[p] = members.size() > 1 ? new LeaderRpc(transport, members, giveUpMs)
+                        : transport.connect(namenodes.get(p).toSocketAddress());
             }
         }
         return peers;

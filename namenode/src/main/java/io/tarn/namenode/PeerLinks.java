@@ -43,6 +43,7 @@ final class PeerLinks {
     private volatile RpcClient[] peers;
     private volatile DirectoryCoordinator coordinator;
     private volatile FileMover mover;
+    private volatile boolean stopped;
 
     PeerLinks(Partitioning partitioning, Namespace namespace, FileService files, BlockAllocator allocator,
               Clock clock) {
@@ -60,7 +61,7 @@ final class PeerLinks {
      */
     void start(Transport transport, long timeoutMs, Durability durability) {
         if (partitioning.count() > 1) {
-            peers = partitioning.connectOthers(transport);
+            peers = partitioning.connectOthers(transport, timeoutMs);
             mover = new FileMover(partitioning, namespace, files, peers, durability);
             allocator.returnForeignBlocksTo(mover::returnHome);
             mover.resume(namespace.openMoves());
@@ -72,6 +73,7 @@ final class PeerLinks {
 
     /** Stops the coordinator and closes the clients to the other namenodes. */
     void stop() {
+        stopped = true;
         if (coordinator != null) {
             coordinator.close();
         }
@@ -179,6 +181,9 @@ final class PeerLinks {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         String last = "no answer";
         for (int attempt = 1; System.nanoTime() < deadline; attempt++) {
+            if (stopped) {
+                throw new IOException("stopped while waiting for the directory tree of " + partitioning.describe(0));
+            }
             try {
                 DirectorySnapshot snapshot = coordinatorClient.call(Opcode.DIR_SNAPSHOT, b -> { },
                         DirectorySnapshot::decode).get(timeoutMs, TimeUnit.MILLISECONDS);

@@ -23,6 +23,8 @@ import java.util.stream.Collectors;
  *
  * <p>The list: {@code tarn.namenode.address} as it is when it already lists N namenodes (N defaults
  * to the number it lists), else N entries on the host of its single entry, at its port + 0..N-1.
+ * With R namenodes per partition ({@code --replicas}), N entries of R members separated by
+ * {@code |}: as configured when it lists them, else member m of partition p at the port + p * R + m.
  */
 @Command(name = "start-plan", hidden = true, mixinStandardHelpOptions = true,
         description = {"Used by bin/tarn start: check that --namenodes N namenodes and --datanodes D DRAM datanodes "
@@ -40,7 +42,7 @@ final class StartPlanCommand implements Callable<Integer> {
     private int datanodes;
 
     @Option(names = "--replicas", paramLabel = "R",
-            description = "Namenodes per partition: 1, or a replicated group of 3 or 5 (one partition only).")
+            description = "Namenodes per partition: 1, or a replicated group of 3 or 5.")
     private Integer replicas;
 
     @Override
@@ -76,18 +78,14 @@ final class StartPlanCommand implements Callable<Integer> {
             throw new ConfigException("-r must be 1, 3 or 5 namenodes per partition, got " + r);
         }
         if (r > 1) {
-            if (namenodes != null && namenodes != 1 || groups.size() > 1) {
-                throw new ConfigException("a replicated group of " + r + " namenodes serves a namespace of one "
-                        + "partition in this build: leave out -n (or give -n 1) and list one entry in "
-                        + TarnKeys.NAMENODE_ADDRESS);
-            }
-            List<HostPort> members = groups.get(0).size() == r ? groups.get(0)
-                    : addresses(config.toBuilder().set(TarnKeys.NAMENODE_ADDRESS,
-                            groups.get(0).get(0).toString()).build(), r);
-            String list = members.stream().map(HostPort::toString).collect(Collectors.joining("|"));
+            List<List<HostPort>> planned = groups(config, namenodes == null ? groups.size() : namenodes, r);
+            String list = planned.stream().map(g -> g.stream().map(HostPort::toString)
+                    .collect(Collectors.joining("|"))).collect(Collectors.joining(","));
             config.toBuilder().set(TarnKeys.NAMENODE_ADDRESS.name(), list).build(); // the key's own checks
-            checkBind(config, members.size());
-            checkDatanodePorts(config, members, datanodes);
+            List<HostPort> all = planned.stream().flatMap(List::stream).toList();
+            checkBind(config, all.size());
+            checkRegions(config, planned.size());
+            checkDatanodePorts(config, all, datanodes);
             return list;
         }
         List<HostPort> addresses = addresses(config, namenodes);
@@ -97,6 +95,42 @@ final class StartPlanCommand implements Callable<Integer> {
         checkRegions(config, addresses.size());
         checkDatanodePorts(config, addresses, datanodes);
         return list;
+    }
+
+    /**
+     * N partitions served by groups of R: as tarn.namenode.address lists them when it lists N groups
+     * of R, else numbered from its single entry: member m of partition p at its port + p * R + m.
+     */
+    private static List<List<HostPort>> groups(TarnConfig config, int n, int r) {
+        if (n < 1) {
+            throw new ConfigException("-n must be at least 1, got " + n);
+        }
+        List<List<HostPort>> configured = config.namenodeGroups();
+        if (configured.size() == n && configured.stream().allMatch(g -> g.size() == r)) {
+            return configured;
+        }
+        if (configured.size() > 1 || configured.get(0).size() > 1) {
+            throw new ConfigException(TarnKeys.NAMENODE_ADDRESS + " = " + config.get(TarnKeys.NAMENODE_ADDRESS)
+                    + " does not list " + n + " partition(s) of " + r + " members, which -n " + n + " -r " + r
+                    + " asks for: list them (members separated by '|', partitions by ','), or one address to number "
+                    + "the others' ports from it");
+        }
+        HostPort first = configured.get(0).get(0);
+        int count = n * r;
+        if (first.port() == 0 || first.port() + count - 1 > 65535) {
+            throw new ConfigException(TarnKeys.NAMENODE_ADDRESS + " = " + first + ": " + n + " partition(s) of " + r
+                    + " namenodes listen on its port + 0.." + (count - 1) + ", so it needs a port between 1 and "
+                    + (65536 - count));
+        }
+        List<List<HostPort>> out = new ArrayList<>();
+        for (int p = 0; p < n; p++) {
+            List<HostPort> members = new ArrayList<>();
+            for (int m = 0; m < r; m++) {
+                members.add(new HostPort(first.host(), first.port() + p * r + m));
+            }
+            out.add(members);
+        }
+        return out;
     }
 
     private static List<HostPort> addresses(TarnConfig config, Integer requested) {

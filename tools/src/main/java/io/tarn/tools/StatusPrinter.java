@@ -6,6 +6,8 @@ import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
 import io.tarn.common.protocol.AdminProtocol.Replacement;
 import io.tarn.common.protocol.AdminProtocol.MemberHealth;
+import io.tarn.common.protocol.AdminProtocol.NamenodeGroupStatus;
+import io.tarn.common.protocol.AdminProtocol.NamenodeMemberStatus;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -49,10 +51,12 @@ final class StatusPrinter {
         StatusPrinter p = new StatusPrinter(out);
         p.namenodes(before, now, intervalSeconds);
         p.journals(now);
+        p.namenodeGroups(now);
         p.datanodes(now);
         p.groups(now, maxGroups);
         p.damage(now);
         p.failedJournals(now);
+        p.groupsOutOfSync(now);
         out.flush();
     }
 
@@ -71,6 +75,62 @@ final class StatusPrinter {
                     + " ago)";
             line("  journal of namenode %s: %s, last record %d, %s%s", v.partition(), j.directory(), j.lastSeq(),
                     checkpoint, j.failed() ? ", FAILED" : "");
+        }
+    }
+
+    /**
+     * One line per partition served by a replicated group of namenodes (its leader answered): which
+     * member leads, in which term, and how the leader sees each other member. Nothing without groups.
+     */
+    private void namenodeGroups(ClusterSnapshot now) {
+        for (NamenodeView v : now.namenodes()) {
+            NamenodeGroupStatus g = v.up() ? v.status().journal().group() : null;
+            if (g == null) {
+                continue;
+            }
+            StringBuilder members = new StringBuilder();
+            for (NamenodeMemberStatus m : g.members()) {
+                if (m.id() == g.leader()) {
+                    continue;
+                }
+                members.append("; member ").append(m.id()).append(" (").append(m.address()).append(") ")
+                        .append(m.inSync() ? "in sync" : "NOT IN SYNC").append(", ").append(heard(m));
+            }
+            line("  group of partition %s: member %d (%s) leads term %d%s", v.partition(), g.leader(),
+                    g.leaderAddress(), g.term(), members);
+        }
+    }
+
+    private static String heard(NamenodeMemberStatus m) {
+        return m.heardAgoMs() < 0 ? "never heard" : "heard " + Formats.duration(m.heardAgoMs()) + " ago";
+    }
+
+    /**
+     * A warning per replicated group with members out of sync: it serves while a majority is, and
+     * says how many more members it can lose.
+     */
+    private void groupsOutOfSync(ClusterSnapshot now) {
+        for (NamenodeView v : now.namenodes()) {
+            NamenodeGroupStatus g = v.up() ? v.status().journal().group() : null;
+            if (g == null) {
+                continue;
+            }
+            List<String> behind = new ArrayList<>();
+            for (NamenodeMemberStatus m : g.members()) {
+                if (!m.inSync()) {
+                    behind.add("member " + m.id() + " (" + m.address() + ", " + heard(m) + ")");
+                }
+            }
+            if (behind.isEmpty()) {
+                continue;
+            }
+            int inSync = g.members().size() - behind.size();
+            int canLose = inSync - (g.members().size() / 2 + 1);
+            line("WARNING: the namenode group of partition %s has %d of %d members in sync, not %s: it serves on, but "
+                    + "%s; start %s again", v.partition(), inSync, g.members().size(), String.join(", ", behind),
+                    canLose == 0 ? "losing one more member stops it until one comes back"
+                            : "it can lose " + canLose + " more member" + (canLose == 1 ? "" : "s"),
+                    behind.size() == 1 ? "it" : "them");
         }
     }
 
@@ -193,7 +253,9 @@ final class StatusPrinter {
             }
             ClusterStatus s = v.status();
             double r = before == null ? average(s) : between(earlier(before, v), s);
-            line(NAMENODE_ROW, v.partition(), v.address(), Formats.duration(s.uptimeMs()), s.files(),
+            NamenodeGroupStatus group = s.journal().group();
+            line(NAMENODE_ROW, v.partition(), group != null ? group.leaderAddress() : v.address(),
+                    Formats.duration(s.uptimeMs()), s.files(),
                     s.directories(), s.operations(), rate(r));
             files += s.files();
             directories = Math.max(directories, s.directories()); // every namenode holds every directory

@@ -39,8 +39,18 @@ class StartPlanCommandTest {
         assertThat(plan(listed).out()).as("as many replicas as listed").isEqualTo("h1:9060|h2:9060|h3:9060\n");
         assertThat(plan("--replicas", "3", listed).out()).isEqualTo("h1:9060|h2:9060|h3:9060\n");
         assertThat(plan("--replicas", "2").err()).contains("-r must be 1, 3 or 5 namenodes per partition, got 2");
-        assertThat(plan("--replicas", "3", "--namenodes", "2").err())
-                .contains("a replicated group of 3 namenodes serves a namespace of one partition");
+        assertThat(plan("--replicas", "3", "--namenodes", "2", "-Dtarn.namenode.address=localhost:9060").out())
+                .as("member m of partition p at the port + 3p + m")
+                .isEqualTo("localhost:9060|localhost:9061|localhost:9062,"
+                        + "localhost:9063|localhost:9064|localhost:9065\n");
+        String two = "-Dtarn.namenode.address=h1:9060|h2:9060|h3:9060,h1:9061|h2:9061|h3:9061";
+        assertThat(plan(two).out()).as("as many partitions and replicas as listed")
+                .isEqualTo("h1:9060|h2:9060|h3:9060,h1:9061|h2:9061|h3:9061\n");
+        assertThat(plan("--replicas", "3", "--namenodes", "3", two).err())
+                .contains("does not list 3 partition(s) of 3 members, which -n 3 -r 3 asks for");
+        assertThat(plan("--replicas", "3", "--namenodes", "2", "-Dtarn.namenode.address=localhost:9060",
+                "-Dtarn.datanode.dram.capacity=256m", "-Dtarn.datanode.dram.region.size=256m").err())
+                .as("a region per partition, not per member").contains("2 namenodes need at least 2 DRAM regions");
         Cli.Result clash = plan("--replicas", "3", "--datanodes", "2", "-Dtarn.namenode.address=localhost:9070",
                 "-Dtarn.datanode.bind=0.0.0.0:9071");
         assertThat(clash.exit()).isEqualTo(TarnCli.EXIT_USAGE);

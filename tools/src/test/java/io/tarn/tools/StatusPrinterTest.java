@@ -2,6 +2,8 @@ package io.tarn.tools;
 
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.JournalHealth;
+import io.tarn.common.protocol.AdminProtocol.NamenodeGroupStatus;
+import io.tarn.common.protocol.AdminProtocol.NamenodeMemberStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
 import io.tarn.common.protocol.AdminProtocol.Replacement;
@@ -199,6 +201,38 @@ class StatusPrinterTest {
                 .endsWith("WARNING: the namespace journal of namenode 0 failed, so it refuses every change (lookups "
                         + "go on) until it is restarted on a working disk: namespace journal /data/nn is full: No "
                         + "space left on device\n");
+    }
+
+    /**
+     * A partition served by a replicated group: its leader's address in the table, a line naming the
+     * leader and how it sees the others, and a warning when a member is out of sync.
+     */
+    @Test
+    void aNamenodeGroupShowsItsLeaderAndMembersAndWarnsOfOnesOutOfSync() {
+        String members = "h1:9060|h2:9060|h3:9060";
+        NamenodeGroupStatus healthy = new NamenodeGroupStatus(1, 4, List.of(
+                new NamenodeMemberStatus(0, "h1:9060", 12, true),
+                new NamenodeMemberStatus(1, "h2:9060", 0, true),
+                new NamenodeMemberStatus(2, "h3:9060", 30, true)));
+        ClusterStatus s = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(), 0, 0, ReplicationHealth.HEALTHY,
+                new JournalHealth(true, "the namespace log of the group of partition 0", 40, 0, -1, "", healthy));
+        String ok = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, members, s))), 0);
+        assertThat(ok).containsPattern("\\n  0 +h2:9060 +4\\.0 s +3 +17 +20 ")
+                .contains("  group of partition 0: member 1 (h2:9060) leads term 4; member 0 (h1:9060) in sync, "
+                        + "heard 0.0 s ago; member 2 (h3:9060) in sync, heard 0.0 s ago\n")
+                .doesNotContain("WARNING");
+
+        NamenodeGroupStatus oneDown = new NamenodeGroupStatus(1, 5, List.of(
+                new NamenodeMemberStatus(0, "h1:9060", 12_500, false),
+                new NamenodeMemberStatus(1, "h2:9060", 0, true),
+                new NamenodeMemberStatus(2, "h3:9060", 30, true)));
+        ClusterStatus degraded = new ClusterStatus(4_000, 3, 17, 20, BLOCK, List.of(), 0, 0,
+                ReplicationHealth.HEALTHY, new JournalHealth(true, "log", 40, 0, -1, "", oneDown));
+        String bad = print(null, new ClusterSnapshot(List.of(NamenodeView.up(0, members, degraded))), 0);
+        assertThat(bad).contains("member 0 (h1:9060) NOT IN SYNC, heard 0m 12s ago")
+                .endsWith("WARNING: the namenode group of partition 0 has 2 of 3 members in sync, not member 0 "
+                        + "(h1:9060, heard 0m 12s ago): it serves on, but losing one more member stops it until one "
+                        + "comes back; start it again\n");
     }
 
     @Test

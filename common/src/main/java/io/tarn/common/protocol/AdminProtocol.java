@@ -764,10 +764,43 @@ public final class AdminProtocol {
     }
 
     /**
+     * A member of a replicated namenode group as its leader sees it, in CLUSTER_STATUS.
+     *
+     * @param id         the member's id (its place in the partition's entry of tarn.namenode.address)
+     * @param address    the member's host:port
+     * @param heardAgoMs how long ago the leader last heard from it (0 for the leader itself, -1: never)
+     * @param inSync     whether the leader knows it votes and holds the leader's log
+     */
+    public record NamenodeMemberStatus(int id, String address, long heardAgoMs, boolean inSync) {
+        public NamenodeMemberStatus {
+            Objects.requireNonNull(address, "address");
+        }
+    }
+
+    /**
+     * The replicated group a namenode leads, in CLUSTER_STATUS: which member answered (the leader),
+     * its term and every member as it sees them.
+     */
+    public record NamenodeGroupStatus(int leader, long term, List<NamenodeMemberStatus> members) {
+        public NamenodeGroupStatus {
+            members = List.copyOf(members);
+        }
+
+        /** The leader's address, or "?" when the members do not name it. */
+        public String leaderAddress() {
+            return members.stream().filter(m -> m.id() == leader).map(NamenodeMemberStatus::address).findFirst()
+                    .orElse("?");
+        }
+    }
+
+    /**
      * A namenode's namespace journal in CLUSTER_STATUS, a section of its own after the replication
-     * section: {@code length[i32] version[u8] = 1 disk[bool] directory lastSeq[i64] checkpointSeq[i64]
-     * checkpointAgeMs[i64] failure} (strings as {@code Wire}; an empty failure when it works). Every
-     * status carries it ({@link #NONE} without a journal); one cut before it is malformed, as any cut is.
+     * section: {@code length[i32] version[u8] = 2 disk[bool] directory lastSeq[i64] checkpointSeq[i64]
+     * checkpointAgeMs[i64] failure group[bool]}, and with a group {@code leader[i32] term[i64]
+     * count[i32] (id[i32] address heardAgoMs[i64] inSync[bool])*} (strings as {@code Wire}; an empty
+     * failure when it works). Version 1 ends after the failure; a reader takes what its version knows
+     * and skips the rest of the section. Every status carries it ({@link #NONE} without a journal);
+     * one cut before it is malformed, as any cut is.
      *
      * @param disk            whether the namenode journals to disk ({@code tarn.namenode.journal})
      * @param directory       the journal's directory ("" without one)
@@ -775,16 +808,23 @@ public final class AdminProtocol {
      * @param checkpointSeq   the record the newest checkpoint covers (0: none)
      * @param checkpointAgeMs how long ago that checkpoint was written or found at start (-1: none)
      * @param failure         why the journal takes no records ("" while it works)
+     * @param group           the replicated group this namenode leads, or null for a namenode on its own
      */
     public record JournalHealth(boolean disk, String directory, long lastSeq, long checkpointSeq,
-                                long checkpointAgeMs, String failure) {
-        static final int VERSION = 1;
+                                long checkpointAgeMs, String failure, NamenodeGroupStatus group) {
+        static final int VERSION = 2;
         /** A namenode without a journal. */
         public static final JournalHealth NONE = new JournalHealth(false, "", 0, 0, -1, "");
 
         public JournalHealth {
             Objects.requireNonNull(directory, "directory");
             Objects.requireNonNull(failure, "failure");
+        }
+
+        /** The journal of a namenode on its own. */
+        public JournalHealth(boolean disk, String directory, long lastSeq, long checkpointSeq, long checkpointAgeMs,
+                             String failure) {
+            this(disk, directory, lastSeq, checkpointSeq, checkpointAgeMs, failure, null);
         }
 
         /** True when the journal failed: the namenode refuses every change. */
@@ -802,6 +842,18 @@ public final class AdminProtocol {
             buf.writeLong(checkpointSeq);
             buf.writeLong(checkpointAgeMs);
             Wire.writeString(buf, failure);
+            Wire.writeBoolean(buf, group != null);
+            if (group != null) {
+                buf.writeInt(group.leader());
+                buf.writeLong(group.term());
+                buf.writeInt(group.members().size());
+                for (NamenodeMemberStatus m : group.members()) {
+                    buf.writeInt(m.id());
+                    Wire.writeString(buf, m.address());
+                    buf.writeLong(m.heardAgoMs());
+                    Wire.writeBoolean(buf, m.inSync());
+                }
+            }
             buf.setInt(lengthAt, buf.writerIndex() - lengthAt - Integer.BYTES);
         }
 
@@ -813,8 +865,25 @@ public final class AdminProtocol {
                 throw new MalformedMessageException("journal section version " + version);
             }
             ByteBuf section = buf.readSlice(length - 1);
-            return new JournalHealth(Wire.readBoolean(section), Wire.readString(section), Wire.readLong(section),
-                    Wire.readLong(section), Wire.readLong(section), Wire.readString(section));
+            boolean disk = Wire.readBoolean(section);
+            String directory = Wire.readString(section);
+            long lastSeq = Wire.readLong(section);
+            long checkpointSeq = Wire.readLong(section);
+            long checkpointAge = Wire.readLong(section);
+            String failure = Wire.readString(section);
+            NamenodeGroupStatus group = null;
+            if (version >= 2 && Wire.readBoolean(section)) {
+                int leader = Wire.readInt(section);
+                long term = Wire.readLong(section);
+                int n = Wire.readInt(section, 0, section.readableBytes(), "group member count");
+                List<NamenodeMemberStatus> members = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    members.add(new NamenodeMemberStatus(Wire.readInt(section), Wire.readString(section),
+                            Wire.readLong(section), Wire.readBoolean(section)));
+                }
+                group = new NamenodeGroupStatus(leader, term, members);
+            }
+            return new JournalHealth(disk, directory, lastSeq, checkpointSeq, checkpointAge, failure, group);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.tarn.common.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
@@ -10,6 +11,8 @@ import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
 import io.tarn.common.protocol.AdminProtocol.DegradedGroup;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.MemberHealth;
+import io.tarn.common.protocol.AdminProtocol.NamenodeGroupStatus;
+import io.tarn.common.protocol.AdminProtocol.NamenodeMemberStatus;
 import io.tarn.common.protocol.AdminProtocol.ReplicationHealth;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
@@ -204,6 +207,43 @@ class AdminProtocolTest {
                 .isInstanceOf(MalformedMessageException.class);
     }
 
+    /**
+     * A group's leader reports the group with its journal (section version 2); a version 1 section,
+     * which ends after the failure, still decodes (no group), and a reader of version 2 skips what a
+     * later version appends to the section.
+     */
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void journalSectionCarriesTheGroupAndReadsOtherVersions(Bufs.Kind kind) {
+        NamenodeGroupStatus group = new NamenodeGroupStatus(1, 7, List.of(
+                new NamenodeMemberStatus(0, "h1:9060", 12, true),
+                new NamenodeMemberStatus(1, "h2:9060", 0, true),
+                new NamenodeMemberStatus(2, "h3:9060", -1, false)));
+        ClusterStatus s = new ClusterStatus(1, 2, 3, 4, 5, List.of(), 0, 0, ReplicationHealth.HEALTHY,
+                new JournalHealth(true, "the namespace log of the group of partition 0", 99, 50, 1_234, "", group));
+        ClusterStatus back = Bufs.decode(kind, encode(s::encode), ClusterStatus::decode);
+        assertThat(back).isEqualTo(s);
+        assertThat(back.journal().group().leaderAddress()).isEqualTo("h2:9060");
+
+        byte[] bare = withoutJournal(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode));
+        ByteBuf v1 = Unpooled.buffer().writeBytes(bare);
+        v1.writeInt(NO_JOURNAL - 4 - 1).writeByte(1).writeByte(1).writeShort(2).writeBytes("/d".getBytes())
+                .writeLong(9).writeLong(0).writeLong(-1).writeShort(0);
+        v1.setInt(bare.length, v1.writerIndex() - bare.length - 4);
+        ClusterStatus old = Bufs.decode(kind, ByteBufUtil.getBytes(v1), ClusterStatus::decode);
+        assertThat(old.journal()).isEqualTo(new JournalHealth(true, "/d", 9, 0, -1, ""));
+        assertThat(old.journal().group()).isNull();
+
+        ByteBuf v3 = Unpooled.buffer().writeBytes(bare);
+        v3.writeInt(0).writeByte(3).writeByte(1).writeShort(2).writeBytes("/d".getBytes())
+                .writeLong(9).writeLong(0).writeLong(-1).writeShort(0).writeByte(0).writeLong(42);
+        v3.setInt(bare.length, v3.writerIndex() - bare.length - 4);
+        assertThat(Bufs.decode(kind, ByteBufUtil.getBytes(v3), ClusterStatus::decode).journal().lastSeq())
+                .isEqualTo(9);
+        v1.release();
+        v3.release();
+    }
+
     private static ClusterStatus withDegradedGroup() {
         DegradedGroup g = new DegradedGroup(42, List.of(
                 new MemberHealth(0, 1, "h1", 9071, DatanodeStatus.ALIVE, 100),
@@ -213,7 +253,7 @@ class AdminProtocolTest {
     }
 
     /** The bytes of an empty journal section, which ends every status. */
-    private static final int NO_JOURNAL = 4 + 1 + 1 + 2 + 8 * 3 + 2;
+    private static final int NO_JOURNAL = 4 + 1 + 1 + 2 + 8 * 3 + 2 + 1;
 
     /** A status without its (empty) journal section, so that the replication section ends it. */
     private static byte[] withoutJournal(byte[] status) {
@@ -224,8 +264,8 @@ class AdminProtocolTest {
     private static byte[] withJournal(byte[] status) {
         ByteBuf b = Unpooled.buffer();
         b.writeBytes(status);
-        b.writeInt(NO_JOURNAL - 4).writeByte(1).writeByte(0).writeShort(0).writeLong(0).writeLong(0).writeLong(-1)
-                .writeShort(0);
+        b.writeInt(NO_JOURNAL - 4).writeByte(2).writeByte(0).writeShort(0).writeLong(0).writeLong(0).writeLong(-1)
+                .writeShort(0).writeByte(0);
         byte[] out = new byte[b.readableBytes()];
         b.readBytes(out);
         b.release();

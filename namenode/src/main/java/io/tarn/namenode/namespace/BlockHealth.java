@@ -37,6 +37,8 @@ public final class BlockHealth {
     private volatile FsckResponse last = FsckResponse.HEALTHY;
     /** Liveness and incarnation of every datanode at the last scan; the maintenance thread's only. */
     private long fingerprint;
+    /** Damaged files at the last scan made outside a registration grace; the maintenance thread's only. */
+    private long warned;
 
     public BlockHealth(FileTable table, DatanodeRegistry datanodes) {
         this.table = table;
@@ -60,14 +62,25 @@ public final class BlockHealth {
         fingerprint = f;
         FsckResponse after = scan(now);
         last = after;
-        if (after.damagedFiles() > before.damagedFiles()) {
+        int awaiting = datanodes.awaitingRegistrations();
+        if (awaiting > 0) {
+            // After a restart or a failover the datanodes the journal names come back within a heartbeat;
+            // the warning waits until they had their chance (rescans go on while files are damaged).
+            if (after.damagedFiles() > before.damagedFiles()) {
+                LOG.info("{} files have blocks on datanodes that have not registered with this namenode since it "
+                        + "started serving ({} awaited)", after.damagedFiles(), awaiting);
+            }
+            return after;
+        }
+        if (after.damagedFiles() > warned) {
             LOG.warn("{} files have blocks that cannot be read ({} lost, {} on datanodes that are down), e.g. {}; "
                             + "'tarn fsck' lists them", after.damagedFiles(), after.lostBlocks(),
                     after.unavailableBlocks(), after.files().stream().limit(PATHS_LOGGED).map(DamagedFile::path)
                             .collect(Collectors.joining(", ")));
-        } else if (after.healthy() && !before.healthy()) {
+        } else if (after.healthy() && warned > 0) {
             LOG.info("every block of every file can be read again");
         }
+        warned = after.damagedFiles();
         return after;
     }
 

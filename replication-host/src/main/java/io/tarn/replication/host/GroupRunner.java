@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -126,7 +128,8 @@ public final class GroupRunner {
     private final ArrayDeque<Waiting> deadlines = new ArrayDeque<>();
     /** Callers waiting for the applied prefix to reach an index, by index (loop thread only). */
     private final TreeMap<Long, List<CompletableFuture<Outcome>>> appliedWaits = new TreeMap<>();
-    private final Map<Integer, Long> lastHeard = new HashMap<>();
+    /** When each other member's last message arrived (System.nanoTime); written on the loop, read by status. */
+    private final Map<Integer, Long> lastHeard = new ConcurrentHashMap<>();
     /** Members other than this one, and when each last sent a message of this replica's current term. */
     private int[] peers;
     private long[] heardAt;
@@ -277,6 +280,22 @@ public final class GroupRunner {
      */
     public List<Integer> settledMembers() {
         return settled;
+    }
+
+    /**
+     * How long ago (ms) the last message of each other member arrived here, by member id; members
+     * never heard from are missing. Any thread (for status).
+     */
+    public Map<Integer, Long> heardAgoMs() {
+        long now = System.nanoTime();
+        Map<Integer, Long> out = new HashMap<>();
+        lastHeard.forEach((m, at) -> out.put(m, Math.max(0, TimeUnit.NANOSECONDS.toMillis(now - at))));
+        return out;
+    }
+
+    /** How long a member may stay silent before it counts as unreachable (three heartbeats), in ms. */
+    public long silenceMs() {
+        return TimeUnit.NANOSECONDS.toMillis(silenceTicks * tickNanos);
     }
 
     /** The leader the replica believed in after its last input, or -1. */
