@@ -524,7 +524,7 @@ public final class DirectoryCoordinator implements AutoCloseable {
         try {
             seq = namespace.beginDirectoryChange(change);
         } catch (JournalFailedException e) {
-            throw new TarnException(ErrorCode.NAMESPACE_READ_ONLY, "directories cannot change: " + e.getMessage());
+            throw new TarnException(e.code(), "directories cannot change: " + e.getMessage());
         }
         try {
             durability.after(seq).get(timeoutMs, TimeUnit.MILLISECONDS);

@@ -14,8 +14,8 @@ import io.tarn.rpc.RpcRequest;
  * group): the answer to a mutation then never acknowledges a change a crash could still lose, nor a
  * state (an existing name, a closed file) that only a record not yet durable describes. The answer
  * is encoded at once, from the state the mutation saw; only sending it waits, on the log's writer
- * thread, and no I/O thread blocks. When the log fails first, the answer becomes
- * NAMESPACE_READ_ONLY with the reason.
+ * thread, and no I/O thread blocks. When the log fails first, the answer becomes the log's
+ * {@link SequencedLog#failureCode} (NAMESPACE_READ_ONLY; RETRY for a group's log) with the reason.
  */
 final class DurableReply extends ForwardingRequest {
     private final SequencedLog journal;
@@ -48,6 +48,6 @@ final class DurableReply extends ForwardingRequest {
     }
 
     private void readOnly(String why) {
-        request.fail(ErrorCode.NAMESPACE_READ_ONLY, NamenodeService.readOnlyMessage(why));
+        request.fail(journal.failureCode(), NamenodeService.readOnlyMessage(why));
     }
 }

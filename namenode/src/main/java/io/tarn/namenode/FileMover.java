@@ -99,7 +99,7 @@ final class FileMover implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         } catch (JournalFailedException e) {
             namespace.abortMove(move);
-            return CompletableFuture.failedFuture(new TarnException(ErrorCode.NAMESPACE_READ_ONLY, "cannot rename '"
+            return CompletableFuture.failedFuture(new TarnException(e.code(), "cannot rename '"
                     + move.srcPath() + "': " + e.getMessage()));
         }
         CompletableFuture<Void> recorded = durability.after(seq);

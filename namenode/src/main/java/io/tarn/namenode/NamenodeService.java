@@ -213,7 +213,7 @@ public final class NamenodeService implements RpcHandler {
 
     /**
      * Completes once journal record {@code seq} is on disk (at once without a journal, or for 0), or
-     * exceptionally with NAMESPACE_READ_ONLY when the journal failed.
+     * exceptionally with the journal's {@link SequencedLog#failureCode} when it failed.
      */
     CompletableFuture<Void> durable(long seq) {
         SequencedLog j = journal;
@@ -222,7 +222,7 @@ public final class NamenodeService implements RpcHandler {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         j.whenDurable(seq, () -> done.complete(null), why -> done.completeExceptionally(
-                new TarnException(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(why))));
+                new TarnException(j.failureCode(), readOnlyMessage(why))));
         return done;
     }
 
@@ -311,7 +311,7 @@ public final class NamenodeService implements RpcHandler {
     private static boolean refused(SequencedLog j, RpcRequest request) {
         String failed = j.failure();
         if (failed != null) {
-            request.fail(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(failed));
+            request.fail(j.failureCode(), readOnlyMessage(failed));
             return true;
         }
         if (j.full()) {
@@ -385,7 +385,7 @@ public final class NamenodeService implements RpcHandler {
         } catch (TarnException e) {
             request.fail(e.code(), e.getMessage(), e.detail());
         } catch (JournalFailedException e) {
-            request.fail(ErrorCode.NAMESPACE_READ_ONLY, readOnlyMessage(e.getMessage()));
+            request.fail(e.code(), readOnlyMessage(e.getMessage()));
         }
     }
 

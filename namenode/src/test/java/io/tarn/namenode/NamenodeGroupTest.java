@@ -14,6 +14,7 @@ import io.tarn.common.protocol.NamenodeProtocol.CreateRequest;
 import io.tarn.common.protocol.NamenodeProtocol.MkdirsRequest;
 import io.tarn.common.protocol.NamenodeProtocol.PathRequest;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.rpc.LeaderRpc;
 import io.tarn.rpc.RpcClient;
 import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
@@ -253,5 +254,45 @@ class NamenodeGroupTest {
         assertThat(members.get(first).fileCount()).isEqualTo(11);
         Throwable refused = catchThrowable(() -> create(rpc(first), "/x/refused"));
         assertThat(((TarnException) refused).code()).isEqualTo(ErrorCode.NOT_LEADER);
+    }
+
+    /**
+     * Calls in flight while the leadership moves (a leader whose log loses its leadership fails the
+     * answers still waiting): each is answered RETRY rather than as a failure, so a client that
+     * follows the group sends it again, as ONCE, to the next leader, and every call succeeds once.
+     */
+    @Test
+    void callsInFlightWhileTheLeadershipMovesSucceedOnce() throws Exception {
+        startGroup();
+        int first = awaitLeader(-1);
+        try (LeaderRpc group = new LeaderRpc(clients, configs.get(0).namenodeGroups().get(0), 20_000)) {
+            mkdirs(group, "/storm");
+            List<CompletableFuture<FileStatus>> calls = new ArrayList<>();
+            int n = 600;
+            for (int i = 0; i < n; i++) {
+                String path = "/storm/f-" + i;
+                calls.add(group.call(Opcode.CREATE, b -> new CreateRequest(path, FileType.FILE, 0, 0, CLIENT,
+                        "127.0.0.1", Ownership.UNSPECIFIED).encode(b), NamenodeProtocol::readStatus));
+                if (i == n / 4) {
+                    members.get(first).group().runner().transferLeadership((first + 1) % 3);
+                }
+                if (calls.size() - completed(calls) > 64) {
+                    calls.get(calls.size() - 64).exceptionally(e -> null).get(30, TimeUnit.SECONDS);
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                assertThat(get(calls.get(i)).name()).as("call %d", i).isEqualTo("f-" + i);
+            }
+            assertThat(members.get(first).group().rebuilds()).as("the first leader handed over").isPositive();
+            assertThat(members.get(awaitLeader(-1)).fileCount()).isEqualTo(n);
+        }
+    }
+
+    private static int completed(List<CompletableFuture<FileStatus>> calls) {
+        int done = 0;
+        for (CompletableFuture<FileStatus> c : calls) {
+            done += c.isDone() ? 1 : 0;
+        }
+        return done;
     }
 }

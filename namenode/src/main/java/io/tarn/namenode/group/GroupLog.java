@@ -2,6 +2,7 @@ package io.tarn.namenode.group;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.tarn.common.error.ErrorCode;
 import io.tarn.namenode.journal.SequencedLog;
 import io.tarn.replication.BlockRange;
 import io.tarn.replication.Status;
@@ -126,6 +127,16 @@ public final class GroupLog extends SequencedLog {
                 throw new InterruptedIOException("interrupted while the group committed records up to " + written());
             }
         }
+    }
+
+    /**
+     * RETRY: the namenode rebuilds its namespace from the group and another member may lead by
+     * then; a client following the group sends the call again, as ONCE, so a change the group
+     * committed is answered from the retry cache and one it lost is applied then.
+     */
+    @Override
+    public ErrorCode failureCode() {
+        return ErrorCode.RETRY;
     }
 
     @Override

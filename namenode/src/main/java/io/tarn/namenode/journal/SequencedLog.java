@@ -2,6 +2,7 @@ package io.tarn.namenode.journal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.FastThreadLocal;
+import io.tarn.common.error.ErrorCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -171,7 +172,7 @@ public abstract class SequencedLog implements AutoCloseable {
         String why = failure;
         if (why != null || closed) {
             body.release();
-            throw new JournalFailedException(why != null ? why : what + " is closed");
+            throw new JournalFailedException(why != null ? why : what + " is closed", failureCode());
         }
         if (body.readableBytes() > JournalFormat.MAX_BODY) {
             int n = body.readableBytes();
@@ -219,6 +220,15 @@ public abstract class SequencedLog implements AutoCloseable {
         return notDurable.get() >= capacity;
     }
 
+    /**
+     * The error a mutation is answered while the log has failed (with {@link #failure()} as its
+     * reason): NAMESPACE_READ_ONLY, as a restart is needed; a log whose failure another server
+     * resolves (a group's new leader) says RETRY, so that clients send the call there.
+     */
+    public ErrorCode failureCode() {
+        return ErrorCode.NAMESPACE_READ_ONLY;
+    }
+
     /** Why the log takes no records, or null while it works. */
     public String failure() {
         return failure;
@@ -243,7 +253,8 @@ public abstract class SequencedLog implements AutoCloseable {
     protected final void submit(Task task, CompletableFuture<?> result) {
         String why = failure;
         if (why != null || closed) {
-            result.completeExceptionally(new JournalFailedException(why != null ? why : what + " is closed"));
+            result.completeExceptionally(new JournalFailedException(why != null ? why : what + " is closed",
+                    failureCode()));
             return;
         }
         queue.offer(new Submitted(task, result));
@@ -439,7 +450,7 @@ public abstract class SequencedLog implements AutoCloseable {
         }
     }
 
-    private static void failAll(PriorityQueue<Pending> reorder, PriorityQueue<Waiter> waiters, List<Submitted> tasks,
+    private void failAll(PriorityQueue<Pending> reorder, PriorityQueue<Waiter> waiters, List<Submitted> tasks,
                                 String why) {
         for (Pending p : reorder) {
             p.body.release();
@@ -454,7 +465,7 @@ public abstract class SequencedLog implements AutoCloseable {
             }
         }
         for (Submitted s : tasks) {
-            s.result().completeExceptionally(new JournalFailedException(why));
+            s.result().completeExceptionally(new JournalFailedException(why, failureCode()));
         }
         tasks.clear();
     }
