@@ -19,7 +19,10 @@ import java.util.zip.CRC32C;
  * Reads a namespace journal back at start-up: every segment in order, every record checked (frame,
  * CRC32C, contiguous sequence numbers), the records above a checkpoint handed to a {@link Replayer}.
  *
- * <p>A record that fails a check in the <em>last</em> segment is a torn tail: the namenode died
+ * <p>Zeros from some offset to the end of a segment are the space the journal wrote ahead of its
+ * records ({@code NamespaceJournal.PREALLOCATE}): the segment's records end there (the last
+ * segment is trimmed to them, quietly); a missing record still shows as a gap at the next segment.
+ * A record that fails a check in the <em>last</em> segment is a torn tail: the namenode died
  * while that batch was being written, so none of it was acknowledged. The segment is cut there
  * (truncated and forced) and the cut is logged and reported. The same failure in an earlier segment
  * cannot come from a crash (a segment is complete before the next one starts): it is corruption, and
@@ -111,6 +114,13 @@ final class JournalRecovery {
                 }
                 expected = seq + 1;
                 offset += JournalFormat.FRAME_HEAD + buf.getInt(offset);
+            }
+            if (bad != null && zeros(bytes, offset)) {
+                // Zeros written ahead of the records (NamespaceJournal.PREALLOCATE): the segment ends here.
+                if (last && offset < bytes.length) {
+                    truncate(file, offset);
+                }
+                bad = null;
             }
             if (bad != null) {
                 if (!last) {
@@ -219,6 +229,16 @@ final class JournalRecovery {
             return "record " + seq + " where " + expected + " was expected";
         }
         return null;
+    }
+
+    /** True when every byte of {@code bytes} from {@code offset} on is zero (or there is none). */
+    static boolean zeros(byte[] bytes, int offset) {
+        for (int i = offset; i < bytes.length; i++) {
+            if (bytes[i] != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void truncate(Path file, long size) throws IOException {

@@ -218,6 +218,50 @@ class NamespaceJournalTest {
         assertThat(Files.size(last)).isEqualTo(JournalFormat.SEGMENT_HEADER);
     }
 
+    /**
+     * Segments are written ahead with zeros (records land below the file's size, so a force writes
+     * data only); a crash leaves the zeros, which a restart reads as the segment's end: every record
+     * is replayed and the segment is trimmed to them. A segment closed cleanly holds its records only.
+     */
+    @Test
+    void zerosWrittenAheadEndTheSegmentAfterACrashAndGoAtAClose() throws Exception {
+        Path dir = tmp.resolve("nn");
+        Path crashed = tmp.resolve("crashed");
+        Files.createDirectories(crashed);
+        long records;
+        try (NamespaceJournal j = open(dir, new Collector())) {
+            for (int i = 1; i <= 50; i++) {
+                j.append(1, text("r" + i));
+            }
+            sync(j);
+            Path segment = JournalFormat.segment(dir, 1);
+            assertThat(Files.size(segment)).as("written ahead").isGreaterThanOrEqualTo(NamespaceJournal.PREALLOCATE);
+            // What a kill -9 now leaves on disk: the records, then zeros.
+            Files.copy(segment, JournalFormat.segment(crashed, 1));
+            Files.copy(dir.resolve(JournalMeta.FILE), crashed.resolve(JournalMeta.FILE));
+            byte[] bytes = Files.readAllBytes(segment);
+            int end = bytes.length;
+            while (end > 0 && bytes[end - 1] == 0) {
+                end--;
+            }
+            records = end;
+        }
+        assertThat(Files.size(JournalFormat.segment(dir, 1))).as("trimmed when closed").isEqualTo(records);
+
+        Collector replay = new Collector();
+        try (NamespaceJournal j = open(crashed, replay)) {
+            assertThat(j.lastSeq()).isEqualTo(50);
+            assertThat(j.append(1, text("r51"))).isEqualTo(51);
+            sync(j);
+        }
+        assertThat(replay.records).hasSize(50).last().isEqualTo(new Rec(50, 1, "r50"));
+        assertThat(Files.size(JournalFormat.segment(crashed, 1))).as("trimmed at the restart").isEqualTo(records);
+        Collector again = new Collector();
+        try (NamespaceJournal j = open(crashed, again)) {
+            assertThat(j.lastSeq()).isEqualTo(51);
+        }
+    }
+
     @Test
     void damageBeforeTheLastSegmentIsRefusedWithTheFileAndOffset() throws Exception {
         Path dir = tmp.resolve("nn");
