@@ -134,6 +134,7 @@ public final class NamenodeService implements RpcHandler {
         namespace.tokens(tokens);
         this.fileService = new FileService(clock, table, allocator, datanodes, leases, tokens, log);
         this.health = new BlockHealth(table, datanodes);
+        datanodes.reportChecker(health::checkReport);
         this.links = new PeerLinks(partitioning, namespace, fileService, allocator, clock);
         this.startup = new StartupGate(partitioning);
         this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health,

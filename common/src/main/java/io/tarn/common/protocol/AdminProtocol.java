@@ -5,6 +5,7 @@ import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.FileIds;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -93,14 +94,58 @@ public final class AdminProtocol {
     }
 
     /**
+     * A datanode's block report, sent with a registration that says its data is intact: the
+     * generation each block slot of the registered regions holds (0: never written), region by region
+     * in registration order, {@code regionSize / blockSize} slots each, for blocks of
+     * {@code blockSize} bytes (the layout its generation table was made for). The namenode checks the
+     * blocks its files name on the datanode against it: one whose slot holds another generation did
+     * not keep its data.
+     */
+    public record BlockReport(int blockSize, int[] generations) {
+        public BlockReport {
+            Objects.requireNonNull(generations, "generations");
+        }
+
+        /** The generation slot {@code block} of the {@code i}-th registered region holds. */
+        public int generation(int i, int block, int blocksPerRegion) {
+            return generations[i * blocksPerRegion + block];
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof BlockReport r && r.blockSize == blockSize && Arrays.equals(r.generations, generations);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * blockSize + Arrays.hashCode(generations);
+        }
+
+        @Override
+        public String toString() {
+            return "BlockReport[blockSize=" + blockSize + ", " + generations.length + " slots]";
+        }
+    }
+
+    /**
      * REGISTER_DATANODE request: who the datanode is, where it serves, and which of its regions the
      * receiving namenode manages ({@code regionCount} regions from {@code firstRegion}, every
      * {@code regionStride}-th), and whether it offers short-circuit access to clients on its host
-     * (reported in CLUSTER_STATUS for operators; clients learn it from the datanode itself).
+     * (reported in CLUSTER_STATUS for operators; clients learn it from the datanode itself). With its
+     * data intact, its {@link BlockReport} for those regions (null without one): {@code
+     * report[bool] (blockSize[i32] count[i32] generation[i32]*count)}.
      */
     public record RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
                                   long regionSize, int regionCount, int firstRegion, int regionStride,
-                                  boolean intact, boolean shortCircuit) {
+                                  boolean intact, boolean shortCircuit, BlockReport report) {
+        /** A registration without a block report. */
+        public RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
+                               long regionSize, int regionCount, int firstRegion, int regionStride, boolean intact,
+                               boolean shortCircuit) {
+            this(storageIdHigh, storageIdLow, host, port, storageClass, regionSize, regionCount, firstRegion,
+                    regionStride, intact, shortCircuit, null);
+        }
+
         /** A registration of a datanode that offers no short-circuit access. */
         public RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
                                long regionSize, int regionCount, int firstRegion, int regionStride, boolean intact) {
@@ -120,16 +165,42 @@ public final class AdminProtocol {
             buf.writeInt(regionStride);
             Wire.writeBoolean(buf, intact);
             Wire.writeBoolean(buf, shortCircuit);
+            Wire.writeBoolean(buf, report != null);
+            if (report != null) {
+                buf.writeInt(report.blockSize());
+                buf.writeInt(report.generations().length);
+                for (int g : report.generations()) {
+                    buf.writeInt(g);
+                }
+            }
         }
 
         public static RegisterRequest decode(ByteBuf buf) {
-            RegisterRequest r = new RegisterRequest(Wire.readLong(buf), Wire.readLong(buf), Wire.readString(buf),
-                    Wire.readUnsignedShort(buf), Wire.readUnsignedByte(buf), Wire.readLong(buf),
-                    Wire.readInt(buf, 0, MAX_REGIONS, "regionCount"),
-                    Wire.readInt(buf, 0, MAX_REGIONS - 1, "firstRegion"),
-                    Wire.readInt(buf, 1, MAX_REGION_STRIDE, "regionStride"), Wire.readBoolean(buf),
-                    Wire.readBoolean(buf));
+            long high = Wire.readLong(buf);
+            long low = Wire.readLong(buf);
+            String host = Wire.readString(buf);
+            int port = Wire.readUnsignedShort(buf);
+            int storageClass = Wire.readUnsignedByte(buf);
+            long regionSize = Wire.readLong(buf);
+            int regionCount = Wire.readInt(buf, 0, MAX_REGIONS, "regionCount");
+            int firstRegion = Wire.readInt(buf, 0, MAX_REGIONS - 1, "firstRegion");
+            int regionStride = Wire.readInt(buf, 1, MAX_REGION_STRIDE, "regionStride");
+            boolean intact = Wire.readBoolean(buf);
+            boolean shortCircuit = Wire.readBoolean(buf);
+            BlockReport report = null;
+            if (Wire.readBoolean(buf)) {
+                int blockSize = Wire.readInt(buf, 1, Integer.MAX_VALUE, "report block size");
+                int room = Math.max(0, buf.readableBytes() - Integer.BYTES) / Integer.BYTES; // after the count
+                int n = Wire.readInt(buf, 0, room, "report slots");
+                int[] generations = new int[n];
+                for (int i = 0; i < n; i++) {
+                    generations[i] = buf.readInt();
+                }
+                report = new BlockReport(blockSize, generations);
+            }
             Wire.end(buf);
+            RegisterRequest r = new RegisterRequest(high, low, host, port, storageClass, regionSize, regionCount,
+                    firstRegion, regionStride, intact, shortCircuit, report);
             if (r.regionSize <= 0) {
                 throw new MalformedMessageException("regionSize " + r.regionSize);
             }

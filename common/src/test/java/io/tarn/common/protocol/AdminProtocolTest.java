@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.GroupMember;
+import io.tarn.common.protocol.AdminProtocol.BlockReport;
 import io.tarn.common.protocol.AdminProtocol.JournalHealth;
 import io.tarn.common.protocol.AdminProtocol.ClusterStatus;
 import io.tarn.common.protocol.AdminProtocol.DatanodeStatus;
@@ -56,7 +57,25 @@ class AdminProtocolTest {
         assertThat(b.readInt()).as("regionStride").isEqualTo(5);
         assertThat(b.readBoolean()).as("intact").isTrue();
         assertThat(b.readBoolean()).as("shortCircuit").isFalse();
+        assertThat(b.readBoolean()).as("a block report follows").isFalse();
         assertThat(b.isReadable()).isFalse();
+    }
+
+    /** An intact datanode's block report rides on its registration; a count beyond the bytes is malformed. */
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void aBlockReportRoundTripsAndIsBounded(Bufs.Kind kind) {
+        int[] generations = {0, 7, 1, Integer.MAX_VALUE, 3, 0};
+        RegisterRequest r = new RegisterRequest(1, 2, "dn", 9070, 0, 3L << 20, 2, 0, 1, true, true,
+                new BlockReport(1 << 20, generations));
+        RegisterRequest back = Bufs.decode(kind, encode(r::encode), RegisterRequest::decode);
+        assertThat(back).isEqualTo(r);
+        assertThat(back.report().generation(1, 0, 3)).isEqualTo(Integer.MAX_VALUE);
+        byte[] bytes = encode(r::encode);
+        ByteBuf lying = Unpooled.wrappedBuffer(bytes);
+        lying.setInt(bytes.length - generations.length * Integer.BYTES - Integer.BYTES, generations.length + 1);
+        assertThatThrownBy(() -> Bufs.decode(kind, ByteBufUtil.getBytes(lying), RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class).hasMessageContaining("report slots");
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.tarn.namenode.blocks;
 
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -65,6 +67,16 @@ public final class DatanodeInfo {
      * knows its blocks, but not yet whether the datanode kept them.
      */
     private volatile boolean awaitingRegistration;
+    /**
+     * Blocks of the current incarnation whose data its block report showed gone (their slot holds
+     * another generation), by slot ({@link #slot}) with the generation that is lost; immutable,
+     * replaced whole. Empty almost always.
+     */
+    private volatile Map<Long, Lost> lost = Map.of();
+
+    /** A block the datanode's report showed without its data: the generation named, the one held. */
+    public record Lost(int generation, int held) {
+    }
 
     // Layout and block state; guarded by this.
     private long regionSize;
@@ -183,9 +195,48 @@ public final class DatanodeInfo {
         return regions;
     }
 
-    /** True when the block was allocated in the current incarnation (its data still exists). */
+    /**
+     * True when the block was allocated in the current incarnation (its data still exists) and the
+     * datanode's last block report did not show it gone.
+     */
     public boolean holds(Block block) {
-        return block.datanode() == this && block.incarnation() == incarnation;
+        return block.datanode() == this && block.incarnation() == incarnation && lostData(block) == null;
+    }
+
+    /** What the block report said of a block whose data it showed gone, or null. */
+    public Lost lostData(Block block) {
+        Map<Long, Lost> now = lost;
+        if (now.isEmpty() || block.incarnation() != incarnation) {
+            return null;
+        }
+        Lost l = now.get(slot(block.regionId(), block.regionBlock()));
+        return l != null && l.generation() == block.generation() ? l : null;
+    }
+
+    /** Blocks the last block report showed gone. */
+    public int lostBlocks() {
+        return lost.size();
+    }
+
+    /** Replaces the blocks a block report showed gone (taken before this incarnation's allocations). */
+    public void lost(Map<Long, Lost> found) {
+        lost = Map.copyOf(found);
+    }
+
+    /** A freed block's slot is no longer lost (a later allocation there takes a higher generation anyway). */
+    private void forgetLost(int regionId, int regionBlock, int generation) {
+        Map<Long, Lost> now = lost;
+        Lost l = now.isEmpty() ? null : now.get(slot(regionId, regionBlock));
+        if (l != null && l.generation() == generation) {
+            Map<Long, Lost> rest = new HashMap<>(now);
+            rest.remove(slot(regionId, regionBlock));
+            lost = Map.copyOf(rest);
+        }
+    }
+
+    /** A block's slot as {@link #lost} keys it. */
+    public static long slot(int regionId, int regionBlock) {
+        return (long) regionId << 32 | (regionBlock & 0xFFFF_FFFFL);
     }
 
     void address(String newHost, int newPort) {
@@ -382,6 +433,7 @@ public final class DatanodeInfo {
      * for block groups stay reserved (their groups outlive the incarnation) and off the free list.
      */
     private void startIncarnation(int total) {
+        lost = Map.of();
         freeStack = new int[total];
         regionFree = new int[regions.count()];
         int n = 0;
@@ -516,6 +568,7 @@ public final class DatanodeInfo {
             throw new IllegalStateException("block " + no + " of " + describe() + " freed twice");
         }
         allocated.clear(no);
+        forgetLost(block.regionId(), block.regionBlock(), block.generation());
         freeStack[freeCount] = no;
         freeCount = freeCount + 1;
         regionFree[local]++;
@@ -543,6 +596,7 @@ public final class DatanodeInfo {
             return false;
         }
         allocated.clear(no);
+        forgetLost(regionId, regionBlock, generation);
         freeStack[freeCount] = no;
         freeCount = freeCount + 1;
         regionFree[local]++;

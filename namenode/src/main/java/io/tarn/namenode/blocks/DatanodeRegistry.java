@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.AdminProtocol.BlockReport;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.Clock;
@@ -201,6 +202,29 @@ public final class DatanodeRegistry {
         }
     }
 
+    /**
+     * Checks a datanode's block report against the blocks the namespace names on it: returns those
+     * whose slot holds another generation (their data is gone), by {@link DatanodeInfo#slot}, or
+     * null when the report cannot be used (another block size). Called while the datanode is not
+     * allocated on.
+     */
+    @FunctionalInterface
+    public interface ReportChecker {
+        Map<Long, DatanodeInfo.Lost> check(DatanodeInfo dn, RegionSet regions, BlockReport report);
+    }
+
+    private volatile ReportChecker reportChecker;
+
+    /** The block size this namenode carves regions into. */
+    public int blockSize() {
+        return blockSize;
+    }
+
+    /** Who checks block reports (the namenode's file table); without one reports are ignored. */
+    public void reportChecker(ReportChecker checker) {
+        this.reportChecker = checker;
+    }
+
     /** Registers (or re-registers) a datanode; INVALID_ARGUMENT when its regions cannot hold whole blocks. */
     public synchronized Registration register(RegisterRequest r) throws TarnException {
         String where = r.host() + ":" + r.port();
@@ -223,13 +247,25 @@ public final class DatanodeRegistry {
         }
         int oldClass = dn.storageClass();
         boolean restarted = dn.awaitingRegistration();
+        boolean keeps = r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), regions);
+        // Checked before it is revived, while nothing is allocated on it: every block the namespace
+        // names there is then older than the report.
+        ReportChecker checker = reportChecker;
+        Map<Long, DatanodeInfo.Lost> lost = keeps && r.report() != null && checker != null
+                && (restarted || dn.liveness() != DatanodeInfo.Liveness.ALIVE)
+                ? checker.check(dn, regions, r.report()) : null;
         dn.address(r.host(), r.port());
         dn.shortCircuit(r.shortCircuit());
         dn.revive(now);
         boolean reset = false;
-        if (r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), regions)) {
-            LOG.info("{} re-registered with its data intact{}", dn.describe(),
-                    restarted ? " (the first time since this namenode started): its blocks are served again" : "");
+        if (keeps) {
+            if (lost != null) {
+                dn.lost(lost);
+            }
+            LOG.info("{} re-registered with its data intact{}{}", dn.describe(),
+                    restarted ? " (the first time since this namenode started): its blocks are served again" : "",
+                    lost == null ? "" : lost.isEmpty() ? "; its block report matches every block named there"
+                            : "; its block report shows " + lost.size() + " block(s) without their data");
         } else {
             reset = dn.reset(r.storageClass(), r.regionSize(), regions, blockSize);
             record(dn);

@@ -1,16 +1,20 @@
 package io.tarn.namenode.namespace;
 
 import io.tarn.common.protocol.AdminProtocol;
+import io.tarn.common.protocol.AdminProtocol.BlockReport;
 import io.tarn.common.protocol.AdminProtocol.DamagedFile;
 import io.tarn.common.protocol.AdminProtocol.FsckResponse;
 import io.tarn.namenode.blocks.Block;
 import io.tarn.namenode.blocks.DatanodeInfo;
 import io.tarn.namenode.blocks.DatanodeRegistry;
+import io.tarn.namenode.blocks.RegionSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -122,11 +126,65 @@ public final class BlockHealth {
         return new FsckResponse(now, totals[0], totals[1], totals[2], List.copyOf(listed));
     }
 
+    /**
+     * Checks a datanode's block report against the blocks this namenode's files name on it
+     * ({@link DatanodeRegistry.ReportChecker}): a block of the datanode's current incarnation, in
+     * the registered regions and below its file's size (an open file's next block may not be
+     * written yet), whose slot holds another generation lost its data (a slot that never got the
+     * write, or that holds a later allocation's). Logs the loss with examples; null when the report
+     * is laid out for another block size.
+     */
+    public Map<Long, DatanodeInfo.Lost> checkReport(DatanodeInfo dn, RegionSet regions, BlockReport report) {
+        int blockSize = datanodes.blockSize();
+        int perRegion = dn.blocksPerRegion();
+        if (report.blockSize() != blockSize || report.generations().length != (long) regions.count() * perRegion) {
+            LOG.warn("{}'s block report is laid out for blocks of {} bytes ({} slots), not {} ({} slots): ignored",
+                    dn.describe(), report.blockSize(), report.generations().length, blockSize,
+                    (long) regions.count() * perRegion);
+            return null;
+        }
+        Map<Long, DatanodeInfo.Lost> lost = new HashMap<>();
+        List<String> examples = new ArrayList<>();
+        int incarnation = dn.incarnation();
+        table.forEach(file -> {
+            Block[] blocks = file.blocks();
+            long size = file.size();
+            for (int i = 0; i < blocks.length && (long) i * blockSize < size; i++) {
+                Block b = blocks[i];
+                if (b == null || b.replicated() || b.foreign() || b.datanode() != dn
+                        || b.incarnation() != incarnation) {
+                    continue;
+                }
+                int local = regions.local(b.regionId());
+                if (local < 0) {
+                    continue;
+                }
+                int held = report.generation(local, b.regionBlock(), perRegion);
+                if (held != b.generation()) {
+                    lost.put(DatanodeInfo.slot(b.regionId(), b.regionBlock()),
+                            new DatanodeInfo.Lost(b.generation(), held));
+                    if (examples.size() < PATHS_LOGGED) {
+                        examples.add(file.path() + " block " + i + " (generation " + b.generation() + ", the slot "
+                                + "holds " + held + ")");
+                    }
+                }
+            }
+        });
+        if (!lost.isEmpty()) {
+            LOG.warn("{}: its block report shows {} block(s) of this namenode's files whose slot holds another "
+                            + "generation than the one the namespace names, so their data is lost, e.g. {}; reads "
+                            + "of them fail with DATA_LOST and 'tarn fsck' lists their files", dn.describe(),
+                    lost.size(), String.join(", ", examples));
+        }
+        return lost;
+    }
+
     private long fingerprint() {
         long h = 17;
         for (DatanodeInfo dn : datanodes.all()) {
             h = h * 31 + dn.id();
             h = h * 31 + dn.incarnation();
+            h = h * 31 + dn.lostBlocks();
             h = h * 31 + dn.liveness().ordinal();
         }
         return h;

@@ -540,8 +540,11 @@ public final class FileService {
         }
         DatanodeInfo dn = b.datanode();
         if (!dn.holds(b)) {
+            DatanodeInfo.Lost l = dn.lostData(b);
             throw new TarnException(ErrorCode.DATA_LOST, "block " + index + " of '" + f.path() + "' is lost: "
-                    + dn.describe() + " restarted or was shut down without keeping its data");
+                    + dn.describe() + (l == null ? " restarted or was shut down without keeping its data"
+                    : " kept its storage, but its block report shows generation " + l.held() + " in the block's "
+                    + "slot, not " + l.generation() + ": the data never reached it or was overwritten"));
         }
         switch (dn.liveness()) {
             case ALIVE -> { }

@@ -2,6 +2,7 @@ package io.tarn.datanode.dram;
 
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.protocol.AdminProtocol.BlockReport;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.security.BlockTokens;
@@ -59,9 +60,24 @@ final class DramRegistrar implements NamenodeLinks.Registrar {
     public synchronized RegisterRequest request(int partition) {
         UUID id = storage.storageId();
         RegionShare share = share(partition);
+        boolean intact = everRegistered[partition] || storage.intact();
         return new RegisterRequest(id.getMostSignificantBits(), id.getLeastSignificantBits(), host, port,
                 storageClass, storage.regions().regionSize(), share.count(), share.firstRegion(), share.stride(),
-                everRegistered[partition] || storage.intact(), service.offersShortCircuit());
+                intact, service.offersShortCircuit(), intact ? report(share) : null);
+    }
+
+    /** The generations the slots of {@code share}'s regions hold, as its generation table lays them out. */
+    private BlockReport report(RegionShare share) {
+        GenerationTable table = storage.currentGenerations();
+        int perRegion = table.blocksPerRegion();
+        int[] generations = new int[share.count() * perRegion];
+        for (int i = 0; i < share.count(); i++) {
+            int region = share.firstRegion() + i * share.stride();
+            for (int b = 0; b < perRegion; b++) {
+                generations[i * perRegion + b] = table.get(region, b);
+            }
+        }
+        return new BlockReport(table.blockSize(), generations);
     }
 
     /**

@@ -200,6 +200,11 @@ final class DramStorage {
         return directory == null ? Optional.empty() : Optional.of(directory.path());
     }
 
+    /** The generation table as it is now (laid out for the last registration's block size, or the configured one). */
+    GenerationTable currentGenerations() {
+        return generations;
+    }
+
     /**
      * The generation table for blocks of {@code blockSize}: the current one, or a new zeroed one
      * when the namenode carves the regions differently from what the table was made for (its old
