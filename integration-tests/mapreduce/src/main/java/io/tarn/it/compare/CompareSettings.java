@@ -35,6 +35,11 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
      */
     public static final int SEQUENTIAL_WARMUP_PASSES = 3;
     /**
+     * Before the first create + close point, each side runs create + close and then rename unmeasured
+     * at the deepest load for this many times the warm-up ({@code --warmup-seconds}) each.
+     */
+    public static final int MUTATION_WARMUP_FACTOR = 3;
+    /**
      * Unmeasured passes at most: after {@link #SEQUENTIAL_WARMUP_PASSES}, warm-up goes on while the
      * last pass still spent more than {@link #JIT_QUIET_SHARE} of its time compiling. Code run once
      * per MiB (a stream's write, the datanode's request checks) is called about a thousand times a

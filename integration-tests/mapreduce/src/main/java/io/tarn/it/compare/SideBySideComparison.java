@@ -152,6 +152,18 @@ public final class SideBySideComparison {
         for (int depth : CompareSettings.GET_FILE_DEPTHS) {
             getFile.put(depth, logged(log, what + "getFile, " + depth + " in flight", side.getFile(depth, s)));
         }
+        if (s.warmupSeconds() > 0) {
+            // The mutation path compiled on every side before a point is measured (a group's three
+            // members, a namenode, HDFS's NameNode), as the sequential rows' warm-up passes do for
+            // data: one second of warm-up per point was far from enough for a group's cold members.
+            int deepest = CompareSettings.CREATE_DEPTHS.get(CompareSettings.CREATE_DEPTHS.size() - 1);
+            CompareSettings warm = new CompareSettings(CompareSettings.MUTATION_WARMUP_FACTOR * s.warmupSeconds(), 0,
+                    s.sizeMb(), s.workDir(), s.dramRoot());
+            log.println("compare: " + what + "warming up create + close and rename, " + deepest + " in flight, "
+                    + warm.seconds() + " s each (not measured)");
+            side.createClose(deepest, warm);
+            side.rename(deepest, warm);
+        }
         Map<Integer, LoadResult> create = new LinkedHashMap<>();
         for (int depth : CompareSettings.CREATE_DEPTHS) {
             create.put(depth, logged(log, what + "create + close, " + depth + " in flight",
