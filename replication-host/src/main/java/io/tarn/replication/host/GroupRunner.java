@@ -67,6 +67,8 @@ public final class GroupRunner {
 
     /** What hosts the group, as messages name it. */
     private final String process;
+    /** The group as log lines name it: "Block group 7", or "Namespace group of partition 0" on a namenode. */
+    private final String groupName;
 
     /**
      * The answer to a client request.
@@ -199,6 +201,7 @@ public final class GroupRunner {
                        GroupOutputs outputs, GroupStore store, ReplicationConfig config, long tickNanos,
                        long requestTimeoutNanos, HeldWrites.Budget heldBudget, String process) {
         this.process = process;
+        this.groupName = ("namenode".equals(process) ? "Namespace group of partition " : "Block group ") + groupId;
         this.groupId = groupId;
         this.replica = replica;
         this.memberNames = Map.copyOf(memberNames);
@@ -648,7 +651,7 @@ public final class GroupRunner {
             outputs.roleChanged(groupId, changed.role(), changed.term(), replica.leaderId());
         } else if (effect instanceof Effect.MembershipChanged changed) {
             applied = List.copyOf(changed.members());
-            LOG.info("Block group {}: member {} applied the configuration {} (entry {})", groupId, replica.id(),
+            LOG.info("{}: member {} applied the configuration {} (entry {})", groupName, replica.id(),
                     changed.members(), changed.index());
         }
         return effects;
@@ -667,12 +670,12 @@ public final class GroupRunner {
             String since = previous < 0 ? "no leader known"
                     : heard == null ? "nothing ever heard from leader " + previous
                     : "nothing from leader " + previous + " for " + (System.nanoTime() - heard) / 1_000_000 + " ms";
-            LOG.info("Block group {}: member {} stands for election in term {} ({})", groupId, replica.id(),
+            LOG.info("{}: member {} stands for election in term {} ({})", groupName, replica.id(),
                     changed.term(), since);
         } else if (changed.role() == Role.LEADER) {
-            LOG.info("Block group {}: member {} leads term {}", groupId, replica.id(), changed.term());
+            LOG.info("{}: member {} leads term {}", groupName, replica.id(), changed.term());
         } else if (role == Role.LEADER) {
-            LOG.info("Block group {}: member {} no longer leads, now in term {}", groupId, replica.id(),
+            LOG.info("{}: member {} no longer leads, now in term {}", groupName, replica.id(),
                     changed.term());
         }
     }
@@ -749,8 +752,8 @@ public final class GroupRunner {
             if (!members.equals(applied)) {
                 // The configuration a member counts votes and acknowledgments in, before it commits:
                 // what an operator needs to see when a change stalls.
-                LOG.info("Block group {}: member {} now uses the configuration {} (not applied yet; was {})",
-                        groupId, replica.id(), members, configuration);
+                LOG.info("{}: member {} now uses the configuration {} (not applied yet; was {})",
+                        groupName, replica.id(), members, configuration);
             }
             configuration = members;
             configure(members);
