@@ -59,7 +59,10 @@ final class PeerLinks {
      * shared by everything below) and starts partition 0's directory coordinator, and on every
      * namenode the file mover.
      */
-    void start(Transport transport, long timeoutMs, Durability durability) {
+    synchronized void start(Transport transport, long timeoutMs, Durability durability) {
+        if (stopped) {
+            return; // a group member that stopped leading before its links came up
+        }
         if (partitioning.count() > 1) {
             peers = partitioning.connectOthers(transport, timeoutMs);
             mover = new FileMover(partitioning, namespace, files, peers, durability);
@@ -72,7 +75,7 @@ final class PeerLinks {
     }
 
     /** Stops the coordinator and closes the clients to the other namenodes. */
-    void stop() {
+    synchronized void stop() {
         stopped = true;
         if (coordinator != null) {
             coordinator.close();
@@ -177,7 +180,11 @@ final class PeerLinks {
      * @throws IOException when the coordinator did not hand its tree in time, or it cannot be taken
      */
     void takeCoordinatorTree(long timeoutMs, long waitMs) throws IOException {
-        RpcClient coordinatorClient = peers[0];
+        RpcClient[] clients = peers;
+        if (stopped || clients == null) {
+            throw new IOException("the links to the other namenodes are stopped");
+        }
+        RpcClient coordinatorClient = clients[0];
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         String last = "no answer";
         for (int attempt = 1; System.nanoTime() < deadline; attempt++) {

@@ -361,7 +361,11 @@ class NamespaceGroupTest {
         Member back = start(2, config, port);
         back.join();
         awaitApplied(back, last);
-        assertThat(back.resets.get()).as("installed the leader's image over its namespace").isEqualTo(1);
+        // The leader sent its image whole (a member whose namespace was still blank when it arrived
+        // installs it without replacing one, so resets may be 0 or 1).
+        assertThat(leader.host.messenger().transfers().completed()).as("the leader's image reached member 2")
+                .isPositive();
+        assertThat(back.resets.get()).as("at most one namespace replaced").isLessThanOrEqualTo(1);
         assertThat(tree(back.namespace())).isEqualTo(tree(leader.namespace()));
     }
 
