@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -57,13 +58,20 @@ import java.util.function.Function;
  * a quorum within the lease ({@link GroupRunner#leads()}); otherwise the request is answered RETRY,
  * so a leader cut off from its group stops answering lookups within a lease.
  *
- * <p>A watcher thread checks leadership every {@value #WATCH_MS} ms and runs the leader's
- * maintenance (liveness, leases) every {@code maintenanceMs}.
+ * <p>A watcher thread acts on leadership changes as the group's runner reports them
+ * ({@link GroupRunner#onLeadershipChange}), checks the leader's log and replica every
+ * {@value #WATCH_MS} ms (or every {@code maintenanceMs} when shorter) and runs the leader's
+ * maintenance (liveness, leases) every {@code maintenanceMs}. An idle member wakes rarely: its
+ * replication timer fires every {@value #TIMER_MS} ms (delivering the 1 ms ticks due), so that the
+ * members of a group sharing a host's cores with a busy leader and its clients do not preempt
+ * them a thousand times a second.
  */
 final class NamenodeGroup implements RpcHandler, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NamenodeGroup.class);
-    /** How often leadership is checked. */
-    static final long WATCH_MS = 5;
+    /** How often leadership and the leader's log are checked besides the runner's reports. */
+    static final long WATCH_MS = 50;
+    /** The replication timer's period at most (a quarter of the heartbeat interval when shorter). */
+    static final long TIMER_MS = 5;
     /** Records the leader's log takes that the group has not committed, before it answers busy. */
     private static final int LOG_CAPACITY = 65_536;
 
@@ -105,6 +113,7 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
             }, service.namespace().replay(), () -> services.apply(EditLog.NONE));
             GroupJournal journal = GroupJournal.open(partition, dir, PersistentState.initialVoter(), writer);
             runner = host.create(members, members.ids(), store, journal, false, dir);
+            runner.onLeadershipChange(NamenodeGroup.this::watchSoon);
         }
     }
 
@@ -136,21 +145,26 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
             byId.put(i, new InetSocketAddress(addresses.get(i).host(), addresses.get(i).port()));
         }
         this.members = new GroupMembers(partition, 1, member, byId);
-        this.host = new ReplicationHost(transport, settings, "namenode", "tarn-namenode-group-" + partition);
+        long timerNanos = Math.max(settings.tickNanos(), Math.min(TimeUnit.MILLISECONDS.toNanos(TIMER_MS),
+                settings.config().heartbeatTicks() * settings.tickNanos() / 4));
+        this.host = new ReplicationHost(transport, settings.withTimerNanos(timerNanos), "namenode",
+                "tarn-namenode-group-" + partition);
         this.writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
-        try {
-            this.current = new Incarnation();
-        } catch (IOException | RuntimeException e) {
-            host.close();
-            writer.close();
-            throw e;
-        }
         this.watcher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tarn-namenode-group-watch-" + partition + "-" + member);
             t.setDaemon(true);
             return t;
         });
-        watcher.scheduleWithFixedDelay(this::watch, WATCH_MS, WATCH_MS, TimeUnit.MILLISECONDS);
+        try {
+            this.current = new Incarnation();
+        } catch (IOException | RuntimeException e) {
+            watcher.shutdownNow();
+            host.close();
+            writer.close();
+            throw e;
+        }
+        long watchMs = Math.max(1, Math.min(WATCH_MS, maintenanceMs));
+        watcher.scheduleWithFixedDelay(this::watch, watchMs, watchMs, TimeUnit.MILLISECONDS);
         LOG.info("Namenode group of partition {}: member {} of {} ({}), journal in {}", partition, member,
                 addresses.size(), addresses, dir);
     }
@@ -204,12 +218,24 @@ final class NamenodeGroup implements RpcHandler, AutoCloseable {
                 + "from a majority within its lease)" : "(this member was elected and is taking over)"));
     }
 
+    /** Runs {@link #watch} on the watcher now (called on the group's loop after a leadership change). */
+    private void watchSoon() {
+        try {
+            watcher.execute(this::watch);
+        } catch (RejectedExecutionException e) {
+            // closed: nothing to watch any more
+        }
+    }
+
     private void watch() {
         if (closed) {
             return;
         }
         try {
             Incarnation inc = current;
+            if (inc == null) {
+                return; // a change reported while the first incarnation is being made
+            }
             if (!inc.leading) {
                 if (!inc.promoting && inc.runner.leads()) {
                     inc.promoting = true;

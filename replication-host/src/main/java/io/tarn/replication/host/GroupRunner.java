@@ -183,6 +183,13 @@ public final class GroupRunner {
     private volatile boolean activeLeader;
     /** Until when ({@link System#nanoTime()}) a quorum confirmed this leader's term. */
     private volatile long confirmedUntil;
+    /** Told of leadership changes ({@link #onLeadershipChange}), or null. */
+    private volatile Runnable leadershipListener;
+    /** What the listener was last told about (loop thread only). */
+    private Role seenRole;
+    private long seenTerm = -1;
+    private int seenLeader = -2;
+    private boolean seenLeads;
 
     /**
      * @param groupId         the group's id (for messages and errors)
@@ -779,6 +786,27 @@ public final class GroupRunner {
             activeLeader = active;
         }
         releaseAppliedWaits();
+        Runnable listener = leadershipListener;
+        if (listener != null) {
+            boolean leadsNow = leads();
+            if (r != seenRole || t != seenTerm || l != seenLeader || leadsNow != seenLeads) {
+                seenRole = r;
+                seenTerm = t;
+                seenLeader = l;
+                seenLeads = leadsNow;
+                listener.run();
+            }
+        }
+    }
+
+    /**
+     * Asks to be told, on the loop thread, after an input changed this member's role, term, the
+     * leader it knows or whether it {@link #leads()}, so a host need not poll for a leadership
+     * change. The listener must not block (hand the work to another thread). A lease that runs out
+     * without an input is not reported: {@link #leads()} answers that at once.
+     */
+    public void onLeadershipChange(Runnable listener) {
+        this.leadershipListener = listener;
     }
 
     /** Refreshes {@link #settledMembers} (loop thread). */

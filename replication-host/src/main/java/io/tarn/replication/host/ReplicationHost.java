@@ -44,9 +44,31 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
      * @param threads             replication loops
      * @param heldBytes           bytes of client writes the groups' leaders may hold together while
      *                            their windows are full ({@link HeldWrites})
+     * @param timerNanos          how often each loop's timer delivers the ticks due (at least one
+     *                            tick): a longer period wakes an idle host less often and delivers
+     *                            several ticks at once, at the cost of that much jitter on heartbeats
+     *                            and timeouts
      */
     public record Settings(ReplicationConfig config, long tickNanos, long requestTimeoutNanos, int threads,
-                           long heldBytes) {
+                           long heldBytes, long timerNanos) {
+
+        public Settings {
+            if (timerNanos < tickNanos) {
+                throw new IllegalArgumentException("the timer period (" + timerNanos + " ns) is shorter than a tick ("
+                        + tickNanos + " ns)");
+            }
+        }
+
+        /** Settings whose timer fires every tick. */
+        public Settings(ReplicationConfig config, long tickNanos, long requestTimeoutNanos, int threads,
+                        long heldBytes) {
+            this(config, tickNanos, requestTimeoutNanos, threads, heldBytes, tickNanos);
+        }
+
+        /** These settings with the timer firing every {@code nanos} (a whole number of ticks is not needed). */
+        public Settings withTimerNanos(long nanos) {
+            return new Settings(config, tickNanos, requestTimeoutNanos, threads, heldBytes, nanos);
+        }
 
         /**
          * Replication settings from a configuration: ticks of 1 ms, the protocol's times and sizes
@@ -146,7 +168,7 @@ public final class ReplicationHost implements JournalListener, AutoCloseable {
         this.settings = settings;
         this.process = process;
         this.heldBudget = new HeldWrites.Budget(settings.heldBytes());
-        this.loops = new ReplicationLoops(settings.threads(), settings.tickNanos(), name);
+        this.loops = new ReplicationLoops(settings.threads(), settings.timerNanos(), name);
         ReplicationCodec codec = new ReplicationCodec(StagedRef.CODEC);
         this.messenger = new PeerMessenger(transport, codec);
         this.messages = new ReplicaMessages(this, codec);

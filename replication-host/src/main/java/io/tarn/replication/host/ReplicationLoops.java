@@ -9,14 +9,16 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The threads that run a datanode's block groups: a few single-threaded event loops, each owning
+ * The threads that run a host's replication groups (a datanode's block groups, a namenode's
+ * namespace group): a few single-threaded event loops, each owning
  * the groups assigned to it and a timer that gives each of them its ticks. A group stays on one
  * loop for its whole life, so its replica is only ever touched by that thread.
  *
  * <p>The threads are marked as I/O threads ({@link IoThreads}): a message sent to a peer whose
  * connection has no free call slot then waits in the connection's line instead of blocking the
- * loop. Groups are spread over the loops by id. The timer fires every tick; a loop whose groups are
- * busy or paused simply delivers several ticks at once ({@link GroupRunner#onTimer()}).
+ * loop. Groups are spread over the loops by id. The timer fires every tick, or every few ticks
+ * where an idle host should wake less often; a loop whose groups are busy or paused, or whose timer
+ * is longer than a tick, delivers several ticks at once ({@link GroupRunner#onTimer()}).
  */
 public final class ReplicationLoops implements AutoCloseable {
 
@@ -25,10 +27,10 @@ public final class ReplicationLoops implements AutoCloseable {
 
     /**
      * @param threads   how many loops
-     * @param tickNanos the tick length; each loop's timer fires at this period
+     * @param timerNanos each loop's timer fires at this period (a tick or more)
      * @param name      thread name prefix
      */
-    public ReplicationLoops(int threads, long tickNanos, String name) {
+    public ReplicationLoops(int threads, long timerNanos, String name) {
         if (threads < 1) {
             throw new IllegalArgumentException("at least one replication thread is needed");
         }
@@ -43,7 +45,7 @@ public final class ReplicationLoops implements AutoCloseable {
                 for (int g = 0; g < groups.size(); g++) {
                     groups.get(g).onTimer();
                 }
-            }, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
+            }, timerNanos, timerNanos, TimeUnit.NANOSECONDS);
         }
     }
 

@@ -9,9 +9,13 @@ import io.tarn.replication.DiskOp;
 import io.tarn.replication.Role;
 import io.tarn.replication.Status;
 import io.tarn.replication.WriteCommand;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -53,6 +57,60 @@ class GroupRunnerTest {
             }
             assertThat(System.nanoTime()).as("replicas never became identical").isLessThan(deadline);
             Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void leadershipChangesAreReportedToTheListenerAsTheyHappen() throws Exception {
+        try (LocalGroup g = new LocalGroup()) {
+            Map<Integer, List<String>> told = new ConcurrentHashMap<>();
+            for (int m : g.members) {
+                told.put(m, new CopyOnWriteArrayList<>());
+                GroupRunner r = g.runner(m);
+                // What the member's own status says when it is told: the listener runs after the change.
+                r.onLeadershipChange(() -> told.get(m).add(r.role() + " term " + r.term() + " leader "
+                        + r.leaderId() + (r.leads() ? " leads" : "")));
+            }
+            g.runner(1).campaign();
+            assertThat(awaitLeader(g, 2000)).isEqualTo(1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (told.get(1).stream().noneMatch(t -> t.endsWith(" leads")) && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            assertThat(told.get(1)).as("the elected member is told once it leads within its lease")
+                    .anyMatch(t -> t.startsWith("LEADER") && t.endsWith("leader 1 leads"));
+            for (int f : List.of(0, 2)) {
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+                while (told.get(f).stream().noneMatch(t -> t.endsWith("leader 1")) && System.nanoTime() < deadline) {
+                    Thread.sleep(2);
+                }
+                assertThat(told.get(f)).as("follower %d is told who leads", f)
+                        .anyMatch(t -> t.startsWith("FOLLOWER") && t.endsWith("leader 1"));
+            }
+            int before = told.get(1).size();
+            Thread.sleep(300); // ten heartbeats: nothing changes, nothing is reported
+            assertThat(told.get(1)).as("a steady leader is not told again").hasSize(before);
+        }
+    }
+
+    @Test
+    void aTimerOfSeveralTicksKeepsTheLeaderAndCommits() throws Exception {
+        // A namenode group's loops fire every 5 ms and deliver the 1 ms ticks due in a batch.
+        try (LocalGroup g = LocalGroup.withTimer(TimeUnit.MILLISECONDS.toNanos(5))) {
+            g.runner(1).campaign();
+            int leader = awaitLeader(g, 2000);
+            long term = g.runner(leader).term();
+            for (int i = 1; i <= 40; i++) {
+                Outcome o = g.runner(leader).write(write(7, i, 0, String.format("t%03d", i))).get(5, TimeUnit.SECONDS);
+                assertThat(o.status()).isEqualTo(Status.OK);
+                Thread.sleep(10);
+            }
+            // 400 ms and more: heartbeats every 30 ticks in batches of five kept every follower quiet.
+            assertThat(g.runner(leader).term()).as("no election while the leader is up").isEqualTo(term);
+            assertThat(g.runner(leader).leads()).isTrue();
+            awaitIdentical(g, g.members);
+            assertThat(new String(g.stores.get(0).read(new BlockRange(0, 4)), StandardCharsets.ISO_8859_1))
+                    .isEqualTo("t040");
         }
     }
 

@@ -111,6 +111,15 @@ final class LocalGroup implements AutoCloseable {
 
     /** A group whose member {@code m} holds writes within {@code budgets.apply(m)}. */
     LocalGroup(IntFunction<HeldWrites.Budget> budgets) {
+        this(budgets, TICK);
+    }
+
+    /** A group whose loops' timers fire every {@code timerNanos} (several ticks at once beyond one tick). */
+    static LocalGroup withTimer(long timerNanos) {
+        return new LocalGroup(m -> new HeldWrites.Budget(64L << 20), timerNanos);
+    }
+
+    private LocalGroup(IntFunction<HeldWrites.Budget> budgets, long timerNanos) {
         Map<Integer, String> names = new HashMap<>();
         for (int m : members) {
             names.put(m, "member " + m);
@@ -120,7 +129,7 @@ final class LocalGroup implements AutoCloseable {
             stores.put(m, store);
             journals.put(m, new ArrayList<>());
             Replica replica = new Replica(CONFIG, m, members, PersistentState.initialVoter(), m + 1);
-            ReplicationLoops own = new ReplicationLoops(1, TICK, "test-replication-" + m);
+            ReplicationLoops own = new ReplicationLoops(1, timerNanos, "test-replication-" + m);
             loops.put(m, own);
             GroupRunner runner = new GroupRunner(GROUP, replica, names, own.loopFor(GROUP), outputs(m), store,
                     CONFIG, TICK, TimeUnit.SECONDS.toNanos(2), budgets.apply(m), "datanode");
