@@ -362,7 +362,12 @@ class NamespaceGroupTest {
         back.join();
         awaitApplied(back, last);
         // The leader sent its image whole (a member whose namespace was still blank when it arrived
-        // installs it without replacing one, so resets may be 0 or 1).
+        // installs it without replacing one, so resets may be 0 or 1). The leader counts the transfer
+        // once member 2's last acknowledgment is back, which may be after member 2 applied it.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (leader.host.messenger().transfers().completed() == 0 && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
         assertThat(leader.host.messenger().transfers().completed()).as("the leader's image reached member 2")
                 .isPositive();
         assertThat(back.resets.get()).as("at most one namespace replaced").isLessThanOrEqualTo(1);
