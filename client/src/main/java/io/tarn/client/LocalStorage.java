@@ -133,6 +133,9 @@ final class LocalStorage {
         } catch (IOException | RuntimeException e) {
             copy.release();
             throw e;
+        } catch (InternalError e) {
+            copy.release();
+            throw faulted(ref, "read", e);
         }
     }
 
@@ -197,14 +200,22 @@ final class LocalStorage {
          */
         void copy(int at, ByteBuffer src) throws TarnException {
             checkGeneration(ref, "write");
-            target.put(at, src, src.position(), src.remaining());
+            try {
+                target.put(at, src, src.position(), src.remaining());
+            } catch (InternalError e) {
+                throw faulted(ref, "write", e);
+            }
             src.position(src.limit());
         }
 
         /** Like {@link #copy(int, ByteBuffer)} for {@code src}'s readable bytes, leaving its indexes alone. */
         void copy(int at, ByteBuf src) throws TarnException {
             checkGeneration(ref, "write");
-            src.getBytes(src.readerIndex(), target.slice(at, src.readableBytes()));
+            try {
+                src.getBytes(src.readerIndex(), target.slice(at, src.readableBytes()));
+            } catch (InternalError e) {
+                throw faulted(ref, "write", e);
+            }
         }
     }
 
@@ -215,6 +226,17 @@ final class LocalStorage {
                     + length + " outside the regions of storage " + storageId);
         }
         return (int) ((long) ref.blockIndex() * blockSize + offset);
+    }
+
+    /**
+     * The JVM's answer to a fault in mapped memory (SIGBUS, "a fault occurred in an unsafe memory
+     * access"), as an error a caller can act on: the region's file lost pages under the mapping.
+     */
+    private TarnException faulted(BlockRef ref, String what, InternalError e) {
+        return new TarnException(ErrorCode.DATA_LOST, "short-circuit " + what + " of region " + ref.regionId()
+                + " block " + ref.blockIndex() + " on " + ref.address() + " faulted (" + e.getMessage() + "): the "
+                + "region's file under " + directory + " was cut short while mapped, so its data is gone; the "
+                + "datanode takes the region out of service");
     }
 
     private void checkGeneration(BlockRef ref, String what) throws TarnException {

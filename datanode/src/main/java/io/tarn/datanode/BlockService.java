@@ -96,6 +96,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
     private volatile RpcHandler replicas;
     /** Which regions hold a replica of a block group: written only through the group (GROUP_WRITE). */
     private volatile IntPredicate replicated = region -> false;
+    private volatile Runnable regionFault = () -> { };
 
     /**
      * The files of a datanode's storage that co-located clients may map for short-circuit access.
@@ -214,6 +215,14 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         this.replicated = replicatedRegion;
     }
 
+    /**
+     * Told (on the I/O thread) when writing into a region faulted: its memory may be gone (a mapped
+     * file cut short), so the store should be looked at again now rather than at the next heartbeat.
+     */
+    public void onRegionFault(Runnable listener) {
+        this.regionFault = listener;
+    }
+
     /** The registration of one namenode, or null before its first. */
     public Registration registration(int partition) {
         return registrations[partition];
@@ -221,6 +230,17 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
 
     @Override
     public void handle(RpcRequest request) {
+        try {
+            dispatch(request);
+        } catch (InternalError e) {
+            // A fault in mapped memory that surfaced outside the write's own guard: look at the
+            // regions now; the transport closes the connection of the request it interrupted.
+            regionFault.run();
+            throw e;
+        }
+    }
+
+    private void dispatch(RpcRequest request) {
         switch (request.opcode()) {
             case Opcode.WRITE_BLOCK:
                 write(request);
@@ -301,11 +321,24 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
                     + ": the block already holds generation " + generations.get(region, block));
             return;
         }
-        if (placed < 0) {
-            store.write(region, (long) block * reg.blockSize() + a.offset(), body, a.dataIndex(), length);
+        ByteBuf response;
+        try {
+            if (placed < 0) {
+                store.write(region, (long) block * reg.blockSize() + a.offset(), body, a.dataIndex(), length);
+            }
+            // A fault in compiled code surfaces at the thread's next safepoint check, not in the copy:
+            // the answer is made inside the same guard, before anything is sent.
+            response = request.response();
+        } catch (InternalError e) {
+            // The JVM's answer to a fault in mapped memory (SIGBUS): the region's file lost pages.
+            regionFault.run();
+            String lost = store.failure(region);
+            fail(request, ErrorCode.DATA_LOST, describe(request, a) + ": the region's memory faulted ("
+                    + (lost != null ? lost : e.getMessage()) + "); the data was not stored");
+            return;
         }
         metrics.wrote(length);
-        request.send(request.response());
+        request.send(response);
     }
 
     /** Refuses a direct write into a block group's replica; true when it did. */
@@ -338,7 +371,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         int region = a.regionId();
         int block = a.blockIndex();
         int generation = a.generation();
-        if (replicated.test(region)
+        if (replicated.test(region) || store.failure(region) != null
                 || !reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)
                 || !reg.generations().advance(region, block, generation)) {
             return null;
@@ -425,6 +458,14 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         int region = a.regionId();
         int block = a.blockIndex();
         int generation = a.generation();
+        String unshared = store.notShareable(region);
+        if (unshared != null) {
+            ByteBuf response = request.response();
+            ShortCircuitProtocol.Grant.refused("region " + region + " is served over TCP only: " + unshared)
+                    .write(response);
+            request.send(response);
+            return;
+        }
         if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation,
                 write ? BlockTokens.WRITE : BlockTokens.READ)) {
             int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
@@ -477,6 +518,12 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             return null;
         }
         if (insideBlock(reg, a)) {
+            String lost = store.failure(a.regionId());
+            if (lost != null) {
+                fail(request, ErrorCode.DATA_LOST, describe(request, a) + ": region " + a.regionId() + " of this "
+                        + "datanode is out of service and every block in it is lost (" + lost + ")");
+                return null;
+            }
             return reg;
         }
         int offset = a.offset();

@@ -6,6 +6,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
+import io.tarn.common.protocol.AdminProtocol.LostRegion;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Opcode;
@@ -14,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -89,6 +91,7 @@ public final class NamenodeLink implements AutoCloseable {
 
     private final RpcClient client;
     private final Supplier<RegisterRequest> registerRequest;
+    private final Supplier<List<LostRegion>> lostRegions;
     private final Listener listener;
     private final long intervalMs;
     private final ScheduledExecutorService thread;
@@ -143,6 +146,17 @@ public final class NamenodeLink implements AutoCloseable {
      */
     public NamenodeLink(RpcClient client, Supplier<RegisterRequest> registerRequest, Listener listener,
                         Duration interval, ScheduledExecutorService thread, int partition, GroupCommands groups) {
+        this(client, registerRequest, listener, interval, thread, partition, groups, List::of);
+    }
+
+    /**
+     * A link whose heartbeats also report the regions of its partition's share lost here since the
+     * registration ({@code lostRegions}, asked on the link's thread for every heartbeat).
+     */
+    public NamenodeLink(RpcClient client, Supplier<RegisterRequest> registerRequest, Listener listener,
+                        Duration interval, ScheduledExecutorService thread, int partition, GroupCommands groups,
+                        Supplier<List<LostRegion>> lostRegions) {
+        this.lostRegions = lostRegions;
         this.client = client;
         this.registerRequest = registerRequest;
         this.listener = listener;
@@ -245,7 +259,8 @@ public final class NamenodeLink implements AutoCloseable {
                         .whenCompleteAsync(this::registerDone, thread);
             } else {
                 HeartbeatRequest request = new HeartbeatRequest(datanodeId, storageIdHigh, storageIdLow,
-                        groups.hosted(partition), groups.leading(partition), groups.failed(partition));
+                        groups.hosted(partition), groups.leading(partition), groups.failed(partition),
+                        lostRegions.get());
                 client.call(Opcode.HEARTBEAT, request::encode, HeartbeatResponse::decode)
                         .whenCompleteAsync(this::heartbeatDone, thread);
             }
@@ -298,6 +313,16 @@ public final class NamenodeLink implements AutoCloseable {
             return;
         }
         applyHeartbeat(error);
+        if (error == null && response.reportAgain() && !leaving) {
+            // Its last block report showed blocks behind the namespace; a new one confirms or clears them.
+            mustRegister = true;
+            registerNotBefore = System.nanoTime();
+            try {
+                thread.execute(this::tick);
+            } catch (RejectedExecutionException e) {
+                // Stopping: nothing more to report.
+            }
+        }
         if (error == null && !response.commands().isEmpty() && !leaving) {
             try {
                 groups.apply(partition, response.commands());

@@ -1,6 +1,7 @@
 package io.tarn.datanode;
 
 import io.tarn.common.config.HostPort;
+import io.tarn.common.protocol.AdminProtocol.LostRegion;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.rpc.LeaderRpc;
@@ -37,6 +38,11 @@ public final class NamenodeLinks implements AutoCloseable {
 
         /** Applies partition {@code partition}'s reply; throws when it cannot be used (the link retries later). */
         void registered(int partition, RegisterResponse response) throws Exception;
+
+        /** The regions of partition {@code partition}'s share lost since the registration (for each heartbeat). */
+        default List<LostRegion> lostRegions(int partition) {
+            return List.of();
+        }
     }
 
     private final ScheduledExecutorService thread;
@@ -91,7 +97,8 @@ public final class NamenodeLinks implements AutoCloseable {
     private NamenodeLink link(RpcClient client, int partition, Registrar registrar, GroupCommands groups,
                               Duration interval) {
         return new NamenodeLink(client, () -> registrar.request(partition),
-                response -> registrar.registered(partition, response), interval, thread, partition, groups);
+                response -> registrar.registered(partition, response), interval, thread, partition, groups,
+                () -> registrar.lostRegions(partition));
     }
 
     /** Starts registering with every namenode in the background; returns immediately. */

@@ -45,6 +45,22 @@ public interface RegionStore extends AutoCloseable {
      */
     ByteBuf writable(int region, long offset, int length);
 
+    /**
+     * Why {@code region} is out of service (its memory is gone, so every block in it is lost), or
+     * null while it serves. An access to a region out of service throws instead of touching it.
+     */
+    default String failure(int region) {
+        return null;
+    }
+
+    /**
+     * Why clients on this host may not map {@code region}'s file themselves (short-circuit), or null
+     * when they may: the file they would open is no longer the memory this store serves.
+     */
+    default String notShareable(int region) {
+        return null;
+    }
+
     /** Lets go of the regions; in-flight reads stay valid (memory is reclaimed by the garbage collector). */
     @Override
     void close();

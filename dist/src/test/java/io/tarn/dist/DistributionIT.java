@@ -10,14 +10,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -357,6 +360,49 @@ class DistributionIT {
         Outcome stop = tarn("stop");
         assertThat(stop.output()).contains("stopped namenode-0").contains("stopped datanode-1");
         assertExited(daemons);
+    }
+
+    /**
+     * A region file of a running datanode cut short (what a tmpfs clean-up does): the datanode keeps
+     * running, takes the region out of service and tells the namenode; fsck lists the file it held,
+     * a read of it fails saying why, and new files go elsewhere.
+     */
+    @Test
+    void aRegionFileCutShortUnderARunningDatanodeIsReportedAndTheRestServed() throws Exception {
+        Outcome start = tarn("start");
+        assertThat(start.exit()).as(start.output()).isZero();
+        List<ProcessHandle> daemons = processes("namenode-0", "datanode-0");
+        Path local = tmp.resolve("three-mib");
+        Files.write(local, new byte[3 << 20]);
+        Outcome mkdir = tarn("fs", "-mkdir", "-p", "/data");
+        assertThat(mkdir.exit()).as(mkdir.output()).isZero();
+        Outcome put = tarn("fs", "-put", local.toString(), "/data/doomed");
+        assertThat(put.exit()).as(put.output()).isZero();
+        Path region;
+        try (Stream<Path> dirs = Files.list(tmp.resolve("dram").resolve("dn0"))) {
+            region = dirs.filter(Files::isDirectory).findFirst().orElseThrow().resolve("region-00000");
+        }
+        try (FileChannel ch = FileChannel.open(region, StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+        }
+
+        Outcome fsck = tarn("fsck");
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+             !fsck.output().contains("/data/doomed") && System.nanoTime() < deadline; Thread.sleep(200)) {
+            fsck = tarn("fsck");
+        }
+        assertThat(fsck.output()).as(fsck.output()).contains("/data/doomed");
+        Outcome cat = tarn("fs", "-cat", "/data/doomed");
+        assertThat(cat.exit()).isNotZero();
+        assertThat(cat.output()).contains("out of service").contains("was cut to 0 bytes");
+        Outcome other = tarn("fs", "-put", local.toString(), "/data/other");
+        assertThat(other.exit()).as(other.output()).isZero();
+        Outcome copy = tarn("fs", "-get", "/data/other", tmp.resolve("back").toString());
+        assertThat(copy.exit()).as(copy.output()).isZero();
+        assertThat(Files.size(tmp.resolve("back"))).isEqualTo(3 << 20);
+        assertThat(daemons).as("both daemons live on").allMatch(ProcessHandle::isAlive);
+        assertThat(Files.readString(run.resolve("logs").resolve("datanode-0.log")))
+                .contains("Region 0 is out of service");
     }
 
     @Test

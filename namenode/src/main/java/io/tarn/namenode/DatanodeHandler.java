@@ -56,7 +56,8 @@ final class DatanodeHandler {
             }
             case Opcode.HEARTBEAT -> {
                 HeartbeatRequest r = HeartbeatRequest.decode(body);
-                datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()));
+                datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()),
+                        r.lostRegions());
                 HeartbeatResponse resp = heartbeatAnswer(r);
                 ByteBuf out = request.response();
                 resp.encode(out);
@@ -76,7 +77,9 @@ final class DatanodeHandler {
      */
     HeartbeatResponse heartbeatAnswer(HeartbeatRequest r) {
         DatanodeInfo dn = datanodes.get(r.datanodeId());
-        return groups.heartbeat(dn, r.hostedGroups(), r.leading(), r.failed());
+        HeartbeatResponse answer = groups.heartbeat(dn, r.hostedGroups(), r.leading(), r.failed());
+        // Blocks its last report showed behind are confirmed (or cleared) by a new report.
+        return dn.askForAnotherReport() ? answer.askingForAReport() : answer;
     }
 
     /**

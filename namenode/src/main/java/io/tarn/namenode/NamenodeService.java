@@ -431,7 +431,7 @@ public final class NamenodeService implements RpcHandler {
      * datanode's block group commands.
      */
     public HeartbeatResponse heartbeat(HeartbeatRequest r) throws TarnException {
-        datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()));
+        datanodes.heartbeat(r.datanodeId(), new StorageId(r.storageIdHigh(), r.storageIdLow()), r.lostRegions());
         return datanodeHandler.heartbeatAnswer(r);
     }
 

@@ -133,11 +133,25 @@ public final class AdminProtocol {
      * {@code regionStride}-th), and whether it offers short-circuit access to clients on its host
      * (reported in CLUSTER_STATUS for operators; clients learn it from the datanode itself). With its
      * data intact, its {@link BlockReport} for those regions (null without one): {@code
-     * report[bool] (blockSize[i32] count[i32] generation[i32]*count)}.
+     * report[bool] (blockSize[i32] count[i32] generation[i32]*count)}; then the regions among them it
+     * took out of service ({@link LostRegion}): {@code count[i32] (region[i32] reason[str])*}.
      */
     public record RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
                                   long regionSize, int regionCount, int firstRegion, int regionStride,
-                                  boolean intact, boolean shortCircuit, BlockReport report) {
+                                  boolean intact, boolean shortCircuit, BlockReport report,
+                                  List<LostRegion> lostRegions) {
+        public RegisterRequest {
+            lostRegions = List.copyOf(lostRegions);
+        }
+
+        /** A registration that reports no lost region. */
+        public RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
+                               long regionSize, int regionCount, int firstRegion, int regionStride, boolean intact,
+                               boolean shortCircuit, BlockReport report) {
+            this(storageIdHigh, storageIdLow, host, port, storageClass, regionSize, regionCount, firstRegion,
+                    regionStride, intact, shortCircuit, report, List.of());
+        }
+
         /** A registration without a block report. */
         public RegisterRequest(long storageIdHigh, long storageIdLow, String host, int port, int storageClass,
                                long regionSize, int regionCount, int firstRegion, int regionStride, boolean intact,
@@ -173,6 +187,7 @@ public final class AdminProtocol {
                     buf.writeInt(g);
                 }
             }
+            LostRegion.encode(buf, lostRegions);
         }
 
         public static RegisterRequest decode(ByteBuf buf) {
@@ -190,17 +205,18 @@ public final class AdminProtocol {
             BlockReport report = null;
             if (Wire.readBoolean(buf)) {
                 int blockSize = Wire.readInt(buf, 1, Integer.MAX_VALUE, "report block size");
-                int room = Math.max(0, buf.readableBytes() - Integer.BYTES) / Integer.BYTES; // after the count
-                int n = Wire.readInt(buf, 0, room, "report slots");
+                int n = Wire.readInt(buf, 0, Integer.MAX_VALUE / Integer.BYTES, "report slots");
+                Wire.need(buf, n * Integer.BYTES); // before the array is sized by the count
                 int[] generations = new int[n];
                 for (int i = 0; i < n; i++) {
                     generations[i] = buf.readInt();
                 }
                 report = new BlockReport(blockSize, generations);
             }
+            List<LostRegion> lost = LostRegion.decode(buf);
             Wire.end(buf);
             RegisterRequest r = new RegisterRequest(high, low, host, port, storageClass, regionSize, regionCount,
-                    firstRegion, regionStride, intact, shortCircuit, report);
+                    firstRegion, regionStride, intact, shortCircuit, report, lost);
             if (r.regionSize <= 0) {
                 throw new MalformedMessageException("regionSize " + r.regionSize);
             }
@@ -246,25 +262,35 @@ public final class AdminProtocol {
 
     /**
      * HEARTBEAT request: who the datanode is, the groups of the receiving namenode's partition it
-     * hosts, which of them it leads (with the term it leads in) and which stopped there (with why).
+     * hosts, which of them it leads (with the term it leads in) and which stopped there (with why);
+     * then what changed in its storage since its block report: the regions of the receiving
+     * namenode's share it took out of service since it started ({@link LostRegion}, every heartbeat
+     * until it restarts, so a heartbeat lost on the way loses nothing).
      */
     public record HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow, List<Long> hostedGroups,
-                                   List<LeaderReport> leading, List<FailedGroup> failed) {
+                                   List<LeaderReport> leading, List<FailedGroup> failed, List<LostRegion> lostRegions) {
         public HeartbeatRequest {
             hostedGroups = List.copyOf(hostedGroups);
             leading = List.copyOf(leading);
             failed = List.copyOf(failed);
+            lostRegions = List.copyOf(lostRegions);
+        }
+
+        /** A heartbeat that reports no lost region. */
+        public HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow, List<Long> hostedGroups,
+                                List<LeaderReport> leading, List<FailedGroup> failed) {
+            this(datanodeId, storageIdHigh, storageIdLow, hostedGroups, leading, failed, List.of());
         }
 
         /** A heartbeat without failed groups. */
         public HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow, List<Long> hostedGroups,
                                 List<LeaderReport> leading) {
-            this(datanodeId, storageIdHigh, storageIdLow, hostedGroups, leading, List.of());
+            this(datanodeId, storageIdHigh, storageIdLow, hostedGroups, leading, List.of(), List.of());
         }
 
         /** A heartbeat of a datanode hosting no group. */
         public HeartbeatRequest(int datanodeId, long storageIdHigh, long storageIdLow) {
-            this(datanodeId, storageIdHigh, storageIdLow, List.of(), List.of(), List.of());
+            this(datanodeId, storageIdHigh, storageIdLow, List.of(), List.of(), List.of(), List.of());
         }
 
         public void encode(ByteBuf buf) {
@@ -290,6 +316,7 @@ public final class AdminProtocol {
                 buf.writeLong(f.groupId());
                 Wire.writeString(buf, f.reason());
             }
+            LostRegion.encode(buf, lostRegions);
         }
 
         public static HeartbeatRequest decode(ByteBuf buf) {
@@ -321,8 +348,9 @@ public final class AdminProtocol {
             for (int i = 0; i < f; i++) {
                 failed.add(new FailedGroup(Wire.readLong(buf), Wire.readString(buf)));
             }
+            List<LostRegion> lost = LostRegion.decode(buf);
             Wire.end(buf);
-            return new HeartbeatRequest(id, high, low, hosted, leading, failed);
+            return new HeartbeatRequest(id, high, low, hosted, leading, failed, lost);
         }
     }
 
@@ -340,6 +368,37 @@ public final class AdminProtocol {
 
     /** Longest reason a failed group's report carries. */
     public static final int MAX_FAILURE_CHARS = 500;
+
+    /**
+     * A region a running datanode took out of service because its memory is gone (its file was cut
+     * short under the mapping), and why ({@link #MAX_FAILURE_CHARS} characters at most): every block
+     * in it is lost, and nothing may be allocated there until the datanode restarts.
+     */
+    public record LostRegion(int regionId, String reason) {
+        static final int MIN_BYTES = 4 + 2;
+
+        public LostRegion {
+            reason = reason.length() > MAX_FAILURE_CHARS ? reason.substring(0, MAX_FAILURE_CHARS - 3) + "..." : reason;
+        }
+
+        static void encode(ByteBuf buf, List<LostRegion> regions) {
+            buf.writeInt(regions.size());
+            for (LostRegion r : regions) {
+                buf.writeInt(r.regionId());
+                Wire.writeString(buf, r.reason());
+            }
+        }
+
+        static List<LostRegion> decode(ByteBuf buf) {
+            int n = Wire.readInt(buf, 0, MAX_REGIONS, "lost region count");
+            // Sized by what the body can hold, not by the count it claims.
+            List<LostRegion> out = new ArrayList<>(Math.min(n, buf.readableBytes() / MIN_BYTES));
+            for (int i = 0; i < n; i++) {
+                out.add(new LostRegion(Wire.readInt(buf, 0, MAX_REGIONS - 1, "lost region"), Wire.readString(buf)));
+            }
+            return out;
+        }
+    }
 
     /**
      * A datanode leads group {@code groupId} as member {@code leaderMemberId} in {@code term}, and
@@ -396,7 +455,7 @@ public final class AdminProtocol {
     }
 
     /** HEARTBEAT response: the group commands for this datanode (at most {@link #MAX_GROUP_COMMANDS}). */
-    public record HeartbeatResponse(List<GroupCommand> commands) {
+    public record HeartbeatResponse(List<GroupCommand> commands, boolean reportAgain) {
         /** Most commands one heartbeat answer carries; the rest follow in later answers. */
         public static final int MAX_GROUP_COMMANDS = 256;
         private static final int CREATE = 1;
@@ -405,6 +464,16 @@ public final class AdminProtocol {
 
         public HeartbeatResponse {
             commands = List.copyOf(commands);
+        }
+
+        /** An answer that does not ask for another block report. */
+        public HeartbeatResponse(List<GroupCommand> commands) {
+            this(commands, false);
+        }
+
+        /** This answer, asking the datanode to register again now with a new block report. */
+        public HeartbeatResponse askingForAReport() {
+            return new HeartbeatResponse(commands, true);
         }
 
         public void encode(ByteBuf buf) {
@@ -423,6 +492,7 @@ public final class AdminProtocol {
                     buf.writeLong(c.groupId());
                 }
             }
+            Wire.writeBoolean(buf, reportAgain);
         }
 
         public static HeartbeatResponse decode(ByteBuf buf) {
@@ -445,8 +515,9 @@ public final class AdminProtocol {
                     default -> throw new MalformedMessageException("unknown group command kind " + kind);
                 }
             }
+            boolean reportAgain = Wire.readBoolean(buf);
             Wire.end(buf);
-            return new HeartbeatResponse(out);
+            return new HeartbeatResponse(out, reportAgain);
         }
     }
 

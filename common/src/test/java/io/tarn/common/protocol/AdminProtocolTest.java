@@ -58,6 +58,7 @@ class AdminProtocolTest {
         assertThat(b.readBoolean()).as("intact").isTrue();
         assertThat(b.readBoolean()).as("shortCircuit").isFalse();
         assertThat(b.readBoolean()).as("a block report follows").isFalse();
+        assertThat(b.readInt()).as("lost regions").isZero();
         assertThat(b.isReadable()).isFalse();
     }
 
@@ -73,7 +74,12 @@ class AdminProtocolTest {
         assertThat(back.report().generation(1, 0, 3)).isEqualTo(Integer.MAX_VALUE);
         byte[] bytes = encode(r::encode);
         ByteBuf lying = Unpooled.wrappedBuffer(bytes);
-        lying.setInt(bytes.length - generations.length * Integer.BYTES - Integer.BYTES, generations.length + 1);
+        // The slot count sits before the slots and the (empty) list of lost regions.
+        lying.setInt(bytes.length - Integer.BYTES - generations.length * Integer.BYTES - Integer.BYTES,
+                generations.length + 2);
+        assertThatThrownBy(() -> Bufs.decode(kind, ByteBufUtil.getBytes(lying), RegisterRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class).hasMessageContaining("truncated");
+        lying.setInt(bytes.length - Integer.BYTES - generations.length * Integer.BYTES - Integer.BYTES, -1);
         assertThatThrownBy(() -> Bufs.decode(kind, ByteBufUtil.getBytes(lying), RegisterRequest::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class).hasMessageContaining("report slots");
     }
@@ -81,7 +87,7 @@ class AdminProtocolTest {
     @Test
     void fixedSizeMessages() {
         assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
-        assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4 + 4);
+        assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4 + 4 + 4);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode))
                 .as("with an empty replication section: length, version, count of groups, of details, of reasons, "
@@ -161,7 +167,7 @@ class AdminProtocolTest {
     @Test
     void badIntactFlagIsMalformed() {
         byte[] bytes = encode(register(1 << 20, 1)::encode);
-        bytes[bytes.length - 1] = 2;
+        bytes[bytes.length - 1 - Integer.BYTES] = 2; // the last flag, before the (empty) list of lost regions
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, RegisterRequest::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessage("boolean field holds 2");
@@ -444,12 +450,38 @@ class AdminProtocolTest {
         assertThat(b.readInt()).isEqualTo(2);
         assertThat(b.readInt()).isEqualTo(3);
         assertThat(b.readInt()).as("no failed group").isZero();
+        assertThat(b.readInt()).as("no lost region").isZero();
         assertThat(b.isReadable()).isFalse();
         assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
         HeartbeatRequest unknown = new HeartbeatRequest(7, 1, 2, List.of(11L),
                 List.of(new AdminProtocol.LeaderReport(11, 2, 5)));
         assertThat(Bufs.decode(Bufs.Kind.HEAP, encode(unknown::encode), HeartbeatRequest::decode).leading().get(0)
                 .members()).as("no configuration known").isEmpty();
+    }
+
+    /** Lost regions end a heartbeat and a registration; a count beyond the bytes is malformed. */
+    @ParameterizedTest
+    @EnumSource(Bufs.Kind.class)
+    void lostRegionsEndHeartbeatsAndRegistrations(Bufs.Kind kind) {
+        List<AdminProtocol.LostRegion> lost = List.of(new AdminProtocol.LostRegion(6, "region-00006 was cut to 0 "
+                + "bytes"), new AdminProtocol.LostRegion((1 << 24) - 1, ""));
+        HeartbeatRequest h = new HeartbeatRequest(7, 1, 2, List.of(10L), List.of(), List.of(), lost);
+        assertThat(Bufs.decode(kind, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
+        RegisterRequest r = new RegisterRequest(1, 2, "dn", 9070, 0, 1 << 20, 8, 2, 4, true, true,
+                new BlockReport(1 << 20, new int[8]), lost);
+        assertThat(Bufs.decode(kind, encode(r::encode), RegisterRequest::decode)).isEqualTo(r);
+
+        byte[] bytes = encode(h::encode);
+        ByteBuf lying = Unpooled.wrappedBuffer(bytes);
+        int countAt = bytes.length - lost.stream().mapToInt(l -> 4 + 2 + l.reason().length()).sum() - Integer.BYTES;
+        lying.setInt(countAt, 1000);
+        assertThatThrownBy(() -> Bufs.decode(kind, ByteBufUtil.getBytes(lying), HeartbeatRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class).hasMessageContaining("truncated");
+        lying.setInt(countAt, AdminProtocol.MAX_REGIONS + 1);
+        assertThatThrownBy(() -> Bufs.decode(kind, ByteBufUtil.getBytes(lying), HeartbeatRequest::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class).hasMessageContaining("lost region count");
+        assertThat(new AdminProtocol.LostRegion(1, "y".repeat(1000)).reason())
+                .hasSize(AdminProtocol.MAX_FAILURE_CHARS);
     }
 
     @Test

@@ -255,11 +255,17 @@ final class Messages {
         s.add(REGISTER.sample(new RegisterRequest(0, 0, "", 0, 0, 1, 0, (1 << 24) - 1, 256, false)));
         s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, (1 << 16) - 1, 255, 256, true)));
         s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, 4, 0, 1, false, true)));
+        s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, 4, 0, 1, true, true,
+                new AdminProtocol.BlockReport(1 << 20, new int[] {3, 0, 1, 2}),
+                List.of(new AdminProtocol.LostRegion(2, "region-00002 was cut to 0 bytes")))));
         s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, Long.MIN_VALUE, Long.MAX_VALUE, true)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(Integer.MIN_VALUE, 1, -1)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(7, 1, -1, List.of(0L, Long.MAX_VALUE, -1L),
                 List.of(new LeaderReport(Long.MAX_VALUE, 2, Long.MAX_VALUE), new LeaderReport(0, 0, 0)))));
+        s.add(HEARTBEAT.sample(new HeartbeatRequest(7, 1, -1, List.of(), List.of(), List.of(),
+                List.of(new AdminProtocol.LostRegion((1 << 24) - 1, "ö"), new AdminProtocol.LostRegion(0, "")))));
         s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of())));
+        s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of(new DeleteGroup(7)), true)));
         s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of(new CreateGroup(group(), 1, true),
                 new DeleteGroup(Long.MIN_VALUE), new CreateGroup(group(), Integer.MAX_VALUE, false)))));
         s.add(DEREGISTER.sample(new DeregisterRequest(Integer.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true)));

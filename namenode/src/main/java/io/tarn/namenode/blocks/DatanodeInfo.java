@@ -74,8 +74,13 @@ public final class DatanodeInfo {
      */
     private volatile Map<Long, Lost> lost = Map.of();
 
-    /** A block the datanode's report showed without its data: the generation named, the one held. */
+    /**
+     * A block the datanode's report showed without its data: the generation named, the one held
+     * ({@link #REGION_OUT_OF_SERVICE} when the datanode took the block's whole region out of service).
+     */
     public record Lost(int generation, int held) {
+        /** {@link #held} of a block whose region the datanode took out of service. */
+        public static final int REGION_OUT_OF_SERVICE = -1;
     }
 
     // Layout and block state; guarded by this.
@@ -89,6 +94,12 @@ public final class DatanodeInfo {
     private int[] regionFree;
     /** Regions (local index) given to block groups: never on the free list while reserved. */
     private final BitSet reserved = new BitSet();
+    /**
+     * Regions (local index) the datanode took out of service (their memory is gone), with why: never
+     * on the free list, and every block allocated there is lost. Read without the lock by
+     * {@link #regionFailure}, so replaced whole.
+     */
+    private volatile Map<Integer, String> outOfService = Map.of();
 
     DatanodeInfo(int id, StorageId storageId, String host, int port, long now) {
         this.id = id;
@@ -223,6 +234,36 @@ public final class DatanodeInfo {
         lost = Map.copyOf(found);
     }
 
+    /**
+     * Blocks a block report showed behind (an older generation in their slot) that a second report
+     * must confirm before they count as lost: a write may have been on its way when the first was
+     * taken. Guarded by this.
+     */
+    private Map<Long, Lost> suspects = Map.of();
+    /** True until a heartbeat asked the datanode for the second report. Guarded by this. */
+    private boolean askAgain;
+
+    /** Records the blocks a report showed behind, to be confirmed by the next one (none: nothing to ask). */
+    synchronized void suspect(Map<Long, Lost> behind) {
+        suspects = Map.copyOf(behind);
+        askAgain = !behind.isEmpty();
+    }
+
+    /** The blocks the last report showed behind (for the next report to confirm), then forgotten. */
+    synchronized Map<Long, Lost> takeSuspects() {
+        Map<Long, Lost> out = suspects;
+        suspects = Map.of();
+        askAgain = false;
+        return out;
+    }
+
+    /** True once, after a report showed blocks behind: the datanode should send another report. */
+    public synchronized boolean askForAnotherReport() {
+        boolean ask = askAgain;
+        askAgain = false;
+        return ask;
+    }
+
     /** A freed block's slot is no longer lost (a later allocation there takes a higher generation anyway). */
     private void forgetLost(int regionId, int regionBlock, int generation) {
         Map<Long, Lost> now = lost;
@@ -232,6 +273,74 @@ public final class DatanodeInfo {
             rest.remove(slot(regionId, regionBlock));
             lost = Map.copyOf(rest);
         }
+    }
+
+    /**
+     * Makes {@code regions} (region id to why) exactly the regions of this datanode out of service,
+     * as its registration or heartbeat lists them: a region newly listed leaves the free list and
+     * every block allocated in it becomes lost; a region no longer listed (the datanode restarted
+     * and made it whole again) serves new blocks again. Regions outside the layout are ignored.
+     *
+     * @return the regions newly taken out of service, with the blocks lost in each (for the log)
+     */
+    public synchronized Map<Integer, Integer> outOfService(Map<Integer, String> regionsNow) {
+        if (regions == null || freeStack == null || regionsNow.isEmpty() && outOfService.isEmpty()) {
+            return Map.of();
+        }
+        Map<Integer, String> next = new HashMap<>();
+        Map<Integer, Integer> newly = new HashMap<>();
+        Map<Long, Lost> lostNow = new HashMap<>(lost);
+        for (Map.Entry<Integer, String> e : regionsNow.entrySet()) {
+            int local = regions.local(e.getKey());
+            if (local < 0) {
+                continue;
+            }
+            next.put(local, e.getValue());
+            int first = local * blocksPerRegion;
+            int blocks = 0;
+            for (int b = 0; b < blocksPerRegion; b++) {
+                if (allocated.get(first + b)) {
+                    blocks++;
+                    lostNow.put(slot(e.getKey(), b), new Lost(generations[first + b], Lost.REGION_OUT_OF_SERVICE));
+                }
+            }
+            if (!outOfService.containsKey(local)) {
+                newly.put(e.getKey(), blocks);
+                if (!reserved.get(local)) {
+                    takeOffFreeList(local);
+                }
+            }
+        }
+        for (int local : outOfService.keySet()) {
+            if (!next.containsKey(local) && !reserved.get(local)) {
+                int first = local * blocksPerRegion;
+                for (int b = blocksPerRegion - 1; b >= 0; b--) {
+                    if (!allocated.get(first + b)) {
+                        freeStack[freeCount++] = first + b;
+                        regionFree[local]++;
+                    }
+                }
+            }
+        }
+        outOfService = Map.copyOf(next);
+        lost = Map.copyOf(lostNow);
+        return newly;
+    }
+
+    /** Why the datanode took region {@code regionId} out of service, or null while it serves. */
+    public String regionFailure(int regionId) {
+        Map<Integer, String> now = outOfService;
+        if (now.isEmpty()) {
+            return null;
+        }
+        RegionSet set = regions;
+        int local = set == null ? -1 : set.local(regionId);
+        return local < 0 ? null : now.get(local);
+    }
+
+    /** How many of its regions the datanode took out of service. */
+    public int regionsOutOfService() {
+        return outOfService.size();
     }
 
     /** A block's slot as {@link #lost} keys it. */
@@ -355,7 +464,7 @@ public final class DatanodeInfo {
         for (int i = total - 1; i >= 0; i--) {
             if (held.get(i)) {
                 allocated.set(i);
-            } else if (!reserved.get(i / blocksPerRegion)) {
+            } else if (!reserved.get(i / blocksPerRegion) && !outOfService.containsKey(i / blocksPerRegion)) {
                 freeStack[n++] = i;
                 regionFree[i / blocksPerRegion]++;
             }
@@ -434,6 +543,7 @@ public final class DatanodeInfo {
      */
     private void startIncarnation(int total) {
         lost = Map.of();
+        outOfService = Map.of();
         freeStack = new int[total];
         regionFree = new int[regions.count()];
         int n = 0;
@@ -487,15 +597,7 @@ public final class DatanodeInfo {
             return null;
         }
         int first = local * blocksPerRegion;
-        int kept = 0;
-        for (int i = 0; i < freeCount; i++) {
-            int no = freeStack[i];
-            if (no / blocksPerRegion != local) {
-                freeStack[kept++] = no;
-            }
-        }
-        freeCount = kept;
-        regionFree[local] = 0;
+        takeOffFreeList(local);
         reserved.set(local);
         return new RegionReservation(regions.id(local), Arrays.copyOfRange(generations, first,
                 first + blocksPerRegion), incarnation);
@@ -512,15 +614,18 @@ public final class DatanodeInfo {
         }
         reserved.clear(local);
         int first = local * blocksPerRegion;
+        boolean usable = !outOfService.containsKey(local);
         for (int b = blocksPerRegion - 1; b >= 0; b--) {
             int no = first + b;
             if (b < slotGenerations.length) {
                 generations[no] = Math.max(generations[no], slotGenerations[b]);
             }
             allocated.clear(no);
-            freeStack[freeCount++] = no;
+            if (usable) {
+                freeStack[freeCount++] = no;
+            }
         }
-        regionFree[local] = blocksPerRegion;
+        regionFree[local] = usable ? blocksPerRegion : 0;
     }
 
     /** Bytes per region, as it registered. */
@@ -569,9 +674,7 @@ public final class DatanodeInfo {
         }
         allocated.clear(no);
         forgetLost(block.regionId(), block.regionBlock(), block.generation());
-        freeStack[freeCount] = no;
-        freeCount = freeCount + 1;
-        regionFree[local]++;
+        pushFree(local, no);
         return true;
     }
 
@@ -597,9 +700,30 @@ public final class DatanodeInfo {
         }
         allocated.clear(no);
         forgetLost(regionId, regionBlock, generation);
+        pushFree(local, no);
+        return true;
+    }
+
+    /** Caller holds the monitor: every free block of region {@code local} leaves the free list (O(free blocks)). */
+    private void takeOffFreeList(int local) {
+        int kept = 0;
+        for (int i = 0; i < freeCount; i++) {
+            int no = freeStack[i];
+            if (no / blocksPerRegion != local) {
+                freeStack[kept++] = no;
+            }
+        }
+        freeCount = kept;
+        regionFree[local] = 0;
+    }
+
+    /** Caller holds the monitor: a freed block back on the free list, unless its region is out of service. */
+    private void pushFree(int local, int no) {
+        if (outOfService.containsKey(local)) {
+            return;
+        }
         freeStack[freeCount] = no;
         freeCount = freeCount + 1;
         regionFree[local]++;
-        return true;
     }
 }

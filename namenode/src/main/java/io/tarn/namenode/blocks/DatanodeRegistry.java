@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.AdminProtocol.BlockReport;
+import io.tarn.common.protocol.AdminProtocol.LostRegion;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.Wire;
 import io.tarn.namenode.Clock;
@@ -210,7 +211,8 @@ public final class DatanodeRegistry {
      */
     @FunctionalInterface
     public interface ReportChecker {
-        Map<Long, DatanodeInfo.Lost> check(DatanodeInfo dn, RegionSet regions, BlockReport report);
+        /** With {@code closedOnly}, only the blocks of closed files (their writes were all answered). */
+        Map<Long, DatanodeInfo.Lost> check(DatanodeInfo dn, RegionSet regions, BlockReport report, boolean closedOnly);
     }
 
     private volatile ReportChecker reportChecker;
@@ -241,6 +243,7 @@ public final class DatanodeRegistry {
             byId.put(dn.id(), dn);
             addToClass(dn, r.storageClass());
             record(dn);
+            applyLostRegions(dn, r.lostRegions());
             LOG.info("Registered {} storage {}: class {}, {} of {} bytes, {} blocks", dn.describe(), sid,
                     r.storageClass(), regions, r.regionSize(), dn.capacityBlocks());
             return new Registration(dn, true);
@@ -248,12 +251,33 @@ public final class DatanodeRegistry {
         int oldClass = dn.storageClass();
         boolean restarted = dn.awaitingRegistration();
         boolean keeps = r.intact() && dn.sameLayout(r.storageClass(), r.regionSize(), regions);
-        // Checked before it is revived, while nothing is allocated on it: every block the namespace
-        // names there is then older than the report.
+        // Checked before it is revived. While it was not allocated on (this namenode restarted, or it
+        // was dead or stopped), every block the namespace names there is older than the report; a
+        // datanode that comes back while alive here (its process restarted within the timeout) may
+        // have blocks allocated whose write is still on its way, so only closed files' are checked.
         ReportChecker checker = reportChecker;
-        Map<Long, DatanodeInfo.Lost> lost = keeps && r.report() != null && checker != null
-                && (restarted || dn.liveness() != DatanodeInfo.Liveness.ALIVE)
-                ? checker.check(dn, regions, r.report()) : null;
+        boolean quiet = restarted || dn.liveness() != DatanodeInfo.Liveness.ALIVE;
+        Map<Long, DatanodeInfo.Lost> found = keeps && r.report() != null && checker != null
+                ? checker.check(dn, regions, r.report(), !quiet) : null;
+        // A slot behind the namespace (an older generation) may be a write still on its way when the
+        // report was taken (writes go on while a namenode restarts or its group elects a leader): it
+        // counts as lost only when the next report, asked for at the next heartbeat, confirms it. A
+        // slot ahead of it was written again since: lost at once.
+        Map<Long, DatanodeInfo.Lost> earlier = dn.takeSuspects();
+        Map<Long, DatanodeInfo.Lost> lost = null;
+        Map<Long, DatanodeInfo.Lost> behind = new HashMap<>();
+        if (found != null) {
+            lost = new HashMap<>();
+            for (Map.Entry<Long, DatanodeInfo.Lost> e : found.entrySet()) {
+                DatanodeInfo.Lost l = e.getValue();
+                DatanodeInfo.Lost before = earlier.get(e.getKey());
+                if (l.held() > l.generation() || before != null && before.generation() == l.generation()) {
+                    lost.put(e.getKey(), l);
+                } else {
+                    behind.put(e.getKey(), l);
+                }
+            }
+        }
         dn.address(r.host(), r.port());
         dn.shortCircuit(r.shortCircuit());
         dn.revive(now);
@@ -262,13 +286,20 @@ public final class DatanodeRegistry {
             if (lost != null) {
                 dn.lost(lost);
             }
-            LOG.info("{} re-registered with its data intact{}{}", dn.describe(),
+            dn.suspect(behind);
+            applyLostRegions(dn, r.lostRegions());
+            LOG.info("{} re-registered with its data intact{}{}{}", dn.describe(),
                     restarted ? " (the first time since this namenode started): its blocks are served again" : "",
-                    lost == null ? "" : lost.isEmpty() ? "; its block report matches every block named there"
-                            : "; its block report shows " + lost.size() + " block(s) without their data");
+                    lost == null ? "" : lost.isEmpty() && behind.isEmpty()
+                            ? "; its block report matches every block named there"
+                            : lost.isEmpty() ? "" : "; its block report shows " + lost.size()
+                            + " block(s) without their data",
+                    behind.isEmpty() ? "" : "; " + behind.size() + " block(s) behind in its slots, to be "
+                            + "confirmed by another report (asked for at its next heartbeat)");
         } else {
             reset = dn.reset(r.storageClass(), r.regionSize(), regions, blockSize);
             record(dn);
+            applyLostRegions(dn, r.lostRegions());
             LOG.warn("{} re-registered without its data (intact={}, {}): blocks it held are lost, {} blocks free",
                     dn.describe(), r.intact(), regions, dn.capacityBlocks());
         }
@@ -321,6 +352,15 @@ public final class DatanodeRegistry {
 
     /** Records a heartbeat; UNKNOWN_DATANODE when the id or storage id is not registered (register again). */
     public void heartbeat(int datanodeId, StorageId sid) throws TarnException {
+        heartbeat(datanodeId, sid, List.of());
+    }
+
+    /**
+     * Records a heartbeat and what changed in the datanode's storage since its registration: the
+     * regions it took out of service ({@link DatanodeInfo#outOfService}). UNKNOWN_DATANODE when the
+     * id or storage id is not registered (register again).
+     */
+    public void heartbeat(int datanodeId, StorageId sid, List<LostRegion> lostRegions) throws TarnException {
         DatanodeInfo dn = byId.get(datanodeId);
         if (dn == null || !dn.storageId().equals(sid)) {
             throw new TarnException(ErrorCode.UNKNOWN_DATANODE, "datanode id " + datanodeId + " with storage " + sid
@@ -342,6 +382,22 @@ public final class DatanodeRegistry {
             LOG.info("{} heartbeats again after a client reported it unreachable: allocating on it again",
                     dn.describe());
         }
+        applyLostRegions(dn, lostRegions);
+    }
+
+    /** Takes the regions a datanode lists as lost out of service here (and back in when no longer listed). */
+    private static void applyLostRegions(DatanodeInfo dn, List<LostRegion> lostRegions) {
+        if (lostRegions.isEmpty() && dn.regionsOutOfService() == 0) {
+            return;
+        }
+        Map<Integer, String> now = new HashMap<>();
+        for (LostRegion r : lostRegions) {
+            now.put(r.regionId(), r.reason());
+        }
+        Map<Integer, Integer> newly = dn.outOfService(now);
+        newly.forEach((region, blocks) -> LOG.error("{} took region {} out of service ({}): the {} block(s) "
+                + "allocated there are lost (reads fail with DATA_LOST, 'tarn fsck' lists their files), nothing more "
+                + "is allocated there until the datanode restarts", dn.describe(), region, now.get(region), blocks));
     }
 
     /**

@@ -132,9 +132,11 @@ public final class BlockHealth {
      * the registered regions and below its file's size (an open file's next block may not be
      * written yet), whose slot holds another generation lost its data (a slot that never got the
      * write, or that holds a later allocation's). Logs the loss with examples; null when the report
-     * is laid out for another block size.
+     * is laid out for another block size. With {@code closedOnly}, only closed files' blocks are
+     * checked (an open file's block may be allocated while its write is on its way).
      */
-    public Map<Long, DatanodeInfo.Lost> checkReport(DatanodeInfo dn, RegionSet regions, BlockReport report) {
+    public Map<Long, DatanodeInfo.Lost> checkReport(DatanodeInfo dn, RegionSet regions, BlockReport report,
+                                                    boolean closedOnly) {
         int blockSize = datanodes.blockSize();
         int perRegion = dn.blocksPerRegion();
         if (report.blockSize() != blockSize || report.generations().length != (long) regions.count() * perRegion) {
@@ -147,6 +149,9 @@ public final class BlockHealth {
         List<String> examples = new ArrayList<>();
         int incarnation = dn.incarnation();
         table.forEach(file -> {
+            if (closedOnly && file.underConstruction()) {
+                return;
+            }
             Block[] blocks = file.blocks();
             long size = file.size();
             for (int i = 0; i < blocks.length && (long) i * blockSize < size; i++) {

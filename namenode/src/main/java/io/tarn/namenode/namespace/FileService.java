@@ -543,6 +543,8 @@ public final class FileService {
             DatanodeInfo.Lost l = dn.lostData(b);
             throw new TarnException(ErrorCode.DATA_LOST, "block " + index + " of '" + f.path() + "' is lost: "
                     + dn.describe() + (l == null ? " restarted or was shut down without keeping its data"
+                    : l.held() == DatanodeInfo.Lost.REGION_OUT_OF_SERVICE ? " took the block's region "
+                    + b.regionId() + " out of service, its memory gone (" + dn.regionFailure(b.regionId()) + ")"
                     : " kept its storage, but its block report shows generation " + l.held() + " in the block's "
                     + "slot, not " + l.generation() + ": the data never reached it or was overwritten"));
         }

@@ -185,6 +185,12 @@ public final class DramDatanode implements AutoCloseable {
                 "tarn-dram-datanode-" + address().getPort() + "-namenodes", config.get(TarnKeys.RPC_TIMEOUT));
         // A request for a group not hosted here may be for a new one: ask its namenode now.
         groups.onUnknownGroup(id -> links.heartbeatSoon(id < 0 ? -1 : BlockGroup.partitionOf(id)));
+        // A write that faulted may have found a region cut short: look now, and tell the namenodes.
+        service.onRegionFault(() -> {
+            if (storage.checkRegionsNow(true)) {
+                links.heartbeatSoon(-1);
+            }
+        });
         links.start();
         LOG.info("DRAM datanode {} serving {} as {}:{}, {} regions of {} bytes ({}{}), namenodes {}",
                 storage.storageId(), server.localAddress(), advertisedHost, address().getPort(),

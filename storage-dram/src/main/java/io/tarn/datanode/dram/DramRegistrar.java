@@ -3,6 +3,7 @@ package io.tarn.datanode.dram;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.protocol.AdminProtocol.BlockReport;
+import io.tarn.common.protocol.AdminProtocol.LostRegion;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.security.BlockTokens;
@@ -13,6 +14,7 @@ import io.tarn.datanode.RegionShare;
 import io.tarn.datanode.Registration;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.IntConsumer;
@@ -63,7 +65,33 @@ final class DramRegistrar implements NamenodeLinks.Registrar {
         boolean intact = everRegistered[partition] || storage.intact();
         return new RegisterRequest(id.getMostSignificantBits(), id.getLeastSignificantBits(), host, port,
                 storageClass, storage.regions().regionSize(), share.count(), share.firstRegion(), share.stride(),
-                intact, service.offersShortCircuit(), intact ? report(share) : null);
+                intact, service.offersShortCircuit(), intact ? report(share) : null, lost(share));
+    }
+
+    /**
+     * The regions of {@code partition}'s share out of service here, after looking at the region
+     * files again (at most every {@link DramStorage#CHECK_GAP_NANOS}): what changed since the
+     * registration's block report, repeated in every heartbeat until the datanode restarts.
+     */
+    @Override
+    public synchronized List<LostRegion> lostRegions(int partition) {
+        storage.checkRegionsNow(false);
+        return lost(share(partition));
+    }
+
+    private List<LostRegion> lost(RegionShare share) {
+        List<LostRegion> out = null;
+        for (int i = 0; i < share.count(); i++) {
+            int region = share.firstRegion() + i * share.stride();
+            String why = storage.regions().failure(region);
+            if (why != null) {
+                if (out == null) {
+                    out = new ArrayList<>();
+                }
+                out.add(new LostRegion(region, why));
+            }
+        }
+        return out == null ? List.of() : out;
     }
 
     /** The generations the slots of {@code share}'s regions hold, as its generation table lays them out. */

@@ -14,8 +14,12 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The memory of one DRAM datanode: its regions, its generation table and, in mmap mode, the
@@ -139,8 +143,10 @@ final class DramStorage {
             }
             Path tableFile = dir.path().resolve(GENERATIONS_FILE);
             GenerationTable generations;
+            Set<Integer> remade = Set.of();
             if (dir.reused()) {
                 generations = GenerationTable.open(tableFile, dir.storageId(), regionSize, regionCount);
+                remade = remake(dir.path(), generations, regionCount, regionSize);
             } else {
                 long needed = (long) regionCount * regionSize;
                 // tmpfs allocates pages only when first written; running out later would crash the
@@ -154,7 +160,8 @@ final class DramStorage {
                 generations = GenerationTable.create(tableFile, dir.storageId(), regionSize, regionCount, blockSize);
             }
             // Regions of a reused directory are already backed by pages holding their data.
-            MemoryRegions regions = MappedRegions.map(dir.path(), regionCount, regionSize, pretouch && !dir.reused());
+            MemoryRegions regions = MappedRegions.map(dir.path(), regionCount, regionSize, pretouch && !dir.reused(),
+                    remade);
             LOG.info("DRAM storage {}: {} regions of {} bytes mapped from {} ({})", dir.storageId(), regionCount,
                     regionSize, dir.path(), dir.reused() ? "reused with its data" : "new");
             return new DramStorage(dir.storageId(), dir, regions, generations, dir.reused());
@@ -165,6 +172,56 @@ final class DramStorage {
                 dir.delete();
             }
             throw e;
+        }
+    }
+
+    /**
+     * The regions of a reused directory whose file is missing or was cut short: their data is gone.
+     * Their slots in the generation table go back to 0, so the block report shows every block in
+     * them lost, and their files are made whole again (by the mapping) to serve new blocks.
+     */
+    private static Set<Integer> remake(Path dir, GenerationTable generations, int regionCount, int regionSize)
+            throws IOException {
+        List<Integer> damaged = MappedRegions.damaged(dir, regionCount, regionSize);
+        for (int region : damaged) {
+            for (int b = 0; b < generations.blocksPerRegion(); b++) {
+                generations.set(region, b, 0);
+            }
+        }
+        if (!damaged.isEmpty()) {
+            LOG.warn("Region file(s) of {} missing or cut short since the last run: region(s) {}. Their data is "
+                    + "lost: the block report shows every block in them lost (their files read DATA_LOST, 'tarn "
+                    + "fsck' lists them), and the regions are made whole again to serve new blocks", dir, damaged);
+        }
+        return Set.copyOf(damaged);
+    }
+
+    /**
+     * Looks at the region files again ({@link MappedRegions#check}); regions in direct memory cannot
+     * be taken away.
+     *
+     * @return the regions this check took out of service
+     */
+    List<MappedRegions.Lost> checkRegions() {
+        return regions instanceof MappedRegions mapped ? mapped.check() : List.of();
+    }
+
+    /** The shortest time between two checks of {@link #checkRegionsNow} unless forced. */
+    static final long CHECK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    private final AtomicLong lastCheck = new AtomicLong(System.nanoTime() - CHECK_GAP_NANOS);
+
+    /**
+     * {@link #checkRegions} from any thread, at most once per {@link #CHECK_GAP_NANOS} unless
+     * {@code force} (an access just faulted); true when this call took a region out of service.
+     */
+    boolean checkRegionsNow(boolean force) {
+        long now = System.nanoTime();
+        long last = lastCheck.get();
+        if (!force && now - last < CHECK_GAP_NANOS || !lastCheck.compareAndSet(last, now)) {
+            return false;
+        }
+        synchronized (lastCheck) {
+            return !checkRegions().isEmpty();
         }
     }
 

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.tarn.datanode.RegionStore;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Regions held in off-heap {@link ByteBuffer}s, one per region: the part of the DRAM store that
@@ -14,14 +15,38 @@ import java.nio.ByteBuffer;
  * which leaves them untouched and is therefore safe from any number of threads. Memory is not
  * unmapped or freed explicitly on close: a read response may still reference it on its way to a
  * socket, so the garbage collector reclaims it once nothing does.
+ *
+ * <p>A region whose memory is gone ({@link #fail}) refuses every later access with a
+ * {@link RegionLostException} instead of touching it: the memory of a mapped file cut short faults
+ * on access.
  */
 abstract class MemoryRegions implements RegionStore {
     private final ByteBuffer[] regions;
     private final int regionSize;
+    /** Why each region is out of service, or null (the usual case: one volatile read per access). */
+    private final AtomicReferenceArray<String> failures;
 
     MemoryRegions(ByteBuffer[] regions, int regionSize) {
         this.regions = regions;
         this.regionSize = regionSize;
+        this.failures = new AtomicReferenceArray<>(regions.length);
+    }
+
+    /** Thrown by an access to a region taken out of service. */
+    static final class RegionLostException extends IllegalStateException {
+        RegionLostException(int region, String why) {
+            super("region " + region + " is out of service: " + why);
+        }
+    }
+
+    @Override
+    public final String failure(int region) {
+        return failures.get(region);
+    }
+
+    /** Takes {@code region} out of service for {@code why}; false when it already was. */
+    final boolean fail(int region, String why) {
+        return failures.compareAndSet(region, null, why);
     }
 
     @Override
@@ -56,7 +81,12 @@ abstract class MemoryRegions implements RegionStore {
                     + regionSize + " bytes");
         }
         // Bounds of region and length are checked by the array and slice themselves.
-        return regions[region].slice((int) offset, length);
+        ByteBuffer memory = regions[region];
+        String lost = failures.get(region);
+        if (lost != null) {
+            throw new RegionLostException(region, lost);
+        }
+        return memory.slice((int) offset, length);
     }
 
     @Override

@@ -10,9 +10,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -72,6 +75,79 @@ class DramStorageTest {
         assertThat(read(second, 1, 5000, 3)).containsExactly(9, 8, 7);
         assertThat(second.generations(64 << 10).get(1, 0)).isEqualTo(12);
         second.close(true);
+    }
+
+    @Test
+    void aRegionFileCutShortTakesItsRegionOutOfServiceWithoutTouchingItsMemory() throws IOException {
+        DramStorage s = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        s.regions().write(1, 10, Unpooled.wrappedBuffer(new byte[] {4, 5}), 0, 2);
+        assertThat(s.checkRegions()).as("nothing happened yet").isEmpty();
+        Path file = MappedRegions.file(s.directory().orElseThrow(), 0);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(100);
+        }
+        assertThat(s.checkRegions()).singleElement().satisfies(l -> {
+            assertThat(l.region()).isZero();
+            assertThat(l.why()).contains(file.toString()).contains("was cut to 100 bytes");
+        });
+        assertThat(s.regions().failure(0)).contains("was cut to 100 bytes");
+        assertThat(s.checkRegions()).as("reported once").isEmpty();
+        // An access would fault on the missing pages; it is refused instead, and the JVM lives on.
+        assertThatThrownBy(() -> s.regions().read(0, 0, 8)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("region 0 is out of service");
+        assertThatThrownBy(() -> s.regions().write(0, 0, Unpooled.wrappedBuffer(new byte[8]), 0, 8))
+                .hasMessageContaining("out of service");
+        assertThat(s.regions().failure(1)).isNull();
+        assertThat(read(s, 1, 10, 2)).containsExactly(4, 5);
+        s.close(true);
+    }
+
+    @Test
+    void aRegionFileRemovedOrReplacedIsStillServedButNotShared() throws IOException {
+        DramStorage s = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        s.regions().write(0, 0, Unpooled.wrappedBuffer(new byte[] {1, 2}), 0, 2);
+        s.regions().write(1, 0, Unpooled.wrappedBuffer(new byte[] {3, 4}), 0, 2);
+        Path dir = s.directory().orElseThrow();
+        Files.delete(MappedRegions.file(dir, 0));
+        Path other = Files.write(root.resolve("impostor"), new byte[(int) MIB]);
+        Files.move(other, MappedRegions.file(dir, 1), StandardCopyOption.REPLACE_EXISTING);
+        assertThat(s.checkRegions()).as("the mappings still hold the memory").isEmpty();
+        assertThat(s.regions().notShareable(0)).contains("region-00000 was removed");
+        assertThat(s.regions().notShareable(1)).contains("region-00001 was replaced by another file");
+        assertThat(s.regions().failure(0)).isNull();
+        assertThat(read(s, 0, 0, 2)).containsExactly(1, 2);
+        assertThat(read(s, 1, 0, 2)).containsExactly(3, 4);
+        s.close(true);
+    }
+
+    @Test
+    void aRegionFileCutShortWhileStoppedIsMadeWholeWithItsGenerationsForgotten() throws IOException {
+        DramStorage first = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        first.regions().write(1, 7, Unpooled.wrappedBuffer(new byte[] {6}), 0, 1);
+        first.generations(64 << 10).advance(0, 3, 5);
+        first.generations(64 << 10).advance(1, 0, 9);
+        first.close(false);
+        Path dir = first.directory().orElseThrow();
+        try (FileChannel ch = FileChannel.open(MappedRegions.file(dir, 0), StandardOpenOption.WRITE)) {
+            ch.truncate(4096);
+        }
+
+        DramStorage second = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        assertThat(second.intact()).as("the other region kept its data").isTrue();
+        assertThat(second.storageId()).isEqualTo(first.storageId());
+        assertThat(Files.size(MappedRegions.file(dir, 0))).isEqualTo(MIB);
+        assertThat(second.generations(64 << 10).get(0, 3)).as("the report shows the region's blocks lost").isZero();
+        assertThat(second.generations(64 << 10).get(1, 0)).isEqualTo(9);
+        assertThat(read(second, 1, 7, 1)).containsExactly(6);
+        assertThat(read(second, 0, MIB - 8, 8)).as("made whole with zeros").containsOnly(0);
+        assertThat(second.regions().failure(0)).isNull();
+        second.close(false);
+
+        Files.delete(MappedRegions.file(dir, 1));
+        DramStorage third = DramStorage.open(config(DramMode.MMAP, root, 2 * MIB));
+        assertThat(third.storageId()).as("a missing file is made again too").isEqualTo(first.storageId());
+        assertThat(third.generations(64 << 10).get(1, 0)).isZero();
+        third.close(true);
     }
 
     @Test

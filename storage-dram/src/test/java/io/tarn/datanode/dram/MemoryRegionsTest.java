@@ -96,14 +96,25 @@ class MemoryRegionsTest {
         assertThatThrownBy(() -> regions.read(0, Long.MAX_VALUE, 1)).isInstanceOf(IndexOutOfBoundsException.class);
     }
 
+    /**
+     * A directory matches when it holds no region file beyond the configured ones and none larger
+     * than a region; files missing or cut short are damaged regions to make whole (the generation
+     * table, checked next, tells another geometry apart).
+     */
     @Test
-    void matchingChecksRegionCountAndSize() throws IOException {
+    void matchingChecksRegionCountAndSizeAndFindsDamagedRegions() throws IOException {
         MappedRegions.map(dir, 2, REGION, false);
         assertThat(MappedRegions.whyNotMatching(dir, 2, REGION)).isNull();
-        assertThat(MappedRegions.whyNotMatching(dir, 3, REGION)).contains("holds 2 region files but 3");
-        assertThat(MappedRegions.whyNotMatching(dir, 2, 2 * REGION)).contains("region-00000 holds " + REGION);
+        assertThat(MappedRegions.damaged(dir, 2, REGION)).isEmpty();
+        assertThat(MappedRegions.whyNotMatching(dir, 1, REGION)).contains("holds region-00001 but 1 regions");
+        assertThat(MappedRegions.whyNotMatching(dir, 2, REGION / 2)).contains("region-00000 holds " + REGION);
+        assertThat(MappedRegions.whyNotMatching(dir, 3, REGION)).isNull();
+        assertThat(MappedRegions.damaged(dir, 3, REGION)).containsExactly(2);
         Files.delete(MappedRegions.file(dir, 1));
+        assertThat(MappedRegions.damaged(dir, 2, REGION)).containsExactly(1);
+        Files.write(MappedRegions.file(dir, 0), new byte[100]);
+        assertThat(MappedRegions.damaged(dir, 2, REGION)).containsExactly(0, 1);
         Files.createFile(dir.resolve("region-7"));
-        assertThat(MappedRegions.whyNotMatching(dir, 2, REGION)).contains("lacks region-00001");
+        assertThat(MappedRegions.whyNotMatching(dir, 2, REGION)).contains("holds region-7 but 2 regions");
     }
 }

@@ -13,7 +13,12 @@ import io.tarn.datanode.BlockService;
 import io.tarn.datanode.Registration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.UUID;
 
@@ -168,6 +173,64 @@ class ShortCircuitRequestsTest extends RegisteredBlockServiceFixture {
         assertThat(generations.get(0, 0)).isZero();
         assertThat(metrics.shortCircuitRequests()).isZero();
         assertThat(metrics.errors()).isZero();
+    }
+
+    @Test
+    void aRegionOutOfServiceAnswersDataLostToEveryAccessAndTheOtherServes() {
+        grant(request(Opcode.SC_WRITE, 1, 0, 1, token(1, 0, 1, BlockTokens.WRITE), 0, 10));
+        assertThat(regions.fail(1, "region-00001 was cut to 0 bytes")).isTrue();
+        for (int opcode : new int[] {Opcode.SC_READ, Opcode.SC_WRITE, Opcode.READ_BLOCK}) {
+            int mode = opcode == Opcode.SC_WRITE ? BlockTokens.WRITE : BlockTokens.READ;
+            assertFailed(request(opcode, 1, 0, opcode == Opcode.SC_WRITE ? 2 : 1, token(1, 0,
+                    opcode == Opcode.SC_WRITE ? 2 : 1, mode), 0, 10), ErrorCode.DATA_LOST,
+                    "region 1 of this datanode is out of service and every block in it is lost (region-00001 was "
+                            + "cut to 0 bytes)");
+        }
+        ByteBuf body = Unpooled.directBuffer();
+        DatanodeProtocol.writeAccess(body, 1, 1, 1, token(1, 1, 1, BlockTokens.WRITE), 0, 4);
+        body.writeBytes(new byte[4]);
+        assertFailed(handle(Opcode.WRITE_BLOCK, body), ErrorCode.DATA_LOST, "out of service");
+        assertThat(generations.get(1, 1)).as("a refused write leaves the generation alone").isZero();
+        grant(request(Opcode.SC_WRITE, 0, 0, 1, token(0, 0, 1, BlockTokens.WRITE), 0, 10));
+    }
+
+    @Test
+    void aRegionWhoseFileWasRemovedIsNotGrantedToShortCircuitClients(@TempDir Path dir) throws Exception {
+        regions = MappedRegions.map(dir, REGIONS, REGION, false);
+        service = newService();
+        service.register(0, new Registration(DN, BLOCK, tokens, generations));
+        Files.delete(MappedRegions.file(dir, 1));
+        assertThat(((MappedRegions) regions).check()).isEmpty();
+        Grant refused = grant(request(Opcode.SC_READ, 1, 0, 0, token(1, 0, 0, BlockTokens.READ), 0, 10));
+        assertThat(refused.offered()).isFalse();
+        assertThat(refused.reason()).contains("region 1 is served over TCP only").contains("region-00001 was removed");
+        assertThat(grant(request(Opcode.SC_READ, 0, 0, 0, token(0, 0, 0, BlockTokens.READ), 0, 10)).offered())
+                .isTrue();
+    }
+
+    @Test
+    void aWriteIntoARegionCutShortBeforeAnyCheckFaultsAndIsAnsweredDataLost(@TempDir Path dir) throws Exception {
+        MappedRegions mapped = MappedRegions.map(dir, REGIONS, REGION, true);
+        regions = mapped;
+        service = newService();
+        service.register(0, new Registration(DN, BLOCK, tokens, generations));
+        int[] faults = new int[1];
+        service.onRegionFault(() -> {
+            faults[0]++;
+            mapped.check();
+        });
+        try (FileChannel ch = FileChannel.open(MappedRegions.file(dir, 1), StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+        }
+        ByteBuf body = Unpooled.directBuffer();
+        DatanodeProtocol.writeAccess(body, 1, 2, 1, token(1, 2, 1, BlockTokens.WRITE), 0, 4096);
+        body.writeBytes(new byte[4096]);
+        // The copy into the missing pages faults (SIGBUS); the JVM turns it into an InternalError.
+        assertFailed(handle(Opcode.WRITE_BLOCK, body), ErrorCode.DATA_LOST, "the region's memory faulted");
+        assertThat(faults[0]).isEqualTo(1);
+        assertThat(mapped.failure(1)).as("the fault made the datanode look at once").contains("was cut to 0 bytes");
+        assertFailed(request(Opcode.READ_BLOCK, 1, 2, 1, token(1, 2, 1, BlockTokens.READ), 0, 10),
+                ErrorCode.DATA_LOST, "out of service");
     }
 
     @Test
