@@ -15,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Server side of one connection: checks each frame's header, hands the request to the
@@ -29,12 +30,18 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     private final TcpServer server;
     private final RpcHandler handler;
+    private final LogLimiter protocolErrors;
     /** When responses written while a read batch is handled are flushed: at its end at the latest. */
     final FlushPacer pacer = new FlushPacer();
 
     ServerHandler(TcpServer server, RpcHandler handler) {
+        this(server, handler, server.protocolErrors());
+    }
+
+    ServerHandler(TcpServer server, RpcHandler handler, LogLimiter protocolErrors) {
         this.server = server;
         this.handler = handler;
+        this.protocolErrors = protocolErrors;
     }
 
     @Override
@@ -114,8 +121,14 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     private void closeMalformed(ChannelHandlerContext ctx, String reason) {
         if (ctx.channel().isActive()) {
-            LOG.warn("closing connection from {} to {}: malformed frame: {}", TcpTransport.describe(ctx.channel()),
-                    server, reason);
+            long left = protocolErrors.tryLog();
+            if (left >= 0) {
+                LOG.warn("closing connection from {} to {}: malformed frame: {}{}",
+                        TcpTransport.describe(ctx.channel()), server, reason, left == 0 ? ""
+                                : " (" + left + " more such connection(s) closed since the last line, not logged: at "
+                                + "most " + LogLimiter.PER_WINDOW + " lines per "
+                                + TimeUnit.NANOSECONDS.toSeconds(LogLimiter.WINDOW_NANOS) + " s)");
+            }
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
     }

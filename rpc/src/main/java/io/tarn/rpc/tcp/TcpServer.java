@@ -14,6 +14,8 @@ final class TcpServer implements RpcServer {
     private final TcpTransport transport;
     private final ChannelGroup connections = new DefaultChannelGroup("tarn-connections", GlobalEventExecutor.INSTANCE);
     private volatile Channel listener;
+    /** Limits the lines peers can make this server log by sending malformed frames. */
+    private final LogLimiter protocolErrors = new LogLimiter();
 
     TcpServer(TcpTransport transport) {
         this.transport = transport;
@@ -21,6 +23,10 @@ final class TcpServer implements RpcServer {
 
     void bound(Channel ch) {
         this.listener = ch;
+    }
+
+    LogLimiter protocolErrors() {
+        return protocolErrors;
     }
 
     void accepted(Channel ch) {

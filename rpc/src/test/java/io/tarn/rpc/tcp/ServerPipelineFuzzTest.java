@@ -101,7 +101,7 @@ class ServerPipelineFuzzTest {
         int answers = 0;
         Handler handler = new Handler();
         EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(MAX_FRAME, FramePlacer.requests(handler)),
-                new ServerHandler(null, handler));
+                new ServerHandler(null, handler, new LogLimiter()));
         try {
             for (int at = 0, read = 0; at < stream.length && channel.isActive(); read++) {
                 int n = Math.min(READS[read % READS.length], stream.length - at);

@@ -140,6 +140,54 @@ class TcpTransportTest {
         return c.call(ECHO, b -> b.writeLong(v), ByteBuf::readLong);
     }
 
+    /**
+     * Many connections that each send a malformed frame (here: a response frame to a server) are
+     * each closed, but the server logs at most {@link LogLimiter#PER_WINDOW} lines for them, and a
+     * well-behaved client is served meanwhile.
+     */
+    @Test
+    void malformedConnectionsAreClosedWithoutFloodingTheLog() throws Exception {
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(ServerHandler.class);
+        log.addAppender(logged);
+        try {
+            RpcClient good = transport.connect(server.localAddress());
+            long started = System.nanoTime();
+            int bad = 40;
+            for (int i = 0; i < bad; i++) {
+                try (java.net.Socket s = new java.net.Socket(server.localAddress().getAddress(),
+                        server.localAddress().getPort())) {
+                    RawFrames.answer(s.getOutputStream(), ECHO, i, "not a request");
+                    s.setSoTimeout(5_000);
+                    assertThat(s.getInputStream().read()).as("connection %d closed by the server", i).isEqualTo(-1);
+                }
+                assertThat(echo(good, i).join()).isEqualTo(2L * i);
+            }
+            List<String> lines = logged.list.stream().map(e -> e.getFormattedMessage())
+                    .filter(m -> m.contains("malformed frame")).toList();
+            long windows = 1 + (System.nanoTime() - started) / LogLimiter.WINDOW_NANOS; // 1 unless very slow
+            assertThat(lines).hasSizeBetween(LogLimiter.PER_WINDOW, (int) windows * LogLimiter.PER_WINDOW)
+                    .allMatch(m -> m.contains("a response frame was sent to a server"));
+        } finally {
+            log.detachAppender(logged);
+        }
+    }
+
+    @Test
+    void theLogLimiterCountsWhatItLeftOutAndOpensAgainAfterItsWindow() throws Exception {
+        LogLimiter limiter = new LogLimiter(2, TimeUnit.MILLISECONDS.toNanos(200));
+        assertThat(limiter.tryLog()).isZero();
+        assertThat(limiter.tryLog()).isZero();
+        assertThat(limiter.tryLog()).as("over the window's lines").isEqualTo(-1);
+        assertThat(limiter.tryLog()).isEqualTo(-1);
+        Thread.sleep(250);
+        assertThat(limiter.tryLog()).as("the next line says how many were left out").isEqualTo(2);
+        assertThat(limiter.tryLog()).isZero();
+    }
+
     @Test
     void pipelinesManyCallsAndMatchesResponsesById() {
         RpcClient c = transport.connect(server.localAddress());
