@@ -56,7 +56,9 @@ abstract class AbstractFileSystemOperationsTest {
     @BeforeEach
     void connect() throws IOException {
         client = TarnClient.connect(cluster.config());
-        client.delete("/", true);
+        for (FileStatus entry : client.list("/")) {
+            client.delete("/" + entry.name(), true);
+        }
     }
 
     @AfterEach
@@ -220,12 +222,15 @@ abstract class AbstractFileSystemOperationsTest {
     }
 
     @Test
-    void recursiveDeleteOfRootKeepsRoot() throws IOException {
+    void theRootIsNeverDeletedNorEmptiedByDeletingIt() throws IOException {
         write("/r1/f", "x");
         client.mkdirs("/r2");
-        assertThat(client.delete("/", true)).isTrue();
-        assertThat(client.list("/")).isEmpty();
-        assertThat(client.getStatus("/").isDirectory()).isTrue();
+        assertThatThrownBy(() -> client.delete("/", true)).isInstanceOf(TarnException.class)
+                .hasMessageContaining("'/' is the root directory, which cannot be deleted")
+                .satisfies(e -> assertThat(((TarnException) e).code()).isEqualTo(ErrorCode.INVALID_PATH));
+        assertThatThrownBy(() -> client.delete("/", false)).isInstanceOf(DirectoryNotEmptyException.class);
+        assertThat(client.list("/")).hasSize(2);
+        assertThat(read("/r1/f")).isEqualTo("x");
     }
 
     @Test

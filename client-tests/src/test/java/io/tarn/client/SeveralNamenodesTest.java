@@ -4,6 +4,7 @@ import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
+import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileIds;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Partitions;
@@ -172,7 +173,11 @@ class SeveralNamenodesTest {
         assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).as("only /made/.../f is left")
                 .isEqualTo(1);
         assertThat(client.delete("/jobs", true)).as("already gone").isFalse();
-        assertThat(client.delete("/", true)).isTrue();
+        assertThatThrownBy(() -> client.delete("/", true)).isInstanceOf(TarnException.class)
+                .hasMessageContaining("'/' is the root directory, which cannot be deleted");
+        for (FileStatus entry : client.list("/")) {
+            assertThat(client.delete("/" + entry.name(), true)).isTrue();
+        }
         assertThat(client.list("/")).isEmpty();
         assertThat(namenodes.get(0).fileCount() + namenodes.get(1).fileCount()).isZero();
     }

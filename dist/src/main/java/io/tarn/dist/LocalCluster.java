@@ -143,6 +143,23 @@ public final class LocalCluster implements AutoCloseable {
         return uri;
     }
 
+    /**
+     * What a client of this cluster needs besides its address: the authentication {@code tarn start}
+     * gave it ({@code tarn.security.authentication} and the cluster secret's
+     * {@code tarn.security.secret.file}, from {@code cluster.args}); as {@code fs.tarn.*} keys for
+     * Hadoop, {@code spark.hadoop.fs.tarn.*} for Spark.
+     */
+    public Map<String, String> clientKeys() throws IOException {
+        Map<String, String> keys = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(run.resolve("cluster.args"))) {
+            if (line.startsWith("-Dtarn.security.")) {
+                int eq = line.indexOf('=');
+                keys.put(line.substring(2, eq), line.substring(eq + 1));
+            }
+        }
+        return keys;
+    }
+
     /** The configuration directory the daemons were started with ({@code tarn-site.conf} in it). */
     public Path confDir() {
         return conf;

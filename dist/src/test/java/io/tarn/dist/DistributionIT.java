@@ -14,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -177,8 +178,13 @@ class DistributionIT {
         String address = Files.readString(conf.resolve("tarn-site.conf")).lines()
                 .filter(l -> l.startsWith("tarn.namenode.address ")).findFirst().orElseThrow().split(" ")[1];
         int port = Integer.parseInt(address.substring(address.indexOf(':') + 1));
+        // Unless configured otherwise, the cluster authenticates with a new secret only its owner can read.
+        Path secret = run.resolve("cluster.secret");
         assertThat(Files.readString(run.resolve("cluster.args")))
-                .isEqualTo("-Dtarn.namenode.address=127.0.0.1:" + port + ",127.0.0.1:" + (port + 1) + "\n");
+                .isEqualTo("-Dtarn.security.authentication=secret\n-Dtarn.security.secret.file=" + secret + "\n"
+                        + "-Dtarn.namenode.address=127.0.0.1:" + port + ",127.0.0.1:" + (port + 1) + "\n");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)))
+                .isEqualTo("rw-------");
 
         Outcome again = tarn("start", "-d", "1");
         assertThat(again.exit()).isEqualTo(1);
@@ -207,7 +213,10 @@ class DistributionIT {
         Path local = Files.writeString(tmp.resolve(name), "hello, tarn\n");
         Outcome put = tarn("fs", "-put", local.toString(), "/it/dir/");
         assertThat(put.exit()).as(put.output()).isZero();
-        Outcome cat = tarn("fs", "--config", conf.resolve("tarn-site.conf").toString(), "-cat", "/it/dir/" + name);
+        // With --config, that file decides instead of the cluster's options: the key is named explicitly.
+        Outcome cat = tarn("fs", "--config", conf.resolve("tarn-site.conf").toString(), "-D",
+                "tarn.security.authentication=secret", "-D", "tarn.security.secret.file=" + secret, "-cat",
+                "/it/dir/" + name);
         assertThat(cat.output()).isEqualTo("hello, tarn\n");
         Outcome badKey = tarn("fs", "-D", "tarn.client.readahed=1m", "-ls", "/");
         assertThat(badKey.exit()).isEqualTo(2);

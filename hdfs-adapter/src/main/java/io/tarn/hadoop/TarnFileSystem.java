@@ -97,9 +97,13 @@ public class TarnFileSystem extends FileSystem {
     public void initialize(URI name, Configuration conf) throws IOException {
         super.initialize(name, conf);
         setConf(conf);
-        this.tarnConfig = TarnHadoopConfig.of(name, conf);
-        this.uri = URI.create(SCHEME + "://" + name.getRawAuthority());
         this.user = UserGroupInformation.getCurrentUser().getShortUserName();
+        TarnConfig configured = TarnHadoopConfig.of(name, conf);
+        // Connections authenticate as the caller's Hadoop user (unless fs.tarn.client.user names one): a
+        // client per user, as each one's connections carry its identity.
+        this.tarnConfig = configured.isSet(TarnKeys.CLIENT_USER) ? configured
+                : configured.toBuilder().set(TarnKeys.CLIENT_USER, user).build();
+        this.uri = URI.create(SCHEME + "://" + name.getRawAuthority());
         this.client = clients.apply(tarnConfig);
         this.locator = new BlockLocator(client);
         this.replication = new HadoopReplication(uri.toString());
@@ -279,6 +283,15 @@ public class TarnFileSystem extends FileSystem {
      */
     @Override
     public boolean delete(Path f, boolean recursive) throws IOException {
+        if (makeQualified(f).isRoot()) {
+            // As HDFS: the root is never deleted (the namenode refuses it too): false, except that a
+            // non-recursive delete of a root with entries fails as for any directory with entries.
+            if (!recursive) {
+                change(f, tarnPath -> client.delete(tarnPath, false));
+            }
+            LOG.warn("refused to delete the root directory of {}: delete the entries under it", uri);
+            return false;
+        }
         return change(f, tarnPath -> client.delete(tarnPath, recursive));
     }
 

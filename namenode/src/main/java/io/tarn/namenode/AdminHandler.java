@@ -91,6 +91,9 @@ final class AdminHandler {
         List<DatanodeStatus> list = new ArrayList<>();
         Map<Integer, Integer> groupsOn = groups.countByDatanode();
         for (DatanodeInfo dn : datanodes.all()) {
+            if (dn.expired()) {
+                continue; // forgotten: dead past tarn.namenode.datanode.expiry
+            }
             list.add(new DatanodeStatus(dn.id(), dn.host(), dn.port(), dn.storageClass(), wireState(dn),
                     dn.capacityBlocks(), dn.freeBlocks(), datanodes.silenceMs(dn), dn.shortCircuit(),
                     groupsOn.getOrDefault(dn.id(), 0)));

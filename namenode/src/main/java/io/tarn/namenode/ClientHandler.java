@@ -6,6 +6,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.FileType;
 import io.tarn.common.fs.Ownership;
+import io.tarn.common.fs.TarnPath;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.NamenodeProtocol;
 import io.tarn.common.protocol.NamenodeProtocol.AllocateBlocksRequest;
@@ -229,6 +230,12 @@ final class ClientHandler {
     }
 
     private void delete(RpcRequest request, DeleteRequest r) throws TarnException {
+        if (r.recursive() && TarnPath.components(r.path()).isEmpty()) {
+            // As in HDFS: a slip of "rm -r /" must not take the whole namespace with it. (Without
+            // recursion, a root with entries is refused as not empty and an empty one stays.)
+            throw new TarnException(ErrorCode.INVALID_PATH, "'/' is the root directory, which cannot be deleted; "
+                    + "delete the entries under it");
+        }
         Route route = namespace.delete(r.path(), r.recursive());
         if (route.kind() == Route.Kind.DONE) {
             request.send(request.response());

@@ -147,6 +147,9 @@ public final class Namenode implements AutoCloseable {
                 datanodeTimeout, tokens, partitions, config.get(TarnKeys.REPLICATION_DEFAULT),
                 log == null ? EditLog.NONE : log);
         service.allocator().groups().replaceAfter(config.get(TarnKeys.DATANODE_REPLACE_AFTER));
+        service.datanodes().addressClaimGrace(2 * config.get(TarnKeys.HEARTBEAT_INTERVAL));
+        service.datanodes().expireAfter(config.get(TarnKeys.DATANODE_EXPIRY),
+                config.get(TarnKeys.DATANODE_REPLACE_AFTER));
         NamespaceJournal journal = null;
         Checkpointer checkpointer = null;
         try {
@@ -209,11 +212,15 @@ public final class Namenode implements AutoCloseable {
             int blockSize = config.getInt(TarnKeys.BLOCK_SIZE);
             int replication = config.get(TarnKeys.REPLICATION_DEFAULT);
             long replaceAfter = config.get(TarnKeys.DATANODE_REPLACE_AFTER);
+            long claimGrace = 2 * config.get(TarnKeys.HEARTBEAT_INTERVAL);
+            long expiry = config.get(TarnKeys.DATANODE_EXPIRY);
             group = new NamenodeGroup(p, member, members, transport, ReplicationHost.Settings.of(config, Mode.IN_ORDER),
                     GroupJournal.directory(dir, p), log -> {
                         NamenodeService s = new NamenodeService(clock, blockSize, leaseTimeout, datanodeTimeout,
                                 tokens, partitions, replication, log);
                         s.allocator().groups().replaceAfter(replaceAfter);
+                        s.datanodes().addressClaimGrace(claimGrace);
+                        s.datanodes().expireAfter(expiry, replaceAfter);
                         return s;
                     }, maintenancePeriod(leaseTimeout, datanodeTimeout), config.get(TarnKeys.RPC_TIMEOUT));
             RpcServer server = transport.bind(bindAddress, group);

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
+import io.tarn.common.security.Identity;
 
 import java.net.SocketAddress;
 
@@ -42,6 +43,11 @@ public abstract class ForwardingRequest implements RpcRequest {
     @Override
     public SocketAddress remoteAddress() {
         return request.remoteAddress();
+    }
+
+    @Override
+    public Identity identity() {
+        return request.identity();
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
+import io.tarn.common.security.Identity;
 
 import java.net.SocketAddress;
 
@@ -35,6 +36,14 @@ public interface RpcRequest {
 
     /** Who sent it (for logs and location affinity). */
     SocketAddress remoteAddress();
+
+    /**
+     * Who sent it, as the connection's authentication established ({@link Identity#UNAUTHENTICATED}
+     * on a server that does not authenticate).
+     */
+    default Identity identity() {
+        return Identity.UNAUTHENTICATED;
+    }
 
     ByteBufAllocator alloc();
 

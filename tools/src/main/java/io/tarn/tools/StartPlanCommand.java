@@ -1,15 +1,19 @@
 package io.tarn.tools;
 
+import io.tarn.common.config.AuthenticationMode;
 import io.tarn.common.config.ConfigException;
 import io.tarn.common.config.DataSize;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.security.KeyFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -45,11 +49,20 @@ final class StartPlanCommand implements Callable<Integer> {
             description = "Namenodes per partition: 1, or a replicated group of 3 or 5.")
     private Integer replicas;
 
+    @Option(names = "--secret-file", paramLabel = "FILE",
+            description = "Where to write a new cluster secret when the configuration leaves authentication to "
+                    + "tarn start; its options follow the address list, one a line.")
+    private Path secretFile;
+
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         TarnCli cli = TarnCli.of(spec);
         try {
-            cli.out().println(plan(cli.config(), namenodes, datanodes, replicas));
+            TarnConfig config = cli.config();
+            cli.out().println(plan(config, namenodes, datanodes, replicas));
+            for (String option : security(config, secretFile)) {
+                cli.out().println(option);
+            }
             cli.out().flush();
             return 0;
         } catch (ConfigException e) {
@@ -57,6 +70,27 @@ final class StartPlanCommand implements Callable<Integer> {
             cli.err().flush();
             return TarnCli.EXIT_USAGE;
         }
+    }
+
+    /**
+     * The options that make the cluster authenticate: unless {@code tarn.security.authentication} is
+     * set to none, a cluster of tarn start authenticates (the mode's option when it is not set), with
+     * the configured key file, else a new cluster secret written to {@code file} (its option).
+     */
+    static List<String> security(TarnConfig config, Path file) throws IOException {
+        boolean modeSet = config.isSet(TarnKeys.SECURITY_AUTHENTICATION);
+        if (file == null || modeSet && config.get(TarnKeys.SECURITY_AUTHENTICATION) == AuthenticationMode.NONE) {
+            return List.of();
+        }
+        List<String> options = new ArrayList<>();
+        if (!modeSet) {
+            options.add("-D" + TarnKeys.SECURITY_AUTHENTICATION + "=secret");
+        }
+        if (config.get(TarnKeys.SECURITY_SECRET_FILE).isEmpty()) {
+            KeyFile.newClusterSecret().write(file);
+            options.add("-D" + TarnKeys.SECURITY_SECRET_FILE + "=" + file.toAbsolutePath());
+        }
+        return options;
     }
 
     /** The address list of the namenodes, after checking that they and the datanodes fit the configuration. */

@@ -32,8 +32,8 @@ import java.util.Map;
 @Command(name = "tarn", mixinStandardHelpOptions = true, versionProvider = TarnCli.Version.class,
         description = "Tarn, a storage tier for Spark and Hadoop.",
         subcommands = {NamenodeCommand.class, DatanodeCommand.class, StatusCommand.class, FsckCommand.class,
-                StartPlanCommand.class, IoBench.class, FailoverBench.class, ConfCommand.class, ChaosCommand.class,
-                CommandLine.HelpCommand.class},
+                StartPlanCommand.class, SecretCommand.class, IoBench.class, FailoverBench.class, ConfCommand.class,
+                ChaosCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Run 'tarn <command> --help' for the options of a command."})
 public final class TarnCli {
     /** Exit code for a failed operation. */

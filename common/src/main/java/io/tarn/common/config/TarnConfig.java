@@ -72,6 +72,11 @@ public final class TarnConfig {
         return v == null ? key.defaultValue() : (T) v;
     }
 
+    /** True when a file, a property or an override set {@code key} (even to its default). */
+    public boolean isSet(ConfigKey<?> key) {
+        return values.containsKey(key);
+    }
+
     /** Convenience for byte sizes that must fit an int (block and chunk sizes). */
     public int getInt(ConfigKey<Long> key) {
         return Math.toIntExact(get(key));

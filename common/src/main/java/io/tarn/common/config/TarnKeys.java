@@ -153,6 +153,12 @@ public final class TarnKeys {
     public static final ConfigKey<Long> DATANODE_TIMEOUT = ConfigKey.millis("tarn.namenode.datanode.timeout", 10_000,
             100, HOUR_MS, "A datanode silent for this long is marked dead and left out of allocation.");
 
+    public static final ConfigKey<Long> DATANODE_EXPIRY = ConfigKey.millis("tarn.namenode.datanode.expiry",
+            3_600_000, 1_000, 30L * 24 * HOUR_MS, "A datanode dead for this long (and for longer than "
+                    + "tarn.datanode.replace.after, so its block groups were moved first) is forgotten: no longer "
+                    + "listed, its blocks lost for good, and if it comes back it registers as a new datanode. "
+                    + "Counted again from a namenode restart.");
+
     public static final ConfigKey<Long> DATANODE_REPLACE_AFTER = ConfigKey.millis("tarn.datanode.replace.after",
             600_000, 1, 7L * 24 * HOUR_MS, "How long a datanode holding a member of a replicated block group may "
                     + "stay dead before the namenode replaces that member with a new one on another datanode, which "
@@ -207,6 +213,27 @@ public final class TarnKeys {
             "Let clients on this host copy block data straight from and to the mapped region files (mmap mode "
                     + "only); every request is still checked here. The files' permissions decide which local "
                     + "users can: they follow the datanode's umask (with 022: all read, only its user writes).");
+
+    // ---- security ----
+
+    public static final ConfigKey<AuthenticationMode> SECURITY_AUTHENTICATION = ConfigKey.choice(
+            "tarn.security.authentication", AuthenticationMode.NONE, AuthenticationMode.class,
+            "none | secret. secret: every connection starts with a mutual HMAC-SHA-256 challenge-response over the "
+                    + "key in tarn.security.secret.file, and a server serves nothing before it succeeds; servers "
+                    + "and clients of a cluster must agree (see docs/security.md). A cluster of bin/tarn start "
+                    + "authenticates (with a new cluster secret) unless this key is set.");
+
+    public static final ConfigKey<String> SECURITY_SECRET_FILE = ConfigKey.string("tarn.security.secret.file", "",
+            "The key file (made by 'tarn secret'): daemons need the cluster secret, clients the cluster secret, "
+                    + "the client key or their user's key. Must be readable and writable by its owner only.",
+            null);
+
+    public static final ConfigKey<Long> SECURITY_AUTH_TIMEOUT = ConfigKey.millis("tarn.security.auth.timeout",
+            10_000, 1, HOUR_MS, "A server closes a connection that has not authenticated within this time.");
+
+    public static final ConfigKey<String> CLIENT_USER = ConfigKey.string("tarn.client.user", "",
+            "The user name a client authenticates as (with a user key file, that file's user); empty means the "
+                    + "JVM's user (user.name). The Hadoop adapter sets it to the caller's Hadoop user.", null);
 
     // ---- client ----
 
@@ -360,7 +387,8 @@ public final class TarnKeys {
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_MEMBER,
                     NAMENODE_POLL,
                     NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, NAMENODE_CHECKPOINT_INTERVAL,
-                    NAMENODE_CHECKPOINT_RECORDS, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_REPLACE_AFTER)),
+                    NAMENODE_CHECKPOINT_RECORDS, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_EXPIRY,
+                    DATANODE_REPLACE_AFTER)),
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),
@@ -371,11 +399,13 @@ public final class TarnKeys {
                             REPLICATION_WINDOW, REPLICATION_CHECKPOINT_INTERVAL, REPLICATION_CHECKPOINT_BYTES,
                             REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_HELD_BYTES, REPLICATION_LAGGARD_WAIT,
                             REPLICATION_PRE_VOTE, REPLICATION_THREADS)),
+            new Group("Security: read by every process", List.of(SECURITY_AUTHENTICATION, SECURITY_SECRET_FILE,
+                    SECURITY_AUTH_TIMEOUT)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,
                             CLIENT_HOSTNAME, CLIENT_SHORTCIRCUIT, CLIENT_WAIT_SPIN, CLIENT_WAIT_DIRECT,
-                            CLIENT_LEASE_RENEW)));
+                            CLIENT_LEASE_RENEW, CLIENT_USER)));
 
     /** All keys, in documentation order. */
     public static final List<ConfigKey<?>> ALL = GROUPS.stream().flatMap(g -> g.keys().stream()).toList();

@@ -58,7 +58,11 @@ public enum ErrorCode {
     GROUP_UNAVAILABLE(72, "the block group cannot reach a quorum of its members"),
 
     // Namespace durability
-    NAMESPACE_READ_ONLY(80, "the namenode's journal failed; lookups work, changes are refused until it restarts");
+    NAMESPACE_READ_ONLY(80, "the namenode's journal failed; lookups work, changes are refused until it restarts"),
+
+    // Security
+    UNAUTHENTICATED(90, "authentication required or failed"),
+    ACCESS_DENIED(91, "permission denied");
 
     private static final ErrorCode[] BY_CODE;
 

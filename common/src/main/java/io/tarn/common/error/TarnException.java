@@ -78,6 +78,10 @@ public class TarnException extends IOException implements TarnError {
                 return new StaleGenerationException(message);
             case TIMEOUT:
                 return new RpcTimeoutException(message);
+            case UNAUTHENTICATED:
+                return new AuthenticationException(message);
+            case ACCESS_DENIED:
+                return new AccessDeniedException(message);
             default:
                 return new TarnException(code, message);
         }

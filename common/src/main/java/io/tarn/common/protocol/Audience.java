@@ -16,12 +16,26 @@ public enum Audience {
     /** Clients to a datanode: block data, over TCP or short-circuit. */
     DATA(false),
     /** A datanode to another member of a block group: the replication protocol's messages. */
-    REPLICA(true);
+    REPLICA(true),
+    /**
+     * A connection's authentication ({@link io.tarn.common.security.SecretHandshake}): answered by the
+     * transport itself before anything else, never handed to a server's handler.
+     */
+    HANDSHAKE(true);
 
     private final boolean metadata;
 
     Audience(boolean metadata) {
         this.metadata = metadata;
+    }
+
+    /**
+     * True for the operations only Tarn's own daemons may call (registering a datanode, a namenode's
+     * calls to another, replication between datanodes): on an authenticated server, a peer that did
+     * not authenticate with the cluster secret is refused them.
+     */
+    public boolean daemonsOnly() {
+        return this == PEER || this == DATANODE || this == REPLICA;
     }
 
     /** True for the audiences whose answers decode into values that keep no buffer of the answer. */

@@ -13,6 +13,7 @@ import static io.tarn.common.protocol.Audience.ADMIN;
 import static io.tarn.common.protocol.Audience.CLIENT;
 import static io.tarn.common.protocol.Audience.DATA;
 import static io.tarn.common.protocol.Audience.DATANODE;
+import static io.tarn.common.protocol.Audience.HANDSHAKE;
 import static io.tarn.common.protocol.Audience.PEER;
 import static io.tarn.common.protocol.Audience.REPLICA;
 
@@ -85,6 +86,10 @@ public final class Opcode {
     /** The files with lost or unavailable blocks, as the namenode's last scan found them. */
     @Op(audience = ADMIN, readOnly = true) public static final int FSCK = 24;
     @Op(audience = ADMIN, readOnly = true) public static final int PING = 200;
+
+    // Any connection to any server, first: the authentication handshake (SecretHandshake).
+    @Op(audience = HANDSHAKE) public static final int AUTH_HELLO = 201;
+    @Op(audience = HANDSHAKE) public static final int AUTH_PROOF = 202;
 
     // Namenode to namenode: the directory coordinator (partition 0) replicating directory changes.
     @Op(audience = PEER) public static final int DIR_MKDIR = 30;

@@ -63,6 +63,8 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.NOT_LEADER, 71);
         WIRE.put(ErrorCode.GROUP_UNAVAILABLE, 72);
         WIRE.put(ErrorCode.NAMESPACE_READ_ONLY, 80);
+        WIRE.put(ErrorCode.UNAUTHENTICATED, 90);
+        WIRE.put(ErrorCode.ACCESS_DENIED, 91);
     }
 
     @Test

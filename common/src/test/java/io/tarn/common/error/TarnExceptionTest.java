@@ -36,6 +36,8 @@ class TarnExceptionTest {
         SPECIFIC.put(ErrorCode.REPLICATION_UNAVAILABLE, ReplicationException.class);
         SPECIFIC.put(ErrorCode.STALE_GENERATION, StaleGenerationException.class);
         SPECIFIC.put(ErrorCode.TIMEOUT, RpcTimeoutException.class);
+        SPECIFIC.put(ErrorCode.UNAUTHENTICATED, AuthenticationException.class);
+        SPECIFIC.put(ErrorCode.ACCESS_DENIED, AccessDeniedException.class);
     }
 
     @ParameterizedTest

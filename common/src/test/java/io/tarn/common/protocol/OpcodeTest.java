@@ -14,7 +14,7 @@ class OpcodeTest {
     @Test
     void theTableHoldsEveryOperationOnceWithItsConstantsName() {
         int[] all = Opcode.all();
-        assertThat(all).hasSize(48).isSorted().doesNotHaveDuplicates();
+        assertThat(all).hasSize(50).isSorted().doesNotHaveDuplicates();
         Set<String> names = Arrays.stream(all).mapToObj(Opcode::name).collect(Collectors.toSet());
         assertThat(names).hasSize(all.length).noneMatch(n -> n.startsWith("OP_"));
         assertThat(Opcode.name(Opcode.ALLOCATE_BLOCKS)).isEqualTo("ALLOCATE_BLOCKS");
@@ -48,6 +48,11 @@ class OpcodeTest {
                 "GROUP_WRITE", "GROUP_READ");
         assertThat(names(Audience.REPLICA)).containsExactlyInAnyOrder("REPLICA_MESSAGE", "REPLICA_IMAGE_CHUNK",
                 "REPLICA_READ_INDEX");
+        assertThat(names(Audience.HANDSHAKE)).containsExactlyInAnyOrder("AUTH_HELLO", "AUTH_PROOF");
+        for (Audience a : Audience.values()) {
+            assertThat(a.daemonsOnly()).as(a.name())
+                    .isEqualTo(a == Audience.PEER || a == Audience.DATANODE || a == Audience.REPLICA);
+        }
         assertThat(names(Audience.CLIENT)).hasSize(20)
                 .contains("GET_FILE", "CREATE", "WHERE_MOVED", "SET_REPLICATION", "REPLACE_BLOCK", "ONCE");
         for (int op : Opcode.all()) {

@@ -47,6 +47,8 @@ public final class DatanodeInfo {
     private volatile String host;
     private volatile int port;
     private final AtomicReference<Liveness> liveness = new AtomicReference<>(Liveness.ALIVE);
+    /** Forgotten after being dead past the expiry: kept only for the blocks the namespace still names. */
+    private volatile boolean expired;
     private volatile long lastHeartbeat;
     /** Bumped whenever the datanode comes back without its data; blocks of older incarnations are lost. */
     private volatile int incarnation;
@@ -149,6 +151,17 @@ public final class DatanodeInfo {
     }
 
     /** True when blocks may be allocated on it and its blocks are served. */
+    /** True once the registry forgot it ({@code tarn.namenode.datanode.expiry}). */
+    public boolean expired() {
+        return expired;
+    }
+
+    /** Caller: the registry, under its monitor. Its data is dropped: its blocks are lost for good. */
+    synchronized void expire() {
+        expired = true;
+        startIncarnation(generations.length);
+    }
+
     public boolean alive() {
         return liveness.get() == Liveness.ALIVE;
     }

@@ -68,6 +68,8 @@ public final class DatanodeRegistry {
     private final int blockSize;
     private final Clock clock;
     private final long timeoutMs;
+    private long claimGraceMs = 2_000;
+    private long expiryMs = 3_600_000;
     private final Map<Integer, DatanodeInfo> byId = new ConcurrentHashMap<>();
     private final Map<StorageId, DatanodeInfo> byStorageId = new ConcurrentHashMap<>();
     private final DatanodeInfo[][] byClass = new DatanodeInfo[MAX_STORAGE_CLASSES][];
@@ -87,6 +89,15 @@ public final class DatanodeRegistry {
         this.clock = clock;
         this.timeoutMs = timeoutMs;
         Arrays.fill(byClass, NONE);
+    }
+
+    /**
+     * How recently a live datanode must have been heard for its address to be refused to another
+     * storage (twice the heartbeat interval): a datanode that restarted without its memory takes
+     * longer than that to come back, while its old entry is still alive until the timeout.
+     */
+    public void addressClaimGrace(long ms) {
+        this.claimGraceMs = ms;
     }
 
     /**
@@ -233,6 +244,7 @@ public final class DatanodeRegistry {
         validate(r, where);
         StorageId sid = new StorageId(r.storageIdHigh(), r.storageIdLow());
         long now = clock.millis();
+        claimAddress(r.host(), r.port(), sid, now);
         DatanodeInfo dn = byStorageId.get(sid);
         RegionSet regions = new RegionSet(r.firstRegion(), r.regionStride(), r.regionCount());
         if (dn == null) {
@@ -310,6 +322,35 @@ public final class DatanodeRegistry {
         return new Registration(dn, reset);
     }
 
+    /**
+     * Refuses a registration of storage {@code sid} at the address of another datanode that is alive
+     * and was heard within {@link #addressClaimGrace}: two processes cannot serve one address, so
+     * either the claim is false or the other one just died, which its silence shows soon. Past the
+     * grace, the other one is marked dead at once: its address now serves another storage.
+     */
+    private void claimAddress(String host, int port, StorageId sid, long now) throws TarnException {
+        for (DatanodeInfo other : byId.values()) {
+            if (other.port() != port || !other.host().equals(host) || other.storageId().equals(sid)
+                    || !other.alive()) {
+                continue;
+            }
+            long silence = now - other.lastHeartbeat();
+            if (silence < claimGraceMs) {
+                LOG.warn("Refused the registration of storage {} at {}:{}: that is the address of {}, alive and "
+                        + "heard {} ms ago", sid, host, port, other.describe(), silence);
+                throw new TarnException(ErrorCode.INVALID_ARGUMENT, host + ":" + port + " is the address of "
+                        + other.describe() + " (storage " + other.storageId() + "), alive and heard " + silence
+                        + " ms ago: another storage cannot register there while it heartbeats. If it restarted "
+                        + "without its memory, the registration succeeds once it has been silent for " + claimGraceMs
+                        + " ms (twice tarn.datanode.heartbeat.interval)");
+            }
+            if (other.markSilent()) {
+                LOG.warn("{} silent for {} ms while storage {} registers at its address: marked dead", other.describe(),
+                        silence, sid);
+            }
+        }
+    }
+
     private void validate(RegisterRequest r, String where) throws TarnException {
         if (r.storageClass() >= MAX_STORAGE_CLASSES) {
             throw new TarnException(ErrorCode.INVALID_ARGUMENT, "datanode " + where + " registered storage class "
@@ -365,6 +406,10 @@ public final class DatanodeRegistry {
         if (dn == null || !dn.storageId().equals(sid)) {
             throw new TarnException(ErrorCode.UNKNOWN_DATANODE, "datanode id " + datanodeId + " with storage " + sid
                     + " is not registered with this namenode (it may have restarted); register again");
+        }
+        if (dn.expired()) {
+            throw new TarnException(ErrorCode.UNKNOWN_DATANODE, dn.describe() + " was forgotten after being dead "
+                    + "longer than tarn.namenode.datanode.expiry; register again (as a new datanode)");
         }
         DatanodeInfo.Liveness before = dn.heartbeat(clock.millis());
         if (before == null && dn.awaitingRegistration()) {
@@ -444,19 +489,60 @@ public final class DatanodeRegistry {
         }
     }
 
-    /** Marks datanodes silent for longer than the timeout as dead; returns how many were marked now. */
+    /**
+     * Marks datanodes silent for longer than the timeout as dead, and forgets those dead for longer
+     * than the expiry; returns how many were marked dead now.
+     */
     public int checkLiveness() {
         long now = clock.millis();
         int marked = 0;
+        List<DatanodeInfo> expiring = null;
         for (DatanodeInfo dn : byId.values()) {
             long silence = now - dn.lastHeartbeat();
             if (dn.alive() && silence > timeoutMs && dn.markSilent()) {
                 marked++;
                 LOG.warn("{} silent for {} ms (timeout {} ms): marked dead, left out of allocation", dn.describe(),
                         silence, timeoutMs);
+            } else if (!dn.alive() && !dn.expired() && silence > expiryMs) {
+                if (expiring == null) {
+                    expiring = new ArrayList<>();
+                }
+                expiring.add(dn);
             }
         }
+        if (expiring != null) {
+            expire(expiring, now);
+        }
         return marked;
+    }
+
+    /**
+     * Sets {@code tarn.namenode.datanode.expiry}, raised to the time after which dead datanodes'
+     * block group members are replaced ({@code replaceAfterMs}) plus the timeout, so that a datanode
+     * is forgotten only once its groups moved elsewhere.
+     */
+    public void expireAfter(long ms, long replaceAfterMs) {
+        this.expiryMs = Math.max(ms, replaceAfterMs + timeoutMs);
+    }
+
+    /**
+     * Forgets datanodes dead past the expiry: not listed any more, their blocks lost for good, and
+     * a storage that comes back registers as a new datanode. Each stays as a tombstone under its id,
+     * which blocks of files and the journal name; registered again after a namenode restart (from
+     * the journal), it is forgotten again one expiry later.
+     */
+    private synchronized void expire(List<DatanodeInfo> dead, long now) {
+        for (DatanodeInfo dn : dead) {
+            if (dn.alive() || dn.expired() || byStorageId.get(dn.storageId()) != dn) {
+                continue; // registered again meanwhile
+            }
+            byStorageId.remove(dn.storageId());
+            removeFromClass(dn, dn.storageClass());
+            dn.expire();
+            LOG.info("{} forgotten: dead for {} ms (tarn.namenode.datanode.expiry {} ms); its blocks are lost for "
+                    + "good, and if it comes back it registers as a new datanode", dn.describe(),
+                    now - dn.lastHeartbeat(), expiryMs);
+        }
     }
 
     /** The namenode's clock now, in ms. */
@@ -486,7 +572,7 @@ public final class DatanodeRegistry {
     /** The datanode registered from {@code host}:{@code port}, or null. */
     public DatanodeInfo byAddress(String host, int port) {
         for (DatanodeInfo dn : byId.values()) {
-            if (dn.port() == port && dn.host().equals(host)) {
+            if (dn.port() == port && dn.host().equals(host) && !dn.expired()) {
                 return dn;
             }
         }

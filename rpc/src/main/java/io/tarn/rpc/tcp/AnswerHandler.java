@@ -91,8 +91,15 @@ final class AnswerHandler extends ChannelInboundHandlerAdapter implements FrameP
                 ch.close();
                 return;
             }
-            PendingCall<?> call = table.settle(Frame.requestId(frame));
+            long id = Frame.requestId(frame);
+            PendingCall<?> call = table.settle(id);
             if (call == null) {
+                if (id == 0 && Frame.status(frame) == ErrorCode.UNAUTHENTICATED.code()) {
+                    // The server refused this connection's authentication proof and closes it: the
+                    // calls sent meanwhile fail with its reason.
+                    ByteBuf body = frame.skipBytes(Frame.HEADER_LENGTH);
+                    failure = CallErrors.answer(ErrorCode.UNAUTHENTICATED, body, remote);
+                }
                 return; // timed out earlier; the late answer is dropped
             }
             call.dropKept();

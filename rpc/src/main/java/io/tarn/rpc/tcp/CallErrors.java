@@ -1,6 +1,7 @@
 package io.tarn.rpc.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.error.AuthenticationException;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.error.TarnException;
@@ -27,6 +28,9 @@ final class CallErrors {
 
     /** The error of a call whose connection was lost before its answer; {@code why} may be null. */
     static TarnException lost(String remote, Throwable why) {
+        if (why instanceof AuthenticationException refused) {
+            return new AuthenticationException(refused.getMessage());
+        }
         return new TarnException(ErrorCode.CONNECTION_LOST, "connection to " + remote + " lost"
                 + (why == null ? "" : ": " + why.getMessage()), why);
     }

@@ -6,14 +6,18 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.Frame;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.security.SecretHandshake;
 import io.tarn.rpc.RpcClient.BodyWriter;
 import io.tarn.rpc.WaitingCaller;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SelectionKey;
@@ -49,6 +53,7 @@ final class DirectLane {
     private static final int KEEP_BUFFER = 64 * 1024;
 
     private final InetSocketAddress address;
+    private final TransportSecurity security;
     private final String remote;
     private final int maxFrame;
     private final int connectTimeoutMillis;
@@ -67,8 +72,10 @@ final class DirectLane {
     private long connectPausedUntil;
     private boolean connectPaused;
 
-    DirectLane(InetSocketAddress address, String remote, int maxFrame, long connectTimeoutMillis, long timeoutNanos) {
+    DirectLane(InetSocketAddress address, String remote, int maxFrame, TransportSecurity security,
+            long connectTimeoutMillis, long timeoutNanos) {
         this.address = address;
+        this.security = security;
         this.remote = remote;
         this.maxFrame = maxFrame;
         this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeoutMillis);
@@ -133,6 +140,9 @@ final class DirectLane {
             InetSocketAddress target = address.isUnresolved()
                     ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
             ch.socket().connect(target, connectTimeoutMillis);
+            if (security.on()) {
+                authenticate(ch);
+            }
             ch.configureBlocking(false);
             Selector s = Selector.open();
             try {
@@ -155,6 +165,46 @@ final class DirectLane {
             connectPausedUntil = now + CONNECT_PAUSE_NANOS;
             LOG.debug("direct lane to {} cannot connect, using the pipelined connection: {}", remote, e.toString());
             return false;
+        }
+    }
+
+    /**
+     * The {@link SecretHandshake} on the lane's new connection, still blocking: hello, the server's
+     * answer (checked), the proof. A failure leaves the call to the pipelined connection, which
+     * reports it.
+     */
+    private void authenticate(SocketChannel ch) throws IOException {
+        SecretHandshake.Client handshake = security.newClient();
+        Socket socket = ch.socket();
+        socket.setSoTimeout(connectTimeoutMillis);
+        ByteBuf frame = Unpooled.buffer(128);
+        try {
+            int start = Frame.begin(frame, Opcode.AUTH_HELLO, 0, 0, 0);
+            SecretHandshake.writeHello(frame, handshake.hello());
+            Frame.finish(frame, start);
+            OutputStream os = socket.getOutputStream();
+            os.write(frame.array(), frame.arrayOffset(), frame.readableBytes());
+            DataInputStream is = new DataInputStream(socket.getInputStream());
+            int length = is.readInt();
+            if (length < Frame.HEADER_LENGTH - Frame.LENGTH_FIELD || length > 4096) {
+                throw new IOException("the server answered the authentication with a frame of " + length + " bytes");
+            }
+            frame.clear().writeInt(length);
+            frame.ensureWritable(length);
+            is.readFully(frame.array(), frame.arrayOffset() + frame.writerIndex(), length);
+            frame.writerIndex(frame.writerIndex() + length);
+            if (Frame.status(frame) != ErrorCode.OK.code() || Frame.opcode(frame) != Opcode.AUTH_HELLO) {
+                throw new IOException("the server refused the authentication");
+            }
+            byte[] proof = handshake.answer(SecretHandshake.readChallenge(frame.skipBytes(Frame.HEADER_LENGTH)),
+                    remote);
+            frame.clear();
+            start = Frame.begin(frame, Opcode.AUTH_PROOF, 0, 0, 0);
+            SecretHandshake.writeProof(frame, proof);
+            Frame.finish(frame, start);
+            os.write(frame.array(), frame.arrayOffset(), frame.readableBytes());
+        } finally {
+            frame.release();
         }
     }
 

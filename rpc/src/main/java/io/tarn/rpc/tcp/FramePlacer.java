@@ -24,12 +24,13 @@ interface FramePlacer {
      */
     PayloadPlacement.Target place(ByteBuf frame, int headLength, int payloadLength);
 
-    /** Places requests whose handler asks for it. */
-    static FramePlacer requests(PayloadPlacement placement) {
+    /** Places requests whose handler asks for it, once {@code server}'s connection has authenticated. */
+    static FramePlacer requests(PayloadPlacement placement, ServerHandler server) {
         return new FramePlacer() {
             @Override
             public int headLength(ByteBuf frame) {
-                return (Frame.flags(frame) & Frame.FLAG_RESPONSE) != 0 ? -1 : placement.headLength(Frame.opcode(frame));
+                return (Frame.flags(frame) & Frame.FLAG_RESPONSE) != 0 || !server.authenticated() ? -1
+                        : placement.headLength(Frame.opcode(frame));
             }
 
             @Override

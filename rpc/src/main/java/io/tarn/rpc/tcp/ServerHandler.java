@@ -7,9 +7,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.tarn.common.error.ErrorCode;
+import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.Frame;
 import io.tarn.common.protocol.MalformedMessageException;
 import io.tarn.common.protocol.Opcode;
+import io.tarn.common.security.Identity;
 import io.tarn.rpc.RpcHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,15 +35,45 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
     private final LogLimiter protocolErrors;
     /** When responses written while a read batch is handled are flushed: at its end at the latest. */
     final FlushPacer pacer = new FlushPacer();
+    private final TransportSecurity security;
+    /** The handshake under way; null on a server that does not authenticate, and once done. */
+    private ServerAuth auth;
+    /** Who the peer is; null until it authenticated. Written and read on the I/O thread only. */
+    private Identity identity;
 
-    ServerHandler(TcpServer server, RpcHandler handler) {
-        this(server, handler, server.protocolErrors());
+    ServerHandler(TcpServer server, RpcHandler handler, TransportSecurity security) {
+        this(server, handler, server.protocolErrors(), security);
     }
 
-    ServerHandler(TcpServer server, RpcHandler handler, LogLimiter protocolErrors) {
+    ServerHandler(TcpServer server, RpcHandler handler, LogLimiter protocolErrors, TransportSecurity security) {
         this.server = server;
         this.handler = handler;
         this.protocolErrors = protocolErrors;
+        this.security = security;
+        if (security.on()) {
+            this.auth = new ServerAuth(security.newServer(), server == null ? new LogLimiter() : server.refusals(),
+                    String.valueOf(server));
+        } else {
+            this.identity = Identity.UNAUTHENTICATED;
+        }
+    }
+
+    /** True once the peer authenticated (at once on a server that does not authenticate). I/O thread only. */
+    boolean authenticated() {
+        return identity != null;
+    }
+
+    /** The peer's identity; null before it authenticated. */
+    Identity identity() {
+        return identity;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (auth != null) {
+            auth.startClock(ctx, this, security.authTimeoutNanos);
+        }
+        ctx.fireChannelActive();
     }
 
     @Override
@@ -66,6 +98,16 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
             closeMalformed(ctx, problem);
             return;
         }
+        Identity who = identity;
+        if (who == null) {
+            authenticate(ctx, frame);
+            return;
+        }
+        int opcode = Frame.opcode(frame);
+        if ((!who.daemon() || opcode == Opcode.AUTH_HELLO || opcode == Opcode.AUTH_PROOF)
+                && refused(ctx, frame, who, opcode)) {
+            return;
+        }
         TcpRequest request = new TcpRequest(this, ctx.channel(), frame, placed);
         try {
             handler.handle(request);
@@ -76,6 +118,53 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
             LOG.warn("{} from {} failed", Opcode.name(request.opcode()), TcpTransport.describe(ctx.channel()), e);
             request.failIfOpen(ErrorCode.INTERNAL, Opcode.name(request.opcode()) + " failed on the server: " + e);
         }
+    }
+
+    /** A frame of a connection that has not authenticated yet: the handshake's. */
+    private void authenticate(ChannelHandlerContext ctx, ByteBuf frame) {
+        try {
+            Identity who = auth.onFrame(ctx, frame);
+            if (who != null) {
+                identity = who;
+                auth = null;
+            }
+        } catch (MalformedMessageException e) {
+            closeMalformed(ctx, "malformed authentication frame: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Refuses (and releases) a frame {@code who} may not send: a daemons' operation from a user, or a
+     * handshake frame where none is due. False when the frame may be served.
+     */
+    private boolean refused(ChannelHandlerContext ctx, ByteBuf frame, Identity who, int opcode) {
+        Audience audience = Opcode.audience(opcode);
+        if (audience == Audience.HANDSHAKE) {
+            long id = Frame.requestId(frame);
+            frame.release();
+            if (!security.on()) {
+                TcpRequest.sendErrorAndClose(ctx.channel(), opcode, id, ErrorCode.UNAUTHENTICATED,
+                        "the server at " + server + " does not authenticate (its tarn.security.authentication = "
+                                + "none), so this client, which requires it, will not use it: set "
+                                + "tarn.security.authentication alike on both");
+            } else {
+                closeMalformed(ctx, Opcode.name(opcode) + " on a connection that has authenticated already");
+            }
+            return true;
+        }
+        if (audience == null || !audience.daemonsOnly()) {
+            return false;
+        }
+        TcpRequest request = new TcpRequest(this, ctx.channel(), frame, -1);
+        long left = server == null ? -1 : server.refusals().tryLog();
+        if (left >= 0) {
+            LOG.warn("refused {} from {}: {} did not authenticate with the cluster secret{}", Opcode.name(opcode),
+                    TcpTransport.describe(ctx.channel()), who, left == 0 ? ""
+                            : " (" + left + " more refusals since the last line, not logged)");
+        }
+        request.fail(ErrorCode.ACCESS_DENIED, Opcode.name(opcode) + " is for Tarn's daemons only, and " + who
+                + " authenticated with a client or user key; daemons authenticate with the cluster secret");
+        return true;
     }
 
     private static String checkHeader(ByteBuf frame) {

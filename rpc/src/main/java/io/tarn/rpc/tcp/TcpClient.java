@@ -7,8 +7,10 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.error.AuthenticationException;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.Frame;
@@ -85,7 +87,7 @@ final class TcpClient implements RpcClient {
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(transport.config().get(TarnKeys.RPC_TIMEOUT));
         this.slots = new CallSlots(transport.config().get(TarnKeys.RPC_MAX_INFLIGHT), timeoutNanos, remote);
         this.lane = transport.config().get(TarnKeys.CLIENT_WAIT_DIRECT)
-                ? new DirectLane(address, remote, transport.maxFrame(),
+                ? new DirectLane(address, remote, transport.maxFrame(), transport.security(),
                         transport.config().get(TarnKeys.RPC_CONNECT_TIMEOUT), timeoutNanos)
                 : null;
     }
@@ -271,6 +273,9 @@ final class TcpClient implements RpcClient {
         connecting = true;
         InetSocketAddress target = address.isUnresolved()
                 ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+        TransportSecurity security = transport.security();
+        ClientAuth auth = security.on() ? new ClientAuth(security.newClient(), remote,
+                transport.config().get(TarnKeys.RPC_CONNECT_TIMEOUT)) : null;
         ChannelFuture f = transport.clientBootstrap(loop).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
@@ -280,30 +285,46 @@ final class TcpClient implements RpcClient {
                 ch.config().setRecvByteBufAllocator(
                         new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
                 ch.pipeline().addLast("frames", frames);
+                if (auth != null) {
+                    ch.pipeline().addLast("auth", auth);
+                }
                 ch.pipeline().addLast("client", answers);
             }
         }).connect(target);
-        f.addListener(done -> {
-            connecting = false;
-            if (done.isSuccess() && !closed) {
-                channel = f.channel();
-                if (timeoutCheck == null) {
-                    long period = Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(timeoutNanos / 8,
-                            TimeUnit.MILLISECONDS.toNanos(500)));
-                    timeoutCheck = loop.scheduleAtFixedRate(this::expire, period, period, TimeUnit.NANOSECONDS);
-                }
-                drain();
+        f.addListener(connected -> {
+            if (auth != null && connected.isSuccess() && !closed) {
+                auth.done().addListener(authenticated -> opened(f, authenticated));
             } else {
-                if (done.isSuccess()) {
-                    f.channel().close();
-                }
-                Throwable cause = done.cause();
-                String why = cause == null ? "client closed" : cause.getMessage();
-                LOG.debug("cannot connect to {}: {}", remote, why);
-                failUnsent(new NotSentException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": " + why,
-                        cause));
+                opened(f, connected);
             }
         });
+    }
+
+    /** Event loop: the connection {@code f} opened (and authenticated), or {@code done} says why not. */
+    private void opened(ChannelFuture f, Future<?> done) {
+        connecting = false;
+        if (done.isSuccess() && !closed) {
+            channel = f.channel();
+            if (timeoutCheck == null) {
+                long period = Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(timeoutNanos / 8,
+                        TimeUnit.MILLISECONDS.toNanos(500)));
+                timeoutCheck = loop.scheduleAtFixedRate(this::expire, period, period, TimeUnit.NANOSECONDS);
+            }
+            drain();
+        } else {
+            if (done.isSuccess()) {
+                f.channel().close();
+            }
+            Throwable cause = done.cause();
+            String why = cause == null ? "client closed" : cause.getMessage();
+            LOG.debug("cannot connect to {}: {}", remote, why);
+            if (cause instanceof AuthenticationException refused) {
+                failUnsent(new AuthenticationException(refused.getMessage()));
+            } else {
+                failUnsent(new NotSentException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": "
+                        + why, cause));
+            }
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.protocol.ErrorAnswer;
 import io.tarn.common.protocol.Frame;
+import io.tarn.common.security.Identity;
 import io.tarn.rpc.RpcRequest;
 
 import java.net.SocketAddress;
@@ -79,6 +80,11 @@ final class TcpRequest implements RpcRequest {
     @Override
     public SocketAddress remoteAddress() {
         return channel.remoteAddress();
+    }
+
+    @Override
+    public Identity identity() {
+        return handler.identity();
     }
 
     @Override
@@ -174,7 +180,12 @@ final class TcpRequest implements RpcRequest {
 
     /** Answers a frame that could not become a request, then closes the connection. */
     static void sendErrorAndClose(Channel channel, ErrorCode code, String message) {
-        ByteBuf buf = errorFrame(channel, 0, 0, code, message, null);
+        sendErrorAndClose(channel, 0, 0, code, message);
+    }
+
+    /** Answers request {@code requestId} of {@code opcode} with an error, then closes the connection. */
+    static void sendErrorAndClose(Channel channel, int opcode, long requestId, ErrorCode code, String message) {
+        ByteBuf buf = errorFrame(channel, opcode, requestId, code, message, null);
         Frame.finish(buf, 0);
         channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
     }

@@ -16,6 +16,7 @@ final class TcpServer implements RpcServer {
     private volatile Channel listener;
     /** Limits the lines peers can make this server log by sending malformed frames. */
     private final LogLimiter protocolErrors = new LogLimiter();
+    private final LogLimiter refusals = new LogLimiter();
 
     TcpServer(TcpTransport transport) {
         this.transport = transport;
@@ -27,6 +28,11 @@ final class TcpServer implements RpcServer {
 
     LogLimiter protocolErrors() {
         return protocolErrors;
+    }
+
+    /** Limits the lines peers can make this server log by failing to authenticate or overstepping. */
+    LogLimiter refusals() {
+        return refusals;
     }
 
     void accepted(Channel ch) {

@@ -61,6 +61,7 @@ public final class TcpTransport implements Transport {
     private final EventLoopGroup group;
     private final boolean epoll;
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+    private final TransportSecurity security;
     private volatile boolean closed;
 
     public TcpTransport(TarnConfig config) {
@@ -73,6 +74,7 @@ public final class TcpTransport implements Transport {
      */
     public TcpTransport(TarnConfig config, long pollNanos) {
         this.config = config;
+        this.security = TransportSecurity.of(config);
         int threads = config.get(TarnKeys.RPC_IO_THREADS);
         if (threads == 0) {
             threads = Runtime.getRuntime().availableProcessors();
@@ -114,6 +116,10 @@ public final class TcpTransport implements Transport {
         return config;
     }
 
+    TransportSecurity security() {
+        return security;
+    }
+
     int maxFrame() {
         return Math.toIntExact(config.get(TarnKeys.RPC_MAX_FRAME));
     }
@@ -121,6 +127,7 @@ public final class TcpTransport implements Transport {
     @Override
     public RpcServer bind(InetSocketAddress address, RpcHandler handler) throws IOException {
         ensureOpen();
+        security.checkCanServe();
         Class<? extends ServerChannel> channelClass =
                 epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         TcpServer server = new TcpServer(this);
@@ -138,16 +145,17 @@ public final class TcpTransport implements Transport {
                         server.accepted(ch);
                         InetSocketAddress peer = ch.remoteAddress();
                         sizeSendBuffer(ch, peer == null ? null : peer.getAddress());
+                        ServerHandler serving = new ServerHandler(server, handler, security);
                         FrameDecoder frames;
                         if (handler instanceof PayloadPlacement placement) {
-                            frames = new FrameDecoder(maxFrame(), FramePlacer.requests(placement));
+                            frames = new FrameDecoder(maxFrame(), FramePlacer.requests(placement, serving));
                             ch.config().setRecvByteBufAllocator(
                                     new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
                         } else {
                             frames = new FrameDecoder(maxFrame());
                         }
                         ch.pipeline().addLast("frames", frames);
-                        ch.pipeline().addLast("server", new ServerHandler(server, handler));
+                        ch.pipeline().addLast("server", serving);
                     }
                 });
         InetSocketAddress resolved = address.isUnresolved()

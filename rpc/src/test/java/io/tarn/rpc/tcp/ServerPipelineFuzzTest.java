@@ -100,8 +100,9 @@ class ServerPipelineFuzzTest {
     private static int serve(byte[] stream) {
         int answers = 0;
         Handler handler = new Handler();
-        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(MAX_FRAME, FramePlacer.requests(handler)),
-                new ServerHandler(null, handler, new LogLimiter()));
+        ServerHandler server = new ServerHandler(null, handler, new LogLimiter(), TransportSecurity.NONE);
+        EmbeddedChannel channel = new EmbeddedChannel(
+                new FrameDecoder(MAX_FRAME, FramePlacer.requests(handler, server)), server);
         try {
             for (int at = 0, read = 0; at < stream.length && channel.isActive(); read++) {
                 int n = Math.min(READS[read % READS.length], stream.length - at);

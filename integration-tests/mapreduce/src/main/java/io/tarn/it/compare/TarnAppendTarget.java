@@ -66,13 +66,14 @@ final class TarnAppendTarget implements AppendTarget {
                 "tarn.replication.mode", mode));
         try {
             String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();
-            TarnClient client = TarnClient.connect(TarnConfig.builder()
+            TarnConfig.Builder config = TarnConfig.builder().apply(servers.clientKeys());
+            TarnClient client = TarnClient.connect(config
                     .set("tarn.namenode.address", namenode)
                     .set("tarn.client.shortcircuit", "off")
                     .set("tarn.rpc.timeout", Long.toString(CLIENT_TIMEOUT_MILLIS))
                     .build());
             return new TarnAppendTarget(servers, client, datanodeMb, journalDir, keepLogsIn);
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             servers.close();
             throw e;
         }

@@ -95,10 +95,11 @@ final class TarnSide implements StorageSide {
         TarnClient client = null;
         try {
             String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();
-            client = connect(namenode, "off");
+            Map<String, String> auth = servers.clientKeys();
+            client = connect(namenode, "off", auth);
             client.mkdirs(ROOT);
             client.create(STATUS_FILE, NEW_FILE).close();
-            return new TarnSide(servers, client, connect(namenode, "auto"), datanodeMb,
+            return new TarnSide(servers, client, connect(namenode, "auto", auth), datanodeMb,
                     settings.dramRoot() == null ? "/dev/shm" : settings.dramRoot().toString(), replicas);
         } catch (IOException | RuntimeException e) {
             try {
@@ -112,8 +113,8 @@ final class TarnSide implements StorageSide {
         }
     }
 
-    private static TarnClient connect(String namenode, String shortCircuit) {
-        return TarnClient.connect(TarnConfig.builder()
+    private static TarnClient connect(String namenode, String shortCircuit, Map<String, String> auth) {
+        return TarnClient.connect(TarnConfig.builder().apply(auth)
                 .set("tarn.namenode.address", namenode)
                 .set(SHORT_CIRCUIT_KEY, shortCircuit)
                 .build());

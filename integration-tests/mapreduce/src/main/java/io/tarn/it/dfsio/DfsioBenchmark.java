@@ -28,7 +28,7 @@ final class DfsioBenchmark {
 
     static DfsioResult run(BenchmarkTarget target, DfsioSettings settings, String label) throws Exception {
         Path local = Files.createDirectories(settings.workDir().resolve(label));
-        Configuration conf = LocalJobConf.create(target.uri(), local);
+        Configuration conf = LocalJobConf.create(target.uri(), local, target.clientKeys());
         conf.setInt("dfs.replication", HdfsTarget.REPLICATION);
         conf.set("test.build.data", BASE_DIR);
         conf.setInt("mapreduce.local.map.tasks.maximum", settings.files());

@@ -47,6 +47,11 @@ final class TarnTarget implements BenchmarkTarget {
     }
 
     @Override
+    public Map<String, String> clientKeys() throws IOException {
+        return servers.clientKeys();
+    }
+
+    @Override
     public void close() throws IOException {
         servers.close();
     }

@@ -4,6 +4,7 @@ import org.apache.hadoop.conf.Configuration;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * The Hadoop configuration the MapReduce jobs here run with: the local job runner in this JVM and a
@@ -24,7 +25,16 @@ public final class LocalJobConf {
      * @param localDir a local directory of this run, for everything MapReduce keeps locally
      */
     public static Configuration create(URI defaultFs, Path localDir) {
+        return create(defaultFs, localDir, Map.of());
+    }
+
+    /**
+     * Like {@link #create(URI, Path)}, with the keys a Tarn cluster's clients need ({@code tarn.*}
+     * names, such as its authentication) set as Hadoop's {@code fs.tarn.*}.
+     */
+    public static Configuration create(URI defaultFs, Path localDir, Map<String, String> tarnKeys) {
         Configuration conf = new Configuration();
+        tarnKeys.forEach((k, v) -> conf.set("fs." + k, v));
         conf.set("fs.defaultFS", defaultFs.toString());
         // FileContext users (the job's history and cache code) find AbstractFileSystems only by key,
         // never through ServiceLoader: a user's core-site.xml carries this line for tarn://.

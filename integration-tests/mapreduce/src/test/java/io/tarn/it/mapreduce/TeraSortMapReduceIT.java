@@ -78,8 +78,8 @@ class TeraSortMapReduceIT {
      * TeraSort reads it as two 50 MiB splits (Tarn's 1 MiB blocks would otherwise give 100), the
      * second one starting mid-file, in two maps and two reduces at a time with a 64 MB sort buffer.
      */
-    private Configuration jobConf(LocalCluster tarn) {
-        Configuration conf = LocalJobConf.create(tarn.uri(), localDir);
+    private Configuration jobConf(LocalCluster tarn) throws IOException {
+        Configuration conf = LocalJobConf.create(tarn.uri(), localDir, tarn.clientKeys());
         conf.setInt("mapreduce.job.maps", 2);
         conf.setInt("mapreduce.job.reduces", 2);
         conf.setInt("mapreduce.local.map.tasks.maximum", 2);

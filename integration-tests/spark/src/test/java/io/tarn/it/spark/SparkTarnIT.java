@@ -49,7 +49,10 @@ class SparkTarnIT {
     @BeforeAll
     static void start() throws IOException {
         tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "256m"));
-        spark = SparkSession.builder()
+        SparkSession.Builder builder = SparkSession.builder();
+        // The cluster authenticates (bin/tarn start's default): jobs name its key as the docs say.
+        tarn.clientKeys().forEach((k, v) -> builder.config("spark.hadoop.fs." + k, v));
+        spark = builder
                 .master("local[2]")
                 .appName("SparkTarnIT")
                 .config("spark.ui.enabled", "false")
