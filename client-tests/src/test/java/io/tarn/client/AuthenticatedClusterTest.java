@@ -1,6 +1,9 @@
 package io.tarn.client;
 
 import io.netty.buffer.ByteBuf;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.tarn.common.config.AuthenticationMode;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
@@ -14,9 +17,11 @@ import io.tarn.rpc.Transport;
 import io.tarn.rpc.Transports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 
 import static io.tarn.client.TestFiles.read;
@@ -41,6 +46,10 @@ class AuthenticatedClusterTest {
         secret.write(clusterSecret);
         Path clientKey = dir.resolve("client.key");
         secret.clientKey().write(clientKey);
+        ListAppender<ILoggingEvent> audit = new ListAppender<>();
+        audit.start();
+        Logger auditLogger = (Logger) LoggerFactory.getLogger("tarn.audit");
+        auditLogger.addAppender(audit);
         try (MiniCluster cluster = MiniCluster.builder().datanodes(2)
                 .set(TarnKeys.SECURITY_AUTHENTICATION, AuthenticationMode.SECRET)
                 .set(TarnKeys.SECURITY_SECRET_FILE, clusterSecret.toString()).start()) {
@@ -82,7 +91,23 @@ class AuthenticatedClusterTest {
             try (TarnClient alice = TarnClient.connect(asAlice)) {
                 assertThat(alice.clusterStatus().datanodes()).hasSize(2);
                 assertThat(read(alice, "/a/data")).isEqualTo(data);
+                alice.rename("/a/data", "/a/moved");
+                assertThat(alice.delete("/a/none", false)).isFalse();
             }
+
+            // One audit line per mutation and per refusal, with who, from where and the outcome.
+            List<String> lines = audit.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+            assertThat(lines).contains("user=alice ip=127.0.0.1 cmd=CREATE path=/a/data result=OK",
+                    "user=alice ip=127.0.0.1 cmd=RENAME path=/a/data dst=/a/moved result=OK",
+                    "user=alice ip=127.0.0.1 cmd=DELETE path=/a/none result=FILE_NOT_FOUND",
+                    "user=alice ip=127.0.0.1 cmd=REGISTER_DATANODE result=ACCESS_DENIED",
+                    "user=alice ip=127.0.0.1 cmd=HEARTBEAT result=ACCESS_DENIED",
+                    "user=alice ip=127.0.0.1 cmd=REPLICA_MESSAGE result=ACCESS_DENIED");
+            assertThat(lines).anyMatch(l -> l.matches("user=- ip=127\\.0\\.0\\.1 cmd=GET_PARTITIONS "
+                    + "result=UNAUTHENTICATED"));
+            assertThat(lines).noneMatch(l -> l.contains("cmd=GET_FILE") || l.contains("cmd=LIST"));
+        } finally {
+            auditLogger.detachAppender(audit);
         }
     }
 }

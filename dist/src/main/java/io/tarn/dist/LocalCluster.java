@@ -157,6 +157,10 @@ public final class LocalCluster implements AutoCloseable {
                 keys.put(line.substring(2, eq), line.substring(eq + 1));
             }
         }
+        if (keys.containsKey("tarn.security.secret.file")) {
+            // Only the key file is there when the configuration set the mode itself.
+            keys.putIfAbsent("tarn.security.authentication", "secret");
+        }
         return keys;
     }
 

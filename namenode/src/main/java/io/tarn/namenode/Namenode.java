@@ -148,6 +148,7 @@ public final class Namenode implements AutoCloseable {
                 log == null ? EditLog.NONE : log);
         service.allocator().groups().replaceAfter(config.get(TarnKeys.DATANODE_REPLACE_AFTER));
         service.datanodes().addressClaimGrace(2 * config.get(TarnKeys.HEARTBEAT_INTERVAL));
+        service.audit(config.get(TarnKeys.NAMENODE_AUDIT));
         service.datanodes().expireAfter(config.get(TarnKeys.DATANODE_EXPIRY),
                 config.get(TarnKeys.DATANODE_REPLACE_AFTER));
         NamespaceJournal journal = null;
@@ -213,6 +214,7 @@ public final class Namenode implements AutoCloseable {
             int replication = config.get(TarnKeys.REPLICATION_DEFAULT);
             long replaceAfter = config.get(TarnKeys.DATANODE_REPLACE_AFTER);
             long claimGrace = 2 * config.get(TarnKeys.HEARTBEAT_INTERVAL);
+            boolean audit = config.get(TarnKeys.NAMENODE_AUDIT);
             long expiry = config.get(TarnKeys.DATANODE_EXPIRY);
             group = new NamenodeGroup(p, member, members, transport, ReplicationHost.Settings.of(config, Mode.IN_ORDER),
                     GroupJournal.directory(dir, p), log -> {
@@ -220,6 +222,7 @@ public final class Namenode implements AutoCloseable {
                                 tokens, partitions, replication, log);
                         s.allocator().groups().replaceAfter(replaceAfter);
                         s.datanodes().addressClaimGrace(claimGrace);
+                        s.audit(audit);
                         s.datanodes().expireAfter(expiry, replaceAfter);
                         return s;
                     }, maintenancePeriod(leaseTimeout, datanodeTimeout), config.get(TarnKeys.RPC_TIMEOUT));

@@ -78,6 +78,8 @@ public final class NamenodeService implements RpcHandler {
     private final DatanodeHandler datanodeHandler;
     private final AdminHandler admin;
     private volatile SequencedLog journal;
+    /** Whether client mutations are written to the audit log ({@code tarn.namenode.audit}). */
+    private volatile boolean audit = true;
     private volatile long checkpointSeq;
     private volatile long checkpointAt = -1;
 
@@ -202,6 +204,11 @@ public final class NamenodeService implements RpcHandler {
      * ({@link DurableReply}), and mutations are refused while it is full or after it failed. Set
      * once, before serving.
      */
+    /** Turns the audit log of client mutations on or off ({@code tarn.namenode.audit}). */
+    public void audit(boolean on) {
+        this.audit = on;
+    }
+
     void journal(SequencedLog j) {
         this.journal = j;
     }
@@ -295,6 +302,9 @@ public final class NamenodeService implements RpcHandler {
             once(request);
             return;
         }
+        if (audit) {
+            request = AuditLog.wrap(request, request.opcode(), request.body(), request.body().readerIndex());
+        }
         SequencedLog j = journal;
         if (j != null && request.opcode() == Opcode.HEARTBEAT) {
             // Its group commands (create, change) must not reach a datanode before their records are on disk.
@@ -358,7 +368,8 @@ public final class NamenodeService implements RpcHandler {
             cache.end(key);
             return;
         }
-        OnceRequest call = new OnceRequest(j != null ? new DurableReply(raw, j) : raw, key, opcode, b.slice(),
+        RpcRequest audited = audit ? AuditLog.wrap(raw, opcode, b, b.readerIndex()) : raw;
+        OnceRequest call = new OnceRequest(j != null ? new DurableReply(audited, j) : audited, key, opcode, b.slice(),
                 namespace, j);
         try {
             call.run(() -> dispatch(call));

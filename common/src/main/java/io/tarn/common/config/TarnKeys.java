@@ -64,6 +64,20 @@ public final class TarnKeys {
                     + "calls were made; the queue has no bound of its own. Either way, a call that gets no slot "
                     + "within tarn.rpc.timeout fails with a timeout error.");
 
+    public static final ConfigKey<Integer> RPC_SERVER_MAX_CONNECTIONS = ConfigKey.integer(
+            "tarn.rpc.server.max.connections", 0, 0, 1 << 20, "connections", "Most connections one server keeps "
+                    + "open; a connection beyond it is answered SERVER_BUSY and closed at once. 0: nine tenths of "
+                    + "the process's open-file limit (ulimit -n), so a flood of connections cannot take the "
+                    + "descriptors the server needs.");
+
+    public static final ConfigKey<Integer> RPC_SERVER_MAX_INFLIGHT = ConfigKey.integer(
+            "tarn.rpc.server.max.inflight", 4096, 1, 1 << 20, "calls", "Most unanswered calls a server takes "
+                    + "from one connection; it stops reading that connection until answers bring it below half.");
+
+    public static final ConfigKey<Long> RPC_IDLE_TIMEOUT = ConfigKey.millis("tarn.rpc.idle.timeout", 600_000, 1_000,
+            24 * HOUR_MS, "A server closes a connection that sent nothing for this long; clients close their own "
+                    + "idle connections (nothing in flight) after half of it, and open them again when needed.");
+
     public static final ConfigKey<Long> RPC_SEND_BUFFER = ConfigKey.bytesOrZero("tarn.rpc.send.buffer", 0, 64 * KIB,
             256 * MIB, "Socket send buffer (SO_SNDBUF) of TCP connections between different hosts; 0 leaves it to "
                     + "the kernel's autotuning, which sizes it to the path's round trip. Linux doubles the value set "
@@ -152,6 +166,11 @@ public final class TarnKeys {
 
     public static final ConfigKey<Long> DATANODE_TIMEOUT = ConfigKey.millis("tarn.namenode.datanode.timeout", 10_000,
             100, HOUR_MS, "A datanode silent for this long is marked dead and left out of allocation.");
+
+    public static final ConfigKey<Boolean> NAMENODE_AUDIT = ConfigKey.bool("tarn.namenode.audit", true,
+            "Write one line per client mutation (create, mkdirs, delete, rename, set attributes, append, set "
+                    + "replication) to the logger tarn.audit: user, address, operation, paths and outcome, refusals "
+                    + "included (docs/security.md).");
 
     public static final ConfigKey<Long> DATANODE_EXPIRY = ConfigKey.millis("tarn.namenode.datanode.expiry",
             3_600_000, 1_000, 30L * 24 * HOUR_MS, "A datanode dead for this long (and for longer than "
@@ -383,11 +402,12 @@ public final class TarnKeys {
             new Group("Cluster: read by every process", List.of(NAMENODE_ADDRESS, NAMENODE_MEMBERS, BLOCK_SIZE,
                     TRANSPORT, REPLICATION_DEFAULT)),
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
-                    RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
+                    RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SERVER_MAX_CONNECTIONS, RPC_SERVER_MAX_INFLIGHT,
+                    RPC_IDLE_TIMEOUT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_MEMBER,
                     NAMENODE_POLL,
                     NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, NAMENODE_CHECKPOINT_INTERVAL,
-                    NAMENODE_CHECKPOINT_RECORDS, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_EXPIRY,
+                    NAMENODE_CHECKPOINT_RECORDS, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_EXPIRY, NAMENODE_AUDIT,
                     DATANODE_REPLACE_AFTER)),
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,

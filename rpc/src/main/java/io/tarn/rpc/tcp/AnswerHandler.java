@@ -94,11 +94,12 @@ final class AnswerHandler extends ChannelInboundHandlerAdapter implements FrameP
             long id = Frame.requestId(frame);
             PendingCall<?> call = table.settle(id);
             if (call == null) {
-                if (id == 0 && Frame.status(frame) == ErrorCode.UNAUTHENTICATED.code()) {
-                    // The server refused this connection's authentication proof and closes it: the
-                    // calls sent meanwhile fail with its reason.
+                int status = Frame.status(frame);
+                if (id == 0 && status != ErrorCode.OK.code()) {
+                    // The server refused the connection (its authentication proof, or one connection too
+                    // many) and closes it: the calls sent meanwhile fail with its reason.
                     ByteBuf body = frame.skipBytes(Frame.HEADER_LENGTH);
-                    failure = CallErrors.answer(ErrorCode.UNAUTHENTICATED, body, remote);
+                    failure = CallErrors.answer(ErrorCode.of(status), body, remote);
                 }
                 return; // timed out earlier; the late answer is dropped
             }

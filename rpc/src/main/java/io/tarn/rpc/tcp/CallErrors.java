@@ -31,6 +31,9 @@ final class CallErrors {
         if (why instanceof AuthenticationException refused) {
             return new AuthenticationException(refused.getMessage());
         }
+        if (why instanceof TarnException busy && busy.code() == ErrorCode.SERVER_BUSY) {
+            return new TarnException(ErrorCode.SERVER_BUSY, busy.getMessage());
+        }
         return new TarnException(ErrorCode.CONNECTION_LOST, "connection to " + remote + " lost"
                 + (why == null ? "" : ": " + why.getMessage()), why);
     }

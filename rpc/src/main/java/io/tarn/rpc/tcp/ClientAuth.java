@@ -86,6 +86,10 @@ final class ClientAuth extends ChannelInboundHandlerAdapter {
                 } catch (RuntimeException e) {
                     message = ErrorCode.of(status).description();
                 }
+                if (status == ErrorCode.SERVER_BUSY.code()) {
+                    fail(ctx, new TarnException(ErrorCode.SERVER_BUSY, message));
+                    return;
+                }
                 fail(ctx, new AuthenticationException(status == ErrorCode.UNAUTHENTICATED.code() ? message
                         : "the server at " + remote + " did not take part in authentication (it answered: " + message
                         + "): it may be a Tarn release without it"));

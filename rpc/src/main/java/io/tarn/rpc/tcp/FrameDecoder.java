@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.TooLongFrameException;
 import io.tarn.common.protocol.Frame;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.rpc.PayloadPlacement;
@@ -41,6 +42,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private boolean declined;
     /** Set once the stream failed to decode: nothing more is placed on this connection. */
     private boolean broken;
+    /** Longest frame (with its length field) accepted until the connection authenticated; 0: no such bound. */
+    private long unauthenticatedLimit;
 
     FrameDecoder(int maxFrame) {
         this(maxFrame, null);
@@ -61,8 +64,30 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         return MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
     }
 
+    /**
+     * Until {@link #authenticated()}, frames longer than {@code bytes} (with the length field) fail
+     * the stream: a peer that has not proved anything cannot make the server buffer a large frame.
+     */
+    void limitUntilAuthenticated(int bytes) {
+        this.unauthenticatedLimit = bytes;
+    }
+
+    /** The connection authenticated: frames up to {@code tarn.rpc.max.frame} from now on. */
+    void authenticated() {
+        this.unauthenticatedLimit = 0;
+    }
+
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
+        if (unauthenticatedLimit > 0 && in.readableBytes() >= Frame.LENGTH_FIELD) {
+            long total = in.getUnsignedInt(in.readerIndex() + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD;
+            if (total > unauthenticatedLimit) {
+                broken = true;
+                in.skipBytes(in.readableBytes());
+                throw new TooLongFrameException("a frame of " + total + " bytes before the connection authenticated "
+                        + "(at most " + unauthenticatedLimit + " until then)");
+            }
+        }
         if (placer != null && !broken && in.readableBytes() >= Frame.LENGTH_FIELD) {
             long total = in.getUnsignedInt(in.readerIndex() + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD;
             if (total <= maxFrameTotal && in.readableBytes() < total) {

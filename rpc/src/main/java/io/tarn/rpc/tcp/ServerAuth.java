@@ -26,6 +26,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServerAuth {
     private static final Logger LOG = LoggerFactory.getLogger(ServerAuth.class);
+    /** The audit log (as the namenode's): refused connections and operations, one line each. */
+    static final Logger AUDIT = LoggerFactory.getLogger("tarn.audit");
+    /** Longest frame a server reads before the connection authenticated: the handshake's are far shorter. */
+    static final int MAX_FRAME = 4096;
 
     private final SecretHandshake.Server handshake;
     private final LogLimiter refusals;
@@ -99,6 +103,8 @@ final class ServerAuth {
         long left = refusals.tryLog();
         if (left >= 0) {
             SecretHandshake.Hello hello = handshake.hello();
+            AUDIT.info("user={} ip={} cmd={} result=UNAUTHENTICATED", hello == null ? "-" : hello.user(),
+                    TcpTransport.hostOf(ch), opcode == 0 ? "CONNECT" : Opcode.name(opcode));
             LOG.warn("refused connection from {}{} to {}: {}{}", TcpTransport.describe(ch),
                     hello == null ? "" : " (user " + hello.user() + ", " + hello.kind().word() + " key)", server, why,
                     left == 0 ? "" : " (" + left + " more refusals since the last line, not logged)");

@@ -6,6 +6,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.Frame;
@@ -17,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,22 +43,90 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
     private ServerAuth auth;
     /** Who the peer is; null until it authenticated. Written and read on the I/O thread only. */
     private Identity identity;
+    /** The connection's frame decoder, told when the peer authenticated; null in tests without one. */
+    private FrameDecoder frames;
+    private final int maxInflight;
+    // ---- I/O thread only ----
+    private ChannelHandlerContext ctx;
+    /** Requests of this connection not answered yet (counted by {@link TcpRequest}). */
+    private int unanswered;
+    /** Frames read while {@link #maxInflight} requests were unanswered, served as answers go out. */
+    private ArrayDeque<Object> held;
+    private boolean drainScheduled;
+    private final Runnable drainTask = this::drainHeld;
 
-    ServerHandler(TcpServer server, RpcHandler handler, TransportSecurity security) {
-        this(server, handler, server.protocolErrors(), security);
+    ServerHandler(TcpServer server, RpcHandler handler, TransportSecurity security, int maxInflight) {
+        this(server, handler, server.protocolErrors(), security, maxInflight);
     }
 
-    ServerHandler(TcpServer server, RpcHandler handler, LogLimiter protocolErrors, TransportSecurity security) {
+    ServerHandler(TcpServer server, RpcHandler handler, LogLimiter protocolErrors, TransportSecurity security,
+            int maxInflight) {
         this.server = server;
         this.handler = handler;
         this.protocolErrors = protocolErrors;
         this.security = security;
+        this.maxInflight = maxInflight;
         if (security.on()) {
             this.auth = new ServerAuth(security.newServer(), server == null ? new LogLimiter() : server.refusals(),
                     String.valueOf(server));
         } else {
             this.identity = Identity.UNAUTHENTICATED;
         }
+    }
+
+    /** The connection's frame decoder, whose bound on frames it lifts once the peer authenticated. */
+    void frames(FrameDecoder decoder) {
+        this.frames = decoder;
+    }
+
+    /** I/O thread: a request of this connection arrived. */
+    void requestArrived() {
+        unanswered++;
+    }
+
+    /**
+     * I/O thread: a request of this connection was answered. When frames wait because too many
+     * requests were unanswered, a task serves them (not this call, which may run inside a request's
+     * handler); so it does when reading paused for that reason.
+     */
+    void requestAnswered() {
+        unanswered--;
+        if ((held != null && !held.isEmpty() || !ctx.channel().config().isAutoRead()) && !drainScheduled
+                && unanswered < maxInflight) {
+            drainScheduled = true;
+            ctx.executor().execute(drainTask);
+        }
+    }
+
+    /** Requests not answered yet (for tests). */
+    int unanswered() {
+        return unanswered;
+    }
+
+    /** Serves held frames while fewer than the limit are unanswered; reads again once none is held. */
+    private void drainHeld() {
+        drainScheduled = false;
+        ChannelHandlerContext c = ctx;
+        while (held != null && !held.isEmpty() && unanswered < maxInflight && c.channel().isActive()) {
+            serve(c, held.poll());
+        }
+        if (pacer.batchEndedShouldFlush()) {
+            c.flush();
+        }
+        updateAutoRead(c);
+    }
+
+    /** Reads while the peer drains its answers and the requests it left unanswered are few enough. */
+    private void updateAutoRead(ChannelHandlerContext c) {
+        boolean read = c.channel().isWritable() && (held == null || held.isEmpty()) && unanswered < maxInflight;
+        if (c.channel().config().isAutoRead() != read) {
+            c.channel().config().setAutoRead(read);
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext context) {
+        this.ctx = context;
     }
 
     /** True once the peer authenticated (at once on a server that does not authenticate). I/O thread only. */
@@ -78,6 +149,42 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (unanswered >= maxInflight || held != null && !held.isEmpty()) {
+            if (held == null) {
+                held = new ArrayDeque<>();
+            }
+            held.add(msg); // served in order as answers go out; nothing more is read meanwhile
+            updateAutoRead(ctx);
+            return;
+        }
+        serve(ctx, msg);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (held != null) {
+            Object msg;
+            while ((msg = held.poll()) != null) {
+                ReferenceCountUtil.release(msg instanceof FrameDecoder.PlacedFrame p ? p.frame() : msg);
+            }
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            if (unanswered == 0 && (held == null || held.isEmpty())) {
+                LOG.debug("closing connection from {}: idle for tarn.rpc.idle.timeout", TcpTransport.describe(
+                        ctx.channel()));
+                ctx.close();
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void serve(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame;
         int placed = -1;
         if (msg instanceof FrameDecoder.PlacedFrame p) {
@@ -127,6 +234,12 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
             if (who != null) {
                 identity = who;
                 auth = null;
+                if (frames != null) {
+                    frames.authenticated();
+                }
+                if (server != null) {
+                    server.authenticated(ctx.channel());
+                }
             }
         } catch (MalformedMessageException e) {
             closeMalformed(ctx, "malformed authentication frame: " + e.getMessage());
@@ -156,6 +269,8 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
             return false;
         }
         TcpRequest request = new TcpRequest(this, ctx.channel(), frame, -1);
+        ServerAuth.AUDIT.info("user={} ip={} cmd={} result=ACCESS_DENIED", who.user(),
+                TcpTransport.hostOf(ctx.channel()), Opcode.name(opcode));
         long left = server == null ? -1 : server.refusals().tryLog();
         if (left >= 0) {
             LOG.warn("refused {} from {}: {} did not authenticate with the cluster secret{}", Opcode.name(opcode),
@@ -191,7 +306,7 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // Stop reading requests while responses pile up unread; resume when the peer catches up.
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        updateAutoRead(ctx);
         ctx.fireChannelWritabilityChanged();
     }
 

@@ -78,6 +78,11 @@ final class TcpClient implements RpcClient {
     private final FlushPacer pacer = new FlushPacer();
     private ScheduledFuture<?> timeoutCheck;
     private volatile boolean closed;
+    /** Calls written so far, and as last seen by {@link #expire}, which closes a connection idle too long. */
+    private long sent;
+    private long sentWhenChecked;
+    private long idleSince;
+    private final long idleNanos;
 
     TcpClient(TcpTransport transport, InetSocketAddress address, EventLoop loop) {
         this.transport = transport;
@@ -85,6 +90,7 @@ final class TcpClient implements RpcClient {
         this.remote = address.getHostString() + ":" + address.getPort();
         this.loop = loop;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(transport.config().get(TarnKeys.RPC_TIMEOUT));
+        this.idleNanos = transport.clientIdleNanos();
         this.slots = new CallSlots(transport.config().get(TarnKeys.RPC_MAX_INFLIGHT), timeoutNanos, remote);
         this.lane = transport.config().get(TarnKeys.CLIENT_WAIT_DIRECT)
                 ? new DirectLane(address, remote, transport.maxFrame(), transport.security(),
@@ -232,6 +238,7 @@ final class TcpClient implements RpcClient {
 
     /** Event loop: registers the call under a new id and writes it, without flushing. */
     private void send(Channel ch, PendingCall<?> call) {
+        sent++;
         long id = inflight.track(call);
         call.buf.setLong(call.buf.readerIndex() + Frame.REQUEST_ID_OFFSET, id);
         if (!call.resent && call.payload == null && Opcode.isReadOnly(call.opcode)) {
@@ -305,6 +312,7 @@ final class TcpClient implements RpcClient {
         connecting = false;
         if (done.isSuccess() && !closed) {
             channel = f.channel();
+            idleSince = System.nanoTime();
             if (timeoutCheck == null) {
                 long period = Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(timeoutNanos / 8,
                         TimeUnit.MILLISECONDS.toNanos(500)));
@@ -320,6 +328,8 @@ final class TcpClient implements RpcClient {
             LOG.debug("cannot connect to {}: {}", remote, why);
             if (cause instanceof AuthenticationException refused) {
                 failUnsent(new AuthenticationException(refused.getMessage()));
+            } else if (cause instanceof TarnException busy && busy.code() == ErrorCode.SERVER_BUSY) {
+                failUnsent(new NotSentException(ErrorCode.SERVER_BUSY, busy.getMessage(), busy));
             } else {
                 failUnsent(new NotSentException(ErrorCode.CONNECTION_LOST, "cannot connect to " + remote + ": "
                         + why, cause));
@@ -346,6 +356,25 @@ final class TcpClient implements RpcClient {
         if (slots.hasWaiting() && ch != null && ch.isActive()) {
             slotsFreed();
             slots.expire(now);
+        }
+        closeIfIdle(ch, now);
+    }
+
+    /**
+     * Event loop: closes the connection when nothing was sent or in flight on it for half of
+     * {@code tarn.rpc.idle.timeout}, before the server closes it (which could cross a call being
+     * sent); the next call opens a new one.
+     */
+    private void closeIfIdle(Channel ch, long now) {
+        if (ch == null || !ch.isActive()) {
+            return;
+        }
+        if (sent != sentWhenChecked || inflight.size() > 0 || !submitted.isEmpty() || slots.hasWaiting()) {
+            sentWhenChecked = sent;
+            idleSince = now;
+        } else if (now - idleSince >= idleNanos) {
+            LOG.debug("closing the connection to {}: idle for {} ms", remote, TimeUnit.NANOSECONDS.toMillis(idleNanos));
+            ch.close();
         }
     }
 

@@ -3,7 +3,6 @@ package io.tarn.rpc.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.ErrorDetail;
 import io.tarn.common.protocol.ErrorAnswer;
@@ -55,6 +54,7 @@ final class TcpRequest implements RpcRequest {
         // The frame is this request's own slice of the read buffer: the body is the frame past its
         // header (no second slice per request).
         this.body = frame.skipBytes(Frame.HEADER_LENGTH);
+        handler.requestArrived();
     }
 
     @Override
@@ -167,6 +167,7 @@ final class TcpRequest implements RpcRequest {
             if (!handler.pacer.inReadBatch() || handler.pacer.wroteShouldFlush(FlushPacer.SERVER_FLUSH_AT)) {
                 channel.flush();
             }
+            handler.requestAnswered();
         } else {
             channel.eventLoop().execute(() -> {
                 channel.write(response, channel.voidPromise());
@@ -174,6 +175,7 @@ final class TcpRequest implements RpcRequest {
                     channel.write(payload, channel.voidPromise());
                 }
                 channel.flush();
+                handler.requestAnswered();
             });
         }
     }
@@ -187,6 +189,6 @@ final class TcpRequest implements RpcRequest {
     static void sendErrorAndClose(Channel channel, int opcode, long requestId, ErrorCode code, String message) {
         ByteBuf buf = errorFrame(channel, opcode, requestId, code, message, null);
         Frame.finish(buf, 0);
-        channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
+        LastWord.send(channel, buf);
     }
 }

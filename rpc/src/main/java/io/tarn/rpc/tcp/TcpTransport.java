@@ -21,6 +21,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ResourceLeakDetector;
 import io.tarn.common.config.LeakDetection;
 import io.tarn.common.config.TarnConfig;
@@ -39,6 +40,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +65,9 @@ public final class TcpTransport implements Transport {
     private final boolean epoll;
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
     private final TransportSecurity security;
+    private final int maxConnections;
+    private final int maxServerInflight;
+    private final long idleNanos;
     private volatile boolean closed;
 
     public TcpTransport(TarnConfig config) {
@@ -75,6 +81,9 @@ public final class TcpTransport implements Transport {
     public TcpTransport(TarnConfig config, long pollNanos) {
         this.config = config;
         this.security = TransportSecurity.of(config);
+        this.maxConnections = maxConnections(config.get(TarnKeys.RPC_SERVER_MAX_CONNECTIONS));
+        this.maxServerInflight = config.get(TarnKeys.RPC_SERVER_MAX_INFLIGHT);
+        this.idleNanos = TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_IDLE_TIMEOUT));
         int threads = config.get(TarnKeys.RPC_IO_THREADS);
         if (threads == 0) {
             threads = Runtime.getRuntime().availableProcessors();
@@ -116,6 +125,38 @@ public final class TcpTransport implements Transport {
         return config;
     }
 
+    /**
+     * {@code tarn.rpc.server.max.connections}: as configured, or for 0 nine tenths of this process's
+     * open-file soft limit (16,384 when it cannot be read).
+     */
+    static int maxConnections(int configured) {
+        if (configured > 0) {
+            return configured;
+        }
+        long limit = openFileLimit();
+        return limit <= 0 ? 16_384 : (int) Math.max(16, Math.min(1 << 20, limit * 9 / 10));
+    }
+
+    /** The soft limit on open files from /proc/self/limits, or -1 when unknown or unlimited. */
+    static long openFileLimit() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max open files")) {
+                    String[] f = line.substring("Max open files".length()).trim().split("\\s+");
+                    return "unlimited".equals(f[0]) ? -1 : Long.parseLong(f[0]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("cannot read the open-file limit: {}", e.toString());
+        }
+        return -1;
+    }
+
+    /** How long a client leaves a connection idle (nothing in flight) before it closes it: half the server's. */
+    long clientIdleNanos() {
+        return idleNanos / 2;
+    }
+
     TransportSecurity security() {
         return security;
     }
@@ -142,10 +183,12 @@ public final class TcpTransport implements Transport {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        server.accepted(ch);
+                        if (!server.admit(ch, maxConnections)) {
+                            return;
+                        }
                         InetSocketAddress peer = ch.remoteAddress();
                         sizeSendBuffer(ch, peer == null ? null : peer.getAddress());
-                        ServerHandler serving = new ServerHandler(server, handler, security);
+                        ServerHandler serving = new ServerHandler(server, handler, security, maxServerInflight);
                         FrameDecoder frames;
                         if (handler instanceof PayloadPlacement placement) {
                             frames = new FrameDecoder(maxFrame(), FramePlacer.requests(placement, serving));
@@ -155,6 +198,12 @@ public final class TcpTransport implements Transport {
                             frames = new FrameDecoder(maxFrame());
                         }
                         ch.pipeline().addLast("frames", frames);
+                        if (security.on()) {
+                            frames.limitUntilAuthenticated(ServerAuth.MAX_FRAME);
+                            server.awaitsAuthentication(ch);
+                        }
+                        serving.frames(frames);
+                        ch.pipeline().addLast("idle", new IdleStateHandler(idleNanos, 0, 0, TimeUnit.NANOSECONDS));
                         ch.pipeline().addLast("server", serving);
                     }
                 });
@@ -261,6 +310,12 @@ public final class TcpTransport implements Transport {
             }
         }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** The peer's IP address, for the audit log. */
+    static String hostOf(Channel ch) {
+        return ch != null && ch.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null
+                ? a.getAddress().getHostAddress() : "?";
     }
 
     static String describe(Channel ch) {

@@ -29,7 +29,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -177,7 +176,7 @@ class AuthenticationTest {
     }
 
     @Test
-    void aFrameBeforeTheHandshakeIsAnsweredUnauthenticatedAndItsPayloadNeverPlaced() throws Exception {
+    void aFrameBeforeTheHandshakeIsAnsweredUnauthenticatedAndNoPayloadIsPlacedOrBuffered() throws Exception {
         AtomicInteger placements = new AtomicInteger();
         class Placing implements RpcHandler, PayloadPlacement {
             @Override
@@ -200,13 +199,7 @@ class AuthenticationTest {
         RpcServer server = secretServer(write(KeyFile.newClusterSecret(), "cluster.secret"), new Placing());
         try (Socket s = new Socket("127.0.0.1", server.localAddress().getPort())) {
             s.setSoTimeout(5_000);
-            ByteBuf frame = Unpooled.buffer();
-            int start = Frame.begin(frame, Opcode.WRITE_BLOCK, 77, 0, 0);
-            frame.writeBytes(new byte[256 * 1024]);
-            Frame.finish(frame, start);
-            OutputStream out = s.getOutputStream();
-            out.write(frame.array(), 0, frame.readableBytes());
-            frame.release();
+            send(s, Opcode.WRITE_BLOCK, 77, 1024);
             DataInputStream in = new DataInputStream(s.getInputStream());
             ByteBuf answer = RawFrames.read(in);
             try {
@@ -218,6 +211,12 @@ class AuthenticationTest {
                 answer.release();
             }
             assertThat(in.read()).as("closed by the server").isEqualTo(-1);
+        }
+        // A frame big enough to be placed is refused before any of it is buffered or placed.
+        try (Socket s = new Socket("127.0.0.1", server.localAddress().getPort())) {
+            s.setSoTimeout(5_000);
+            send(s, Opcode.WRITE_BLOCK, 78, 256 * 1024);
+            assertThat(closedByPeer(s)).isTrue();
         }
         assertThat(placements.get()).isZero();
         assertThat(served.get()).isZero();
@@ -262,6 +261,34 @@ class AuthenticationTest {
         Path key = write(KeyFile.newClusterSecret().clientKey(), "client.key");
         assertThatThrownBy(() -> transport(key, "alice").bind(new InetSocketAddress("127.0.0.1", 0), whoAmI))
                 .hasMessageContaining("a Tarn server needs the cluster secret");
+    }
+
+    /** Writes a request frame of {@code bodyBytes} zero bytes; a peer that closes meanwhile is fine. */
+    private static void send(Socket s, int opcode, long id, int bodyBytes) throws IOException {
+        ByteBuf frame = Unpooled.buffer();
+        try {
+            int start = Frame.begin(frame, opcode, id, 0, 0);
+            frame.writeZero(bodyBytes);
+            Frame.finish(frame, start);
+            s.getOutputStream().write(frame.array(), 0, frame.readableBytes());
+        } catch (java.net.SocketException closed) {
+            // the server closed already
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** True once the peer closed the connection (end of stream, or a reset for data it left unread). */
+    private static boolean closedByPeer(Socket s) throws IOException {
+        try {
+            byte[] buf = new byte[4096];
+            while (s.getInputStream().read(buf) >= 0) {
+                // drain
+            }
+            return true;
+        } catch (java.net.SocketException reset) {
+            return true;
+        }
     }
 
     private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {

@@ -100,7 +100,7 @@ class ServerPipelineFuzzTest {
     private static int serve(byte[] stream) {
         int answers = 0;
         Handler handler = new Handler();
-        ServerHandler server = new ServerHandler(null, handler, new LogLimiter(), TransportSecurity.NONE);
+        ServerHandler server = new ServerHandler(null, handler, new LogLimiter(), TransportSecurity.NONE, 4096);
         EmbeddedChannel channel = new EmbeddedChannel(
                 new FrameDecoder(MAX_FRAME, FramePlacer.requests(handler, server)), server);
         try {

@@ -14,7 +14,8 @@ import java.util.Locale;
  * @param dramRoot      where Tarn's datanode keeps its region files, and the TCP stream into memory
  *                      its file (a fresh directory under it); null for {@code /dev/shm}
  */
-public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir, Path dramRoot) {
+public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir, Path dramRoot,
+                              String authentication) {
     /** Calls in flight for getFile and for the Netty echo baseline. */
     public static final List<Integer> GET_FILE_DEPTHS = List.of(1, 16, 64, 128);
     /** Calls in flight (threads) for create + close. */
@@ -58,6 +59,14 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
             throw new IllegalArgumentException("need seconds > 0, warm-up >= 0 and size >= 1 MiB, got "
                     + seconds + ", " + warmupSeconds + ", " + sizeMb);
         }
+        if (!authentication.equals("secret") && !authentication.equals("none")) {
+            throw new IllegalArgumentException("--authentication must be secret or none, got " + authentication);
+        }
+    }
+
+    /** Settings for a Tarn cluster that authenticates, as bin/tarn start makes one by default. */
+    public CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir, Path dramRoot) {
+        this(seconds, warmupSeconds, sizeMb, workDir, dramRoot, "secret");
     }
 
     /** Settings with the region files in {@code /dev/shm}. */
@@ -71,7 +80,7 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
 
     /** The settings as command-line options, for the record. */
     public String options() {
-        return String.format(Locale.ROOT, "--seconds %s --warmup-seconds %s --size-mb %d",
-                seconds, warmupSeconds, sizeMb) + (dramRoot == null ? "" : " --dram-root " + dramRoot);
+        return String.format(Locale.ROOT, "--seconds %s --warmup-seconds %s --size-mb %d --authentication %s",
+                seconds, warmupSeconds, sizeMb, authentication) + (dramRoot == null ? "" : " --dram-root " + dramRoot);
     }
 }

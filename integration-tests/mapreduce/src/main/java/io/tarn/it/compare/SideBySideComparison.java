@@ -40,7 +40,7 @@ import java.util.Map;
 public final class SideBySideComparison {
     private static final String USAGE =
             "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]"
-                    + " [--dram-root DIR] [--rounds N]";
+                    + " [--dram-root DIR] [--rounds N] [--authentication secret|none]";
 
     private SideBySideComparison() {
     }
@@ -158,7 +158,7 @@ public final class SideBySideComparison {
             // data: one second of warm-up per point was far from enough for a group's cold members.
             int deepest = CompareSettings.CREATE_DEPTHS.get(CompareSettings.CREATE_DEPTHS.size() - 1);
             CompareSettings warm = new CompareSettings(CompareSettings.MUTATION_WARMUP_FACTOR * s.warmupSeconds(), 0,
-                    s.sizeMb(), s.workDir(), s.dramRoot());
+                    s.sizeMb(), s.workDir(), s.dramRoot(), s.authentication());
             log.println("compare: " + what + "warming up create + close and rename, " + deepest + " in flight, "
                     + warm.seconds() + " s each (not measured)");
             side.createClose(deepest, warm);
@@ -312,6 +312,7 @@ public final class SideBySideComparison {
             int sizeMb = 1024;
             Path workDir = null;
             Path dramRoot = null;
+            String authentication = "secret";
             int rounds = 1;
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
@@ -322,6 +323,7 @@ public final class SideBySideComparison {
                     case "--work-dir" -> workDir = Path.of(ComparisonMain.required(args[i], value));
                     case "--dram-root" -> dramRoot = Path.of(ComparisonMain.required(args[i], value));
                     case "--rounds" -> rounds = Integer.parseInt(ComparisonMain.required(args[i], value));
+                    case "--authentication" -> authentication = ComparisonMain.required(args[i], value);
                     case "--help", "-h" -> {
                         System.out.println(USAGE);
                         System.exit(0);
@@ -337,7 +339,8 @@ public final class SideBySideComparison {
             if (temporary) {
                 workDir = Files.createTempDirectory("tarn-compare-");
             }
-            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir, dramRoot), temporary, rounds);
+            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir, dramRoot, authentication),
+                    temporary, rounds);
         }
     }
 }

@@ -87,6 +87,9 @@ final class TarnSide implements StorageSide {
                 "tarn.datanode.dram.capacity", datanodeMb + "m",
                 "tarn.datanode.dram.region.size", REGION_MB + "m"));
         keys.put("tarn.namenode.journal", journaled ? "disk" : "none");
+        if (settings.authentication().equals("none")) {
+            keys.put("tarn.security.authentication", "none"); // else as bin/tarn start sets it up
+        }
         if (journaled) {
             keys.put("tarn.namenode.journal.dir", settings.workDir().resolve("tarn-journal-" + System.nanoTime())
                     .toString());
