@@ -53,6 +53,8 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
     /** Frames read while {@link #maxInflight} requests were unanswered, served as answers go out. */
     private ArrayDeque<Object> held;
     private boolean drainScheduled;
+    /** True while reading is paused because of the in-flight cap (not the peer's unread answers). */
+    private boolean pausedByCap;
     private final Runnable drainTask = this::drainHeld;
 
     ServerHandler(TcpServer server, RpcHandler handler, TransportSecurity security, int maxInflight) {
@@ -86,13 +88,13 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * I/O thread: a request of this connection was answered. When frames wait because too many
-     * requests were unanswered, a task serves them (not this call, which may run inside a request's
-     * handler); so it does when reading paused for that reason.
+     * requests were unanswered, or reading paused for that reason, a task serves them and reads
+     * again (not this call, which may run inside a request's handler). A pause for the peer's unread
+     * answers is {@link #channelWritabilityChanged}'s to end: no task per answer then.
      */
     void requestAnswered() {
         unanswered--;
-        if ((held != null && !held.isEmpty() || !ctx.channel().config().isAutoRead()) && !drainScheduled
-                && unanswered < maxInflight) {
+        if (pausedByCap && !drainScheduled && unanswered < maxInflight) {
             drainScheduled = true;
             ctx.executor().execute(drainTask);
         }
@@ -118,7 +120,8 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
 
     /** Reads while the peer drains its answers and the requests it left unanswered are few enough. */
     private void updateAutoRead(ChannelHandlerContext c) {
-        boolean read = c.channel().isWritable() && (held == null || held.isEmpty()) && unanswered < maxInflight;
+        pausedByCap = held != null && !held.isEmpty() || unanswered >= maxInflight;
+        boolean read = c.channel().isWritable() && !pausedByCap;
         if (c.channel().config().isAutoRead() != read) {
             c.channel().config().setAutoRead(read);
         }
