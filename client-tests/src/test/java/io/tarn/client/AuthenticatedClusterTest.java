@@ -55,6 +55,10 @@ class AuthenticatedClusterTest {
                 .set(TarnKeys.SECURITY_SECRET_FILE, clusterSecret.toString()).start()) {
             TarnConfig asAlice = cluster.config().toBuilder().set(TarnKeys.SECURITY_SECRET_FILE, clientKey.toString())
                     .set(TarnKeys.CLIENT_USER, "alice").build();
+            try (TarnClient admin = TarnClient.connect(cluster.config())) { // the namenode's user: a superuser
+                admin.mkdirs("/a");
+                admin.setOwner("/a", "alice", null);
+            }
             byte[] data = new byte[3 << 20];
             new Random(7).nextBytes(data);
             try (TarnClient alice = TarnClient.connect(asAlice)) {

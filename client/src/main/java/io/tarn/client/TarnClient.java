@@ -199,7 +199,10 @@ public final class TarnClient implements AutoCloseable {
         return answers.awaitAnswer(() -> router.atCoordinator(nn -> nn.mkdirs(path, withUser(ownership))));
     }
 
-    /** Sets owner and/or group; null leaves one unchanged. Stored, not enforced. */
+    /**
+     * Sets owner and/or group; null leaves one unchanged. A namenode that checks permissions lets
+     * only a superuser change the owner, and the owner the group (to one it belongs to).
+     */
     public FileStatus setOwner(String path, String owner, String group) throws IOException {
         int mask = (owner != null ? NamenodeProtocol.SET_OWNER : 0) | (group != null ? NamenodeProtocol.SET_GROUP : 0);
         Ownership o = new Ownership(owner != null ? owner : "", group != null ? group : "",
@@ -207,7 +210,7 @@ public final class TarnClient implements AutoCloseable {
         return answers.awaitAnswer(() -> setAttributes(new SetAttributesRequest(path, mask, o, -1, -1)));
     }
 
-    /** Sets the permission bits (0 to 07777 octal). Stored, not enforced. */
+    /** Sets the permission bits (0 to 07777 octal): the owner's or a superuser's to change. */
     public FileStatus setPermission(String path, int permission) throws IOException {
         return answers.awaitAnswer(() -> setAttributes(new SetAttributesRequest(path,
                 NamenodeProtocol.SET_PERMISSION, Ownership.UNSPECIFIED.withPermission(permission), -1, -1)));

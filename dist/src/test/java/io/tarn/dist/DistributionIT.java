@@ -227,6 +227,11 @@ class DistributionIT {
         Outcome ls = tarn("fs", "-ls", "-R", "/it");
         assertThat(ls.exit()).as(ls.output()).isZero();
         assertThat(ls.output()).contains("/it/dir/" + name).containsPattern(" 1048576 \\S+ \\S+ /it/file");
+        // Another Hadoop user is checked as that user: not the owner of /, so it removes nothing.
+        Outcome denied = tarnWith(Map.of("HADOOP_USER_NAME", "nobody"), "fs", "-rm", "-r", "-skipTrash", "/it");
+        assertThat(denied.exit()).as(denied.output()).isEqualTo(1);
+        assertThat(denied.output()).contains("Permission denied: user=nobody, access=WRITE_EXECUTE, inode=\"/\"");
+        assertThat(tarn("fs", "-test", "-e", "/it/file").exit()).isZero();
 
         Outcome stop = tarn("stop");
         assertThat(stop.exit()).as(stop.output()).isZero();

@@ -5,6 +5,7 @@ import io.tarn.common.error.TarnError;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.security.AccessControlException;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -43,6 +44,8 @@ final class HadoopErrors {
                 return withCause(new PathIsNotEmptyDirectoryException(path), e);
             case NOT_A_DIRECTORY:
                 return withCause(new ParentNotDirectoryException(e.getMessage()), e);
+            case ACCESS_DENIED:
+                return withCause(new AccessControlException(e.getMessage()), e);
             default:
                 return e; // FILE_NOT_FOUND and PARENT_NOT_FOUND already are FileNotFoundExceptions
         }

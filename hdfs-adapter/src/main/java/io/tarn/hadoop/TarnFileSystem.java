@@ -55,8 +55,8 @@ import java.util.function.Function;
  * {@code PathIsNotEmptyDirectoryException}; block locations name the datanode of every block.
  * Tarn failures become the exceptions the specification names (see {@link HadoopErrors}).
  * New entries belong to the caller (Hadoop's current user) with the umask applied to their mode;
- * owners, groups, permissions and times are stored and reported but, as in HDFS with permission
- * checks off, not enforced. The block size is the cluster's, whatever create asks. Replication is a
+ * a namenode that authenticates checks owner, group and mode as HDFS does, and its refusals are
+ * {@code AccessControlException}s. The block size is the cluster's, whatever create asks. Replication is a
  * file's, as in HDFS, but Tarn keeps 1 copy or a group of 3: a Hadoop factor of 1 or less becomes
  * 1, 2 or 3 becomes 3, and one above 3 is a hint, 3 where the cluster can place it, else 1
  * ({@link HadoopReplication}).
@@ -543,7 +543,7 @@ public class TarnFileSystem extends FileSystem {
 
     // ------------------------------------------------------------------ attributes
 
-    /** Sets the owner and/or the group (null leaves one as it is). Stored, not enforced. */
+    /** Sets the owner and/or the group (null leaves one as it is): a superuser's and the owner's to change. */
     @Override
     public void setOwner(Path p, String username, String groupname) throws IOException {
         if (username == null && groupname == null) {
@@ -552,7 +552,7 @@ public class TarnFileSystem extends FileSystem {
         change(p, tarnPath -> client.setOwner(tarnPath, username, groupname));
     }
 
-    /** Sets the permission bits (sticky bit included). Stored, not enforced. */
+    /** Sets the permission bits (sticky bit included): the owner's or a superuser's to change. */
     @Override
     public void setPermission(Path p, FsPermission permission) throws IOException {
         change(p, tarnPath -> client.setPermission(tarnPath, Modes.absolute(permission)));

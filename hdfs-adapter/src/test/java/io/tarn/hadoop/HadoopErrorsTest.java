@@ -1,5 +1,6 @@
 package io.tarn.hadoop;
 
+import io.tarn.common.error.AccessDeniedException;
 import io.tarn.common.error.DirectoryNotEmptyException;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.FileExistsException;
@@ -9,6 +10,7 @@ import io.tarn.common.error.TarnFileNotFoundException;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.security.AccessControlException;
 import org.junit.jupiter.api.Test;
 
 import java.io.FileNotFoundException;
@@ -37,6 +39,13 @@ class HadoopErrorsTest {
     void fileInThePathBecomesParentNotDirectory() {
         IOException e = HadoopErrors.translate(new NotADirectoryException("'/f' is a file"), "/f/x");
         assertThat(e).isInstanceOf(ParentNotDirectoryException.class);
+    }
+
+    @Test
+    void aPermissionDenialBecomesAccessControlException() {
+        AccessDeniedException denied = new AccessDeniedException("Permission denied: user=bob, access=READ");
+        IOException e = HadoopErrors.translate(denied, "/f");
+        assertThat(e).isInstanceOf(AccessControlException.class).hasMessage(denied.getMessage()).hasCause(denied);
     }
 
     @Test

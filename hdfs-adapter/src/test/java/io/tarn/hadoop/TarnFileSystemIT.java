@@ -14,6 +14,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -458,10 +459,18 @@ class TarnFileSystemIT {
         Path file = new Path(dir, "f");
         write(file, data(3));
         fs.setPermission(file, new FsPermission((short) 01640));
-        fs.setOwner(file, "alice", null);
-        fs.setOwner(file, null, "analysts");
         fs.setTimes(file, 1_000_000L, -1);
         fs.setTimes(file, -1, 2_000_000L);
+        if (TarnTestCluster.secure()) {
+            // Checked: only a superuser gives a file away.
+            assertThatThrownBy(() -> fs.setOwner(file, "alice", null)).isInstanceOf(AccessControlException.class)
+                    .hasMessageContaining("only a superuser");
+        }
+        try (FileSystem admin = FileSystem.newInstance(TarnTestCluster.get().uri(),
+                TarnTestCluster.adminConfiguration())) {
+            admin.setOwner(file, "alice", null);
+            admin.setOwner(file, null, "analysts");
+        }
         FileStatus s = fs.getFileStatus(file);
         assertThat(s.getPermission()).isEqualTo(new FsPermission((short) 01640));
         assertThat(s.getOwner()).isEqualTo("alice");

@@ -33,7 +33,10 @@ import io.tarn.namenode.lease.LeaseManager;
 import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.Inode;
 import io.tarn.namenode.namespace.Namespace;
+import io.tarn.namenode.namespace.Permissions;
 import io.tarn.namenode.namespace.Route;
+import io.tarn.namenode.security.Caller;
+import io.tarn.namenode.security.Callers;
 import io.tarn.rpc.RpcRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +57,9 @@ import java.util.function.Function;
  * namenodes, a change the namespace routes elsewhere ({@link Route}) is handed to partition 0's
  * directory coordinator or the file mover ({@link PeerLinks}) and answered when it completes; a
  * namenode that does not coordinate answers AT_COORDINATOR (a directory change) or
- * WRONG_PARTITION (a directory creation), and the client resends to partition 0. Domain errors
+ * WRONG_PARTITION (a directory creation), and the client resends to partition 0. Before anything
+ * runs, {@link Permissions} checks that the caller (the connection's authenticated user, made a
+ * {@link Caller} by {@link Callers}) may; new entries belong to that caller. Domain errors
  * propagate as {@link TarnException} for the caller to answer; every request is answered exactly
  * once.
  */
@@ -66,6 +71,9 @@ final class ClientHandler {
     private final FileService files;
     private final LeaseManager leases;
     private final PeerLinks links;
+    private final Permissions permissions;
+    /** Who callers are; set before the namenode serves ({@code tarn.security.permissions}). */
+    private Callers callers = Callers.OFF;
 
     ClientHandler(Partitioning partitioning, Namespace namespace, FileService files, LeaseManager leases,
                   PeerLinks links) {
@@ -74,48 +82,71 @@ final class ClientHandler {
         this.files = files;
         this.leases = leases;
         this.links = links;
+        this.permissions = namespace.permissions();
+    }
+
+    /** Checks permissions as {@code c} says (before the namenode serves). */
+    void callers(Callers c) {
+        this.callers = c;
     }
 
     /** Runs and answers one client operation; domain errors are thrown for the caller to answer. */
     void handle(RpcRequest request) throws TarnException {
         ByteBuf body = request.body();
+        Caller caller = callers.of(request.identity());
         switch (request.opcode()) {
             case Opcode.GET_FILE -> {
-                Inode entry = namespace.entry(PathRequest.decode(body).path());
+                Inode entry = namespace.entry(PathRequest.decode(body).path(), caller);
                 ByteBuf out = request.response();
                 entry.writeStatus(out);
                 request.send(out);
             }
             case Opcode.CREATE -> {
                 CreateRequest r = CreateRequest.decode(body);
+                permissions.checkCreate(r.path(), r.type(), r.overwrite(), caller);
+                Ownership owned = owned(r.ownership(), caller);
                 if (r.type() == FileType.DIRECTORY && partitioning.count() > 1) {
-                    coordinate(request, r.ownership(), r.path(), r.createParents());
+                    coordinate(request, owned, r.path(), r.createParents());
                 } else {
-                    sendStatus(request, create(r));
+                    sendStatus(request, create(r, owned));
                 }
             }
             case Opcode.MKDIRS -> {
                 MkdirsRequest r = MkdirsRequest.decode(body);
+                permissions.checkCreate(r.path(), FileType.DIRECTORY, false, caller);
+                Ownership owned = owned(r.ownership(), caller);
                 if (partitioning.count() > 1) {
-                    coordinate(request, r.ownership(), r.path(), true);
+                    coordinate(request, owned, r.path(), true);
                 } else {
-                    sendStatus(request, namespace.mkdirs(r.path(), r.ownership()));
+                    sendStatus(request, namespace.mkdirs(r.path(), owned));
                 }
             }
             case Opcode.APPEND -> {
                 AppendRequest r = AppendRequest.decode(body);
+                permissions.checkWrite(r.path(), "append to", caller);
                 sendStatus(request, files.reopen(namespace.file(r.path()), r.clientId()));
             }
-            case Opcode.SET_ATTR -> setAttributes(request, SetAttributesRequest.decode(body));
-            case Opcode.SET_REPLICATION -> setReplication(request, SetReplicationRequest.decode(body));
+            case Opcode.SET_ATTR -> {
+                SetAttributesRequest r = SetAttributesRequest.decode(body);
+                permissions.checkSetAttributes(r, caller);
+                setAttributes(request, r);
+            }
+            case Opcode.SET_REPLICATION -> {
+                SetReplicationRequest r = SetReplicationRequest.decode(body);
+                permissions.checkWrite(r.path(), "set the replication of", caller);
+                setReplication(request, r);
+            }
             case Opcode.GET_REPLICATION -> {
-                int replication = namespace.replicationAt(PathRequest.decode(body).path());
+                String path = PathRequest.decode(body).path();
+                permissions.checkTraverse(path, caller);
+                int replication = namespace.replicationAt(path);
                 ByteBuf out = request.response();
                 out.writeByte(replication);
                 request.send(out);
             }
             case Opcode.REPLACE_BLOCK -> {
                 ReplaceBlockRequest r = ReplaceBlockRequest.decode(body);
+                permissions.checkFile(r.fileId(), true, caller);
                 FileService.Replacement replaced = files.replaceBlock(r.fileId(), r.blockIndex(), r.datanodeId(),
                         r.clientId(), r.clientHost());
                 if (replaced.reported() != null) {
@@ -127,6 +158,7 @@ final class ClientHandler {
             }
             case Opcode.GET_BLOCK -> {
                 GetBlockRequest r = GetBlockRequest.decode(body);
+                permissions.checkFile(r.fileId(), r.write(), caller);
                 ByteBuf out = request.response();
                 try {
                     NamenodeProtocol.writeBlockRef(out, files.getBlock(r.fileId(), r.blockIndex(), r.write(),
@@ -144,6 +176,7 @@ final class ClientHandler {
             }
             case Opcode.ALLOCATE_BLOCKS -> {
                 AllocateBlocksRequest r = AllocateBlocksRequest.decode(body);
+                permissions.checkFile(r.fileId(), true, caller);
                 BlockRefs refs = new BlockRefs(files.allocateBlocks(r.fileId(), r.first(), r.count(), r.clientId(),
                         r.clientHost(), r.durableSize()));
                 ByteBuf out = request.response();
@@ -152,6 +185,7 @@ final class ClientHandler {
             }
             case Opcode.GET_BLOCKS -> {
                 GetBlocksRequest r = GetBlocksRequest.decode(body);
+                permissions.checkFile(r.fileId(), false, caller);
                 BlockRefs refs = new BlockRefs(files.getBlocks(r.fileId(), r.first(), r.count()));
                 ByteBuf out = request.response();
                 refs.encode(out);
@@ -159,21 +193,32 @@ final class ClientHandler {
             }
             case Opcode.CLOSE -> {
                 CloseRequest r = CloseRequest.decode(body);
+                permissions.checkFile(r.fileId(), true, caller);
                 sendStatus(request, files.close(r.fileId(), r.clientId(), r.size()));
             }
             case Opcode.SYNC -> {
                 SyncRequest r = SyncRequest.decode(body);
+                permissions.checkFile(r.fileId(), true, caller);
                 sendStatus(request, files.sync(r.fileId(), r.clientId(), r.durableSize()));
             }
             case Opcode.LIST -> {
                 ListRequest r = ListRequest.decode(body);
+                permissions.checkList(r.path(), caller);
                 NamenodeProtocol.ListResponse page = namespace.list(r.path(), r.startAfter(), r.max());
                 ByteBuf out = request.response();
                 page.encode(out);
                 request.send(out);
             }
-            case Opcode.DELETE -> delete(request, DeleteRequest.decode(body));
-            case Opcode.RENAME -> rename(request, RenameRequest.decode(body));
+            case Opcode.DELETE -> {
+                DeleteRequest r = DeleteRequest.decode(body);
+                permissions.checkDelete(r.path(), r.recursive(), caller);
+                delete(request, r);
+            }
+            case Opcode.RENAME -> {
+                RenameRequest r = RenameRequest.decode(body);
+                permissions.checkRename(r.src(), r.dst(), caller);
+                rename(request, r);
+            }
             case Opcode.RENEW_LEASE -> {
                 leases.renew(RenewLeaseRequest.decode(body).clientId());
                 request.send(request.response());
@@ -187,10 +232,25 @@ final class ClientHandler {
         }
     }
 
-    /** CREATE: a file or directory, here. */
+    /** CREATE: a file or directory, here, owned as the request asks (no caller checked). */
     FileStatus create(CreateRequest r) throws TarnException {
+        return create(r, r.ownership());
+    }
+
+    private FileStatus create(CreateRequest r, Ownership ownership) throws TarnException {
         return namespace.create(r.path(), r.type(), r.overwrite(), r.createParents(), r.storageClass(),
-                r.replication(), r.clientId(), r.ownership());
+                r.replication(), r.clientId(), ownership);
+    }
+
+    /**
+     * The ownership a new entry gets: a checked caller's own user as its owner, whatever the request
+     * names (as in HDFS: entries belong to whoever makes them); the request's otherwise.
+     */
+    private static Ownership owned(Ownership requested, Caller caller) {
+        if (caller.unchecked() || requested.owner().equals(caller.user())) {
+            return requested;
+        }
+        return new Ownership(caller.user(), requested.group(), requested.permission());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.tarn.namenode;
 
+import io.tarn.common.config.AuthenticationMode;
 import io.tarn.common.config.ConfigException;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.NamespaceJournalMode;
@@ -12,6 +13,7 @@ import io.tarn.namenode.journal.JournalEditLog;
 import io.tarn.namenode.journal.JournalMeta;
 import io.tarn.namenode.journal.NamespaceJournal;
 import io.tarn.namenode.namespace.NamespaceReplay;
+import io.tarn.namenode.security.Callers;
 import io.tarn.replication.Mode;
 import io.tarn.replication.host.GroupJournal;
 import io.tarn.replication.host.ReplicationHost;
@@ -149,6 +151,7 @@ public final class Namenode implements AutoCloseable {
         service.allocator().groups().replaceAfter(config.get(TarnKeys.DATANODE_REPLACE_AFTER));
         service.datanodes().addressClaimGrace(2 * config.get(TarnKeys.HEARTBEAT_INTERVAL));
         service.audit(config.get(TarnKeys.NAMENODE_AUDIT));
+        service.callers(callers(config));
         service.datanodes().expireAfter(config.get(TarnKeys.DATANODE_EXPIRY),
                 config.get(TarnKeys.DATANODE_REPLACE_AFTER));
         NamespaceJournal journal = null;
@@ -215,6 +218,7 @@ public final class Namenode implements AutoCloseable {
             long replaceAfter = config.get(TarnKeys.DATANODE_REPLACE_AFTER);
             long claimGrace = 2 * config.get(TarnKeys.HEARTBEAT_INTERVAL);
             boolean audit = config.get(TarnKeys.NAMENODE_AUDIT);
+            Callers callers = callers(config);
             long expiry = config.get(TarnKeys.DATANODE_EXPIRY);
             group = new NamenodeGroup(p, member, members, transport, ReplicationHost.Settings.of(config, Mode.IN_ORDER),
                     GroupJournal.directory(dir, p), log -> {
@@ -223,6 +227,7 @@ public final class Namenode implements AutoCloseable {
                         s.allocator().groups().replaceAfter(replaceAfter);
                         s.datanodes().addressClaimGrace(claimGrace);
                         s.audit(audit);
+                        s.callers(callers);
                         s.datanodes().expireAfter(expiry, replaceAfter);
                         return s;
                     }, maintenancePeriod(leaseTimeout, datanodeTimeout), config.get(TarnKeys.RPC_TIMEOUT));
@@ -369,6 +374,21 @@ public final class Namenode implements AutoCloseable {
                         + "datanode timeout {} ms)", partitioning.partition(), partitioning.count(),
                 server.localAddress(), transport.name(), service.blockSize(), leaseTimeout, datanodeTimeout);
         return new Namenode(service, transport, ownsTransport, server, background, journal, checkpointer);
+    }
+
+    /**
+     * Who callers are, from the tarn.security.* keys. Without authentication no caller has a proven
+     * name, so nothing can be checked: said at startup.
+     */
+    private static Callers callers(TarnConfig config) {
+        Callers callers = Callers.of(config);
+        if (callers.enabled() && config.get(TarnKeys.SECURITY_AUTHENTICATION) == AuthenticationMode.NONE) {
+            LOG.info("Namenode permissions not checked: {} is none, so no caller has a proven name",
+                    TarnKeys.SECURITY_AUTHENTICATION);
+        } else {
+            LOG.info("Namenode {}", callers.describe());
+        }
+        return callers;
     }
 
     private static void runMaintenance(NamenodeService service) {

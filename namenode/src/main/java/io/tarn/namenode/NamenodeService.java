@@ -35,6 +35,7 @@ import io.tarn.namenode.namespace.FileService;
 import io.tarn.namenode.namespace.BlockHealth;
 import io.tarn.namenode.namespace.FileTable;
 import io.tarn.namenode.namespace.Namespace;
+import io.tarn.namenode.security.Callers;
 import io.tarn.namenode.namespace.RetryCache;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
@@ -204,6 +205,11 @@ public final class NamenodeService implements RpcHandler {
      * ({@link DurableReply}), and mutations are refused while it is full or after it failed. Set
      * once, before serving.
      */
+    /** Checks client operations' permissions as {@code callers} says ({@code tarn.security.permissions}). */
+    public void callers(Callers callers) {
+        clients.callers(callers);
+    }
+
     /** Turns the audit log of client mutations on or off ({@code tarn.namenode.audit}). */
     public void audit(boolean on) {
         this.audit = on;

@@ -250,6 +250,27 @@ public final class TarnKeys {
     public static final ConfigKey<Long> SECURITY_AUTH_TIMEOUT = ConfigKey.millis("tarn.security.auth.timeout",
             10_000, 1, HOUR_MS, "A server closes a connection that has not authenticated within this time.");
 
+    public static final ConfigKey<Boolean> SECURITY_PERMISSIONS = ConfigKey.bool("tarn.security.permissions", true,
+            "true (or on): the namenode checks owner, group and mode on every operation as HDFS does (this needs "
+                    + "tarn.security.authentication = secret, which proves who the caller is; without it nothing is "
+                    + "checked). false (or off): modes are stored and shown but anyone may do anything.");
+
+    public static final ConfigKey<String> SECURITY_SUPERUSERS = ConfigKey.string("tarn.security.superusers", "",
+            "Users, separated by commas, who pass every permission check, besides the user that runs the "
+                    + "namenode and the members of tarn.security.supergroup.", null);
+
+    public static final ConfigKey<String> SECURITY_SUPERGROUP = ConfigKey.string("tarn.security.supergroup",
+            "supergroup", "Members of this group are superusers (HDFS's dfs.permissions.superusergroup); empty "
+                    + "for none.", null);
+
+    public static final ConfigKey<String> SECURITY_GROUPS_FILE = ConfigKey.string("tarn.security.groups.file", "",
+            "Where the namenode finds users' groups: a file of lines 'user: group, group'. Empty: the namenode "
+                    + "host's accounts ('id -Gn user'). Clients' own claims of groups are never used.", null);
+
+    public static final ConfigKey<Long> SECURITY_GROUPS_CACHE = ConfigKey.millis("tarn.security.groups.cache",
+            300_000, 1_000, 24 * HOUR_MS, "How long the namenode trusts a user's groups before it asks again (in "
+                    + "the background; requests meanwhile use the groups it has).");
+
     public static final ConfigKey<String> CLIENT_USER = ConfigKey.string("tarn.client.user", "",
             "The user name a client authenticates as (with a user key file, that file's user); empty means the "
                     + "JVM's user (user.name). The Hadoop adapter sets it to the caller's Hadoop user.", null);
@@ -421,6 +442,8 @@ public final class TarnKeys {
                             REPLICATION_PRE_VOTE, REPLICATION_THREADS)),
             new Group("Security: read by every process", List.of(SECURITY_AUTHENTICATION, SECURITY_SECRET_FILE,
                     SECURITY_AUTH_TIMEOUT)),
+            new Group("Permissions: read by tarn namenode", List.of(SECURITY_PERMISSIONS, SECURITY_SUPERUSERS,
+                    SECURITY_SUPERGROUP, SECURITY_GROUPS_FILE, SECURITY_GROUPS_CACHE)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,

@@ -2,12 +2,13 @@ package io.tarn.common.fs;
 
 /**
  * Owner, group and POSIX permission bits of a namespace entry, as Hadoop's FileSystem API stores
- * and returns them. Tarn stores these but does not enforce them yet (enforcement comes with
- * authentication); HDFS without security behaves the same way for a trusted caller.
+ * and returns them. A namenode that authenticates its callers enforces them as HDFS does
+ * ({@code tarn.security.permissions}, docs/security.md).
  *
  * <p>In a request, an empty owner or group and {@link #DEFAULT_PERMISSION} mean "let the namenode
- * decide": the caller's name as sent by its client, the parent directory's group (BSD rule, as in
- * HDFS), and {@code 0644} for files, {@code 0755} for directories.
+ * decide": the parent directory's owner and group (BSD rule, as in HDFS), and {@code 0644} for
+ * files, {@code 0755} for directories. A namenode that checks permissions makes the authenticated
+ * caller the owner of what it creates, whatever the request names.
  *
  * @param owner      user name; "" in a request: unspecified
  * @param group      group name; "" in a request: inherit the parent directory's

@@ -24,7 +24,7 @@ public class TarnContract extends AbstractFSContract {
 
     @Override
     public FileSystem getTestFileSystem() throws IOException {
-        return FileSystem.get(TarnTestCluster.get().uri(), getConf());
+        return FileSystem.get(TarnTestCluster.get().uri(), TarnTestCluster.withKey(getConf()));
     }
 
     @Override

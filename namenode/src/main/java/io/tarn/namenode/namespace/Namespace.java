@@ -18,6 +18,7 @@ import io.tarn.namenode.PeerProtocol.AdoptRequest;
 import io.tarn.namenode.PeerProtocol.DirectorySnapshot;
 import io.tarn.common.protocol.NamenodeProtocol.ListResponse;
 import io.tarn.common.protocol.NamenodeProtocol.SetAttributesRequest;
+import io.tarn.namenode.security.Caller;
 import io.tarn.namenode.Clock;
 import io.tarn.namenode.Partitioning;
 import io.tarn.namenode.blocks.Block;
@@ -67,6 +68,7 @@ public final class Namespace {
     private final FileTable files;
     private final NamespaceCounts counts = new NamespaceCounts();
     private final PathWalker paths;
+    private final Permissions permissions;
     private final Creator creator;
     private final Deleter deleter;
     private final Renamer renamer;
@@ -128,6 +130,7 @@ public final class Namespace {
         Ownership rootOwnership = new Ownership(System.getProperty("user.name", "tarn"), ROOT_GROUP,
                 Ownership.DIRECTORY_DEFAULT);
         this.paths = new PathWalker(new DirectoryInode(FileIds.directory(0), "", null, clock.millis(), rootOwnership));
+        this.permissions = new Permissions(paths, files);
         this.deleter = new Deleter(clock, paths, structureLock, files, allocator, leases, counts, log);
         if (!Replication.valid(defaultReplication)) {
             throw new IllegalArgumentException("tarn.replication.default = " + defaultReplication + ": must be 1 or 3");
@@ -216,6 +219,11 @@ public final class Namespace {
         return files;
     }
 
+    /** The permission checks of client operations on this namespace. */
+    public Permissions permissions() {
+        return permissions;
+    }
+
     // ------------------------------------------------------------------ lookups
 
     /** The status of a file or directory. */
@@ -228,7 +236,12 @@ public final class Namespace {
      * ({@link Inode#writeStatus}); RETRY while a file moves to another namenode.
      */
     public Inode entry(String path) throws TarnException {
-        Inode node = paths.lookup(path);
+        return entry(path, Caller.UNCHECKED);
+    }
+
+    /** {@link #entry(String)}, each directory on the way searched only if {@code caller} may. */
+    public Inode entry(String path, Caller caller) throws TarnException {
+        Inode node = paths.lookup(path, caller);
         if (node instanceof FileInode f && f.moving()) {
             throw FileInode.movingRetry("look up", TarnPath.normalize(path));
         }
@@ -414,8 +427,8 @@ public final class Namespace {
     }
 
     /**
-     * Changes the owner, group, permission and times named by the request's mask. Ownership is
-     * stored, not enforced. INVALID_ARGUMENT for an empty owner or group, the default permission
+     * Changes the owner, group, permission and times named by the request's mask (who may is
+     * {@link Permissions}'s to check). INVALID_ARGUMENT for an empty owner or group, the default permission
      * marker, or a negative time.
      *
      * @return DONE with the new status; with several namenodes, COORDINATOR for a directory

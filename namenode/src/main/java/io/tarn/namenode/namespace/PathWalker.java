@@ -3,6 +3,7 @@ package io.tarn.namenode.namespace;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
 import io.tarn.common.fs.TarnPath;
+import io.tarn.namenode.security.Caller;
 
 import java.util.List;
 
@@ -28,6 +29,14 @@ final class PathWalker {
      * errors as {@link #lookup(String, List)}.
      */
     Inode lookup(String path) throws TarnException {
+        return lookup(path, Caller.UNCHECKED);
+    }
+
+    /**
+     * {@link #lookup(String)}, each directory searched on the way only when {@code caller} may
+     * (ACCESS_DENIED otherwise), in the same single walk.
+     */
+    Inode lookup(String path, Caller caller) throws TarnException {
         TarnPath.check(path);
         Inode cur = root;
         PathComponent name = new PathComponent(path);
@@ -39,6 +48,9 @@ final class PathWalker {
                 TarnPath.checkName(path, i, end, path);
                 if (!(cur instanceof DirectoryInode dir)) {
                     throw notFound(path, "'" + TarnPath.normalize(path.substring(0, i - 1)) + "' is a file");
+                }
+                if (!caller.may(dir.ownership(), Caller.EXECUTE)) {
+                    throw Permissions.denied(caller, Caller.EXECUTE, dir, "access", path);
                 }
                 cur = dir.children().get(name.span(i, end));
                 if (cur == null) {
