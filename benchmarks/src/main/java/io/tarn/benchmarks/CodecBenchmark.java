@@ -49,7 +49,7 @@ public class CodecBenchmark {
     static final GetBlockRequest GET_BLOCK = new GetBlockRequest(0x0001_0000_0000_2A2AL, 117, false,
             0x5EED_1234_5678_9ABCL, "worker-17.example.com", -1);
     static final BlockRef BLOCK = new BlockRef(3, "datanode-3.example.com", 9070, 0, 2, 4711, 1 << 20, 9,
-            0x0123_4567_89AB_CDEFL, false);
+            0x0123_4567_89AB_CDEFL, 0x0000_0123_4567_89ABL, false);
 
     private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
     private ByteBuf pathRequest;

@@ -11,6 +11,7 @@ import io.tarn.common.fs.FileStatus;
 import io.tarn.common.fs.Ownership;
 import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.testing.Tmpfs;
+import io.tarn.common.security.BlockTokens;
 import io.tarn.minicluster.MiniCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -111,7 +112,9 @@ class NamenodeRestartTest {
             assertThat(sameBlock.regionId()).isEqualTo(firstBlock.regionId());
             assertThat(sameBlock.blockIndex()).isEqualTo(firstBlock.blockIndex());
             assertThat(sameBlock.generation()).isEqualTo(firstBlock.generation());
-            assertThat(sameBlock.token()).as("the token key outlives the restart").isEqualTo(firstBlock.token());
+            assertThat(cluster.namenode().service().tokens().check(firstBlock.token(), firstBlock.tokenStamp(),
+                    firstBlock.datanodeId(), firstBlock.regionId(), firstBlock.blockIndex(), firstBlock.generation(),
+                    BlockTokens.READ)).as("the token key outlives the restart").isEqualTo(BlockTokens.Verdict.VALID);
 
             // New blocks after the restart never reuse a place still held, nor a generation handed out before.
             byte[] fresh = random(6 * BLOCK, 8);

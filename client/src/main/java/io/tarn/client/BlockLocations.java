@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * last one, so a sequential reader of 1 MiB blocks makes one namenode call per 16 MiB instead of one
  * per block. A block the page did not name (the file grew since it was opened, or the page failed,
  * say because a later block is on a dead datanode) is asked for alone, as is one whose lookup failed
- * before.
+ * before, and one whose token a datanode refused ({@link #renew}: tokens expire).
  *
  * <p>One per {@link TarnInputStream}, used by its {@link RangeReader} for sequential and positional
  * reads alike; the calls go through the {@link NamespaceRouter}, which follows the file when a rename
@@ -57,6 +57,22 @@ final class BlockLocations {
         boolean sequential = index > 0 && refs.get(index - 1) != null;
         if (sequential && ahead < blocksInFile && (ahead >= refs.size() || refs.get(ahead) == null)) {
             askPage(ahead);
+        }
+        return f;
+    }
+
+    /**
+     * The location of block {@code index} asked for again, after a datanode refused the token of
+     * {@code stale} (it expired): one new call however many reads of the block were refused.
+     */
+    synchronized CompletableFuture<BlockRef> renew(int index, BlockRef stale) {
+        while (refs.size() <= index) {
+            refs.add(null);
+        }
+        CompletableFuture<BlockRef> f = refs.get(index);
+        if (f == null || f.isCompletedExceptionally() || f.isDone() && f.join() == stale) {
+            f = router.readBlock(file, index);
+            refs.set(index, f);
         }
         return f;
     }

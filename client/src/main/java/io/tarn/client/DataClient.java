@@ -291,7 +291,7 @@ final class DataClient implements AutoCloseable {
     CompletableFuture<ByteBuf> readReplica(BlockRef ref, GroupMember member, int length) {
         Connection c = connection(member.datanodeId(), member.host(), member.port());
         return c.rpc.callInto(Opcode.READ_BLOCK, b -> DatanodeProtocol.writeAccess(b, member.regionId(),
-                ref.blockIndex(), ref.generation(), member.token(), 0, length), RECEIVE, RETAIN);
+                ref.blockIndex(), ref.generation(), member.token(), ref.tokenStamp(), 0, length), RECEIVE, RETAIN);
     }
 
     /**
@@ -341,8 +341,8 @@ final class DataClient implements AutoCloseable {
     }
 
     private static void access(ByteBuf b, BlockRef ref, int offset, int length) {
-        DatanodeProtocol.writeAccess(b, ref.regionId(), ref.blockIndex(), ref.generation(), ref.token(), offset,
-                length);
+        DatanodeProtocol.writeAccess(b, ref.regionId(), ref.blockIndex(), ref.generation(), ref.token(),
+                ref.tokenStamp(), offset, length);
     }
 
     /** True (and TCP from now on) when the datanode does not know the short-circuit requests. */

@@ -5,6 +5,7 @@ import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnException;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -26,6 +27,34 @@ final class Failures {
             t = t.getCause();
         }
         return t;
+    }
+
+    /**
+     * True when a datanode refused the block token of a call ({@code cause} unwrapped): it expired
+     * (TOKEN_EXPIRED), or the datanode cannot check it (INVALID_TOKEN: a key it no longer holds, or a
+     * namenode that changed its key). Asking the namenode for the block again gets a new one.
+     */
+    static boolean tokenRefused(Throwable cause) {
+        return hasCode(cause, ErrorCode.TOKEN_EXPIRED) || hasCode(cause, ErrorCode.INVALID_TOKEN);
+    }
+
+    /**
+     * {@code next}, or when it fails, the failure {@code first} that led to it (the more telling one:
+     * a datanode's reason to refuse a token says more than the namenode's answer to asking again),
+     * with the later failure attached as suppressed.
+     */
+    static <T> CompletableFuture<T> orFirst(CompletableFuture<T> next, Throwable first) {
+        return next.handle((v, later) -> {
+            if (later == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable cause = unwrap(first);
+            Throwable other = unwrap(later);
+            if (other != cause) {
+                cause.addSuppressed(other);
+            }
+            return CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(f -> f);
     }
 
     /** True when {@code cause} (already unwrapped) is a Tarn error with {@code code}. */

@@ -67,7 +67,7 @@ final class GroupCalls {
         int length = data.readableBytes();
         Call<Void> call = new Call<>(ref, (member, rpc) -> rpc.call(Opcode.GROUP_WRITE,
                 b -> GroupProtocol.writeAccess(b, ref.group().groupId(), ref.blockIndex(), ref.generation(),
-                        member.token(), offset, length, clientId, seq, firstUnacked(seq)),
+                        member.token(), ref.tokenStamp(), offset, length, clientId, seq, firstUnacked(seq)),
                 data.retainedDuplicate(), NO_BODY));
         call.start();
         return call.result.whenComplete((v, e) -> {
@@ -80,7 +80,7 @@ final class GroupCalls {
     CompletableFuture<ByteBuf> read(BlockRef ref, int offset, int length) {
         Call<ByteBuf> call = new Call<>(ref, (member, rpc) -> rpc.call(Opcode.GROUP_READ,
                 b -> GroupProtocol.writeAccess(b, ref.group().groupId(), ref.blockIndex(), ref.generation(),
-                        member.token(), offset, length, clientId, 0, 0), RETAIN));
+                        member.token(), ref.tokenStamp(), offset, length, clientId, 0, 0), RETAIN));
         call.start();
         return call.result;
     }
@@ -94,7 +94,8 @@ final class GroupCalls {
         try {
             return connect.apply(member).call(Opcode.GROUP_READ,
                     b -> GroupProtocol.writeAccess(b, ref.group().groupId(), ref.blockIndex(), ref.generation(),
-                            member.token(), offset, length, clientId, GroupProtocol.READ_AT_ANY_MEMBER, 0), RETAIN);
+                            member.token(), ref.tokenStamp(), offset, length, clientId,
+                            GroupProtocol.READ_AT_ANY_MEMBER, 0), RETAIN);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

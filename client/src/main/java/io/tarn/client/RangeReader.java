@@ -62,7 +62,11 @@ final class RangeReader {
     CompletableFuture<ByteBuf> request(long pos, int length, ResponseTarget target) {
         int index = (int) (pos / blockSize);
         int offset = (int) (pos % blockSize);
-        return locations.of(index).thenCompose(r -> data.read(r, offset, length, target)).thenApply(buf -> {
+        return locations.of(index).thenCompose(r -> data.read(r, offset, length, target).exceptionallyCompose(e ->
+                Failures.tokenRefused(Failures.unwrap(e))
+                        ? Failures.orFirst(locations.renew(index, r), e)
+                                .thenCompose(fresh -> data.read(fresh, offset, length, target))
+                        : CompletableFuture.failedFuture(e))).thenApply(buf -> {
             if (buf.readableBytes() != length) {
                 int got = buf.readableBytes();
                 buf.release();

@@ -109,6 +109,11 @@ public final class TarnOutputStream extends OutputStream {
      * them (REPLACE_BLOCK), by block index; every write of such a block goes there.
      */
     private final ConcurrentHashMap<Integer, CompletableFuture<BlockRef>> replaced = new ConcurrentHashMap<>();
+    /**
+     * Blocks asked for again after a datanode refused their token (it expired), by index: later
+     * writes of the block use the new location. Written from any thread.
+     */
+    private final ConcurrentHashMap<Integer, CompletableFuture<BlockRef>> renewed = new ConcurrentHashMap<>();
     private volatile Throwable failure;
     private boolean closed;
 
@@ -441,8 +446,10 @@ public final class TarnOutputStream extends OutputStream {
      * to a replacement block elsewhere ({@link #elsewhere}); if one was, the write fails, since bytes
      * the datanode acknowledged are gone with it.
      */
-    private CompletableFuture<Void> store(int index, CompletableFuture<BlockRef> block,
+    private CompletableFuture<Void> store(int index, CompletableFuture<BlockRef> allocation,
             CompletableFuture<LocalStorage.WriteRange> asked, int offset, ByteBuf data) {
+        CompletableFuture<BlockRef> fresh = renewed.get(index);
+        CompletableFuture<BlockRef> block = fresh != null ? fresh : allocation;
         return block.handle((allocated, e) -> {
             if (e != null) {
                 data.release();
@@ -457,7 +464,7 @@ public final class TarnOutputStream extends OutputStream {
             CompletableFuture<Void> first;
             try {
                 ByteBuf attempt = data.retainedDuplicate();
-                first = asked != null ? client.data().write(allocated, offset, attempt, asked)
+                first = asked != null && fresh == null ? client.data().write(allocated, offset, attempt, asked)
                         : client.data().write(allocated, offset, attempt);
             } catch (RuntimeException x) {
                 first = CompletableFuture.failedFuture(x);
@@ -468,9 +475,27 @@ public final class TarnOutputStream extends OutputStream {
                     stored(index);
                     return CompletableFuture.<Void>completedFuture(null);
                 }
+                if (Failures.tokenRefused(Failures.unwrap(x))) {
+                    return Failures.orFirst(renew(index, allocated), x).handle((r, y) -> {
+                        if (y != null) {
+                            data.release();
+                            return CompletableFuture.<Void>failedFuture(y);
+                        }
+                        return client.data().write(r, offset, data).thenRun(() -> stored(index));
+                    }).thenCompose(f -> f);
+                }
                 return elsewhere(index, allocated, offset, data, x);
             }).thenCompose(f -> f);
         }).thenCompose(f -> f);
+    }
+
+    /**
+     * Block {@code index} asked for again after a datanode refused the token of {@code stale}
+     * (tokens expire): the same block with a new token, one call however many writes were refused.
+     */
+    private CompletableFuture<BlockRef> renew(int index, BlockRef stale) {
+        return renewed.compute(index, (i, f) -> f != null && !f.isCompletedExceptionally()
+                && !(f.isDone() && f.join() == stale) ? f : router.writeBlock(file, i, -1));
     }
 
     /**

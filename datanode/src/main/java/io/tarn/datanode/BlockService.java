@@ -177,7 +177,44 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
     }
 
     private static boolean sameKey(BlockTokens a, BlockTokens b) {
-        return a.key0() == b.key0() && a.key1() == b.key1();
+        return a.fingerprint() == b.fingerprint();
+    }
+
+    /**
+     * What the access's token is worth for {@code mode}, checked with the keys of the namenode that
+     * issued it (the stamp names it; a namenode that adopted a file from another issues the tokens of
+     * its blocks in the other's regions).
+     */
+    private BlockTokens.Verdict verdict(DatanodeProtocol.Access a, int mode) {
+        long stamp = a.tokenStamp();
+        int p = BlockTokens.issuer(stamp);
+        Registration[] regs = registrations;
+        Registration issuer = p < regs.length ? regs[p] : null;
+        if (issuer == null) {
+            return BlockTokens.Verdict.UNKNOWN_KEY;
+        }
+        return issuer.tokens().check(a.token(), stamp, issuer.datanodeId(), a.regionId(), a.blockIndex(),
+                a.generation(), mode);
+    }
+
+    /**
+     * True when the access's token grants {@code mode} now; otherwise answers TOKEN_EXPIRED (the
+     * client asks the namenode for the block again) or INVALID_TOKEN, saying why.
+     */
+    private boolean granted(RpcRequest request, DatanodeProtocol.Access a, int mode, String what) {
+        BlockTokens.Verdict v = verdict(a, mode);
+        switch (v) {
+            case VALID -> {
+                return true;
+            }
+            case EXPIRED -> fail(request, ErrorCode.TOKEN_EXPIRED, describe(request, a) + ": the token ("
+                    + BlockTokens.describe(a.tokenStamp()) + ") has expired; ask the namenode for the block again");
+            case UNKNOWN_KEY -> fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token is under "
+                    + BlockTokens.describe(a.tokenStamp()) + ", a key this datanode does not hold (the token is older "
+                    + "than the keys it keeps, or that namenode has not answered its heartbeats lately)");
+            default -> fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, mode, what));
+        }
+        return false;
     }
 
     /**
@@ -187,10 +224,10 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
      * the access.
      */
     private String tokenRefused(RpcRequest request, DatanodeProtocol.Access a, int mode, String what) {
-        int partition = RegionShare.owner(a.regionId(), namenodes.length);
-        Registration former = formerKeys[partition];
-        if (former != null && former.tokens().check(a.token(), former.datanodeId(), a.regionId(), a.blockIndex(),
-                a.generation(), mode)) {
+        int partition = BlockTokens.issuer(a.tokenStamp());
+        Registration former = partition < formerKeys.length ? formerKeys[partition] : null;
+        if (former != null && former.tokens().check(a.token(), a.tokenStamp(), former.datanodeId(), a.regionId(),
+                a.blockIndex(), a.generation(), mode) == BlockTokens.Verdict.VALID) {
             return describe(request, a) + ": the token was issued by " + namenodes[partition] + " before it "
                     + "restarted without its journal (tarn.namenode.journal = none) and changed its block token key; "
                     + "the namespace that named this block is gone with it, so the file must be written again";
@@ -312,8 +349,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
                     + ": announces " + length + " data bytes but carries " + carried);
             return;
         }
-        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)) {
-            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, BlockTokens.WRITE, "writing"));
+        if (!granted(request, a, BlockTokens.WRITE, "writing")) {
             return;
         }
         if (!generations.advance(region, block, generation)) {
@@ -372,7 +408,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         int block = a.blockIndex();
         int generation = a.generation();
         if (replicated.test(region) || store.failure(region) != null
-                || !reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.WRITE)
+                || verdict(a, BlockTokens.WRITE) != BlockTokens.Verdict.VALID
                 || !reg.generations().advance(region, block, generation)) {
             return null;
         }
@@ -405,8 +441,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
                     + ": " + (body.readableBytes() - DatanodeProtocol.ACCESS_LENGTH) + " unexpected trailing bytes");
             return;
         }
-        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation, BlockTokens.READ)) {
-            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, BlockTokens.READ, "reading"));
+        if (!granted(request, a, BlockTokens.READ, "reading")) {
             return;
         }
         if (!readable(request, a, reg)) {
@@ -466,10 +501,7 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             request.send(response);
             return;
         }
-        if (!reg.tokens().check(a.token(), reg.datanodeId(), region, block, generation,
-                write ? BlockTokens.WRITE : BlockTokens.READ)) {
-            int mode = write ? BlockTokens.WRITE : BlockTokens.READ;
-            fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, mode, write ? "writing" : "reading"));
+        if (!granted(request, a, write ? BlockTokens.WRITE : BlockTokens.READ, write ? "writing" : "reading")) {
             return;
         }
         if (write) {

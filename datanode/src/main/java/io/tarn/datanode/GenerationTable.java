@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -84,8 +85,8 @@ public final class GenerationTable {
         Path fresh = file.resolveSibling(file.getFileName() + ".new");
         Files.deleteIfExists(fresh);
         ByteBuffer buf;
-        try (FileChannel ch = FileChannel.open(fresh, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(fresh, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE), OwnerOnly.file())) {
             // A freshly extended file reads as zeros: every generation starts at 0.
             buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, size).order(ByteOrder.nativeOrder());
         }

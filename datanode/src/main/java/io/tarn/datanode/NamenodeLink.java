@@ -3,6 +3,7 @@ package io.tarn.datanode;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnError;
 import io.tarn.common.error.TarnException;
+import io.tarn.common.protocol.AdminProtocol.BlockKeys;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
@@ -72,11 +73,15 @@ public final class NamenodeLink implements AutoCloseable {
     /** Upper bound of the registration back-off for intervals up to it (see {@link #backoffCap}). */
     public static final long MAX_BACKOFF_MS = 15_000;
 
-    /** Applies a registration reply; runs on the link's thread and may do file I/O. */
+    /** Applies a registration reply and the block keys of heartbeat answers; runs on the link's thread. */
     @FunctionalInterface
     public interface Listener {
-        /** Throws when the reply cannot be used; the link then retries later. */
+        /** Throws when the reply cannot be used; the link then retries later (may do file I/O). */
         void registered(RegisterResponse response) throws Exception;
+
+        /** The namenode's block keys of the moment, from a heartbeat answer. */
+        default void keys(BlockKeys keys) {
+        }
     }
 
     /** The condition last logged, so each change is logged once. */
@@ -313,6 +318,13 @@ public final class NamenodeLink implements AutoCloseable {
             return;
         }
         applyHeartbeat(error);
+        if (error == null && !response.keys().keys().isEmpty()) {
+            try {
+                listener.keys(response.keys());
+            } catch (RuntimeException e) {
+                LOG.warn("Could not take the block keys of namenode {}: {}", client.remote(), e.toString());
+            }
+        }
         if (error == null && response.reportAgain() && !leaving) {
             // Its last block report showed blocks behind the namespace; a new one confirms or clears them.
             mustRegister = true;

@@ -1,6 +1,7 @@
 package io.tarn.datanode;
 
 import io.tarn.common.config.HostPort;
+import io.tarn.common.protocol.AdminProtocol.BlockKeys;
 import io.tarn.common.protocol.AdminProtocol.LostRegion;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -38,6 +39,13 @@ public final class NamenodeLinks implements AutoCloseable {
 
         /** Applies partition {@code partition}'s reply; throws when it cannot be used (the link retries later). */
         void registered(int partition, RegisterResponse response) throws Exception;
+
+        /**
+         * Partition {@code partition}'s block keys of the moment, from a heartbeat answer: the
+         * registration checks tokens with them from now on.
+         */
+        default void keys(int partition, BlockKeys keys) {
+        }
 
         /** The regions of partition {@code partition}'s share lost since the registration (for each heartbeat). */
         default List<LostRegion> lostRegions(int partition) {
@@ -97,7 +105,17 @@ public final class NamenodeLinks implements AutoCloseable {
     private NamenodeLink link(RpcClient client, int partition, Registrar registrar, GroupCommands groups,
                               Duration interval) {
         return new NamenodeLink(client, () -> registrar.request(partition),
-                response -> registrar.registered(partition, response), interval, thread, partition, groups,
+                new NamenodeLink.Listener() {
+                    @Override
+                    public void registered(RegisterResponse response) throws Exception {
+                        registrar.registered(partition, response);
+                    }
+
+                    @Override
+                    public void keys(BlockKeys keys) {
+                        registrar.keys(partition, keys);
+                    }
+                }, interval, thread, partition, groups,
                 () -> registrar.lostRegions(partition));
     }
 

@@ -8,11 +8,13 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -27,6 +29,11 @@ import java.util.stream.Stream;
  * a restarted datanode {@linkplain #claim claims} the abandoned directory again and serves its
  * data under the same id. A directory is only ever visible under its final name once its lock is
  * held, so a concurrent scan never sees a half-made one.
+ *
+ * <p>Storage is the datanode's user's alone ({@link OwnerOnly}): a root another user owns or may
+ * write (unless sticky) is refused, a directory is made mode 0700 and its lock file 0600, and an
+ * abandoned directory is reused only when it and its files belong to the datanode's user and no
+ * one else may write them (what others could read is taken back).
  */
 public final class StorageDirectory {
     private static final Logger LOG = LoggerFactory.getLogger(StorageDirectory.class);
@@ -62,7 +69,14 @@ public final class StorageDirectory {
      * are skipped; unclaimed ones the inspector rejects are left alone and logged.
      */
     public static StorageDirectory claim(Path root, Inspector inspector) throws IOException {
-        Files.createDirectories(root);
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(root, OwnerOnly.directory());
+        }
+        String unsafe = OwnerOnly.whyUnsafeRoot(root);
+        if (unsafe != null) {
+            throw new IOException("refusing storage root " + root + ": " + unsafe + "; use a directory the "
+                    + "datanode's user owns (tarn.datanode.dram.path), or remove this one");
+        }
         List<Path> candidates;
         try (Stream<Path> entries = Files.list(root)) {
             candidates = entries.filter(Files::isDirectory).sorted().collect(Collectors.toList());
@@ -97,7 +111,10 @@ public final class StorageDirectory {
             }
             String why;
             try {
-                why = inspector.whyNotReusable(dir, id);
+                why = OwnerOnly.whyNotOwn(dir);
+                if (why == null) {
+                    why = inspector.whyNotReusable(dir, id);
+                }
             } catch (IOException | RuntimeException e) {
                 why = e.getMessage() != null ? e.getMessage() : e.toString();
             }
@@ -128,11 +145,11 @@ public final class StorageDirectory {
         UUID id = UUID.randomUUID();
         Path staging = root.resolve(CREATING_PREFIX + id);
         Path dir = root.resolve(id.toString());
-        Files.createDirectory(staging);
+        Files.createDirectory(staging, OwnerOnly.directory());
         FileChannel channel = null;
         try {
-            channel = FileChannel.open(staging.resolve(LOCK_FILE), StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE);
+            channel = FileChannel.open(staging.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE), OwnerOnly.file());
             FileLock lock = channel.lock();
             // The lock belongs to the open file, which keeps it across the rename.
             Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);

@@ -20,13 +20,13 @@ class BlockReplicasTest {
 
     private static BlockRef groupRef(int leader) {
         GroupMember main = MEMBERS.stream().filter(m -> m.memberId() == leader).findFirst().orElse(MEMBERS.get(0));
-        return new BlockRef(main.datanodeId(), main.host(), main.port(), 0, main.regionId(), 5, 100, 1, 9L, false,
+        return new BlockRef(main.datanodeId(), main.host(), main.port(), 0, main.regionId(), 5, 100, 1, 9L, 0L, false,
                 new BlockGroup(42, 2, leader, MEMBERS));
     }
 
     @Test
     void anUnreplicatedBlockNamesItsOneDatanode() throws IOException {
-        BlockRef ref = new BlockRef(3, "dn-x", 7010, 0, 1, 4, 100, 1, 9L, false);
+        BlockRef ref = new BlockRef(3, "dn-x", 7010, 0, 1, 4, 100, 1, 9L, 0L, false);
         BlockLocation at = BlockLocator.replicas(ref, 200, 50);
         assertThat(at.getHosts()).containsExactly("dn-x");
         assertThat(at.getNames()).containsExactly("dn-x:7010");
@@ -52,13 +52,13 @@ class BlockReplicasTest {
     void membersTheNamenodeCountedDownAreLeftOut() throws IOException {
         BlockRef ref = groupRef(1);
         BlockRef secondDown = new BlockRef(ref.datanodeId(), ref.host(), ref.port(), 0, ref.regionId(), 5, 100, 1,
-                9L, false, ref.group(), 0b010);
+                9L, 0L, false, ref.group(), 0b010);
         assertThat(BlockLocator.replicas(secondDown, 0, 100).getHosts()).as("the leader's datanode is dead")
                 .containsExactly("dn-a", "dn-c");
         BlockRef firstAndThirdDown = new BlockRef(ref.datanodeId(), ref.host(), ref.port(), 0, ref.regionId(), 5, 100,
-                1, 9L, false, ref.group(), 0b101);
+                1, 9L, 0L, false, ref.group(), 0b101);
         assertThat(BlockLocator.replicas(firstAndThirdDown, 0, 100).getNames()).containsExactly("dn-b:7001");
-        BlockRef allDown = new BlockRef(ref.datanodeId(), ref.host(), ref.port(), 0, ref.regionId(), 5, 100, 1, 9L,
+        BlockRef allDown = new BlockRef(ref.datanodeId(), ref.host(), ref.port(), 0, ref.regionId(), 5, 100, 1, 9L, 0L,
                 false, ref.group(), 0b111);
         assertThat(BlockLocator.replicas(allDown, 0, 100).getHosts()).as("all down: all named")
                 .containsExactly("dn-b", "dn-a", "dn-c");

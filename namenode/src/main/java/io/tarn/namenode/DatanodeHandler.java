@@ -6,6 +6,7 @@ import io.tarn.common.error.TarnException;
 import io.tarn.common.protocol.Audience;
 import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
+import io.tarn.common.protocol.AdminProtocol.BlockKeys;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
@@ -77,20 +78,22 @@ final class DatanodeHandler {
      */
     HeartbeatResponse heartbeatAnswer(HeartbeatRequest r) {
         DatanodeInfo dn = datanodes.get(r.datanodeId());
-        HeartbeatResponse answer = groups.heartbeat(dn, r.hostedGroups(), r.leading(), r.failed());
+        // Every answer hands the block keys of the moment: the next epoch's before it starts.
+        HeartbeatResponse answer = groups.heartbeat(dn, r.hostedGroups(), r.leading(), r.failed())
+                .withKeys(BlockKeys.of(tokens));
         // Blocks its last report showed behind are confirmed (or cleared) by a new report.
         return dn.askForAnotherReport() ? answer.askingForAReport() : answer;
     }
 
     /**
      * REGISTER_DATANODE: registers the datanode's share of regions and answers with the datanode id,
-     * block size and token key. WRONG_PARTITION when the share is not this partition's.
+     * block size and the block keys it checks tokens with. WRONG_PARTITION when the share is not this
+     * partition's.
      */
     RegisterResponse register(RegisterRequest r) throws TarnException {
         checkRegionShare(r);
         DatanodeRegistry.Registration reg = datanodes.register(r);
-        return new RegisterResponse(reg.datanode().id(), blockSize, tokens.key0(), tokens.key1(),
-                reg.resetGenerations());
+        return new RegisterResponse(reg.datanode().id(), blockSize, BlockKeys.of(tokens), reg.resetGenerations());
     }
 
     /**

@@ -143,7 +143,7 @@ public final class Namenode implements AutoCloseable {
                 throw e;
             }
         }
-        BlockTokens tokens = meta == null ? BlockTokens.random() : new BlockTokens(meta.tokenKey0(), meta.tokenKey1());
+        BlockTokens tokens = blockTokens(config, meta);
         JournalEditLog log = meta == null ? null : new JournalEditLog();
         NamenodeService service = new NamenodeService(clock, config.getInt(TarnKeys.BLOCK_SIZE), leaseTimeout,
                 datanodeTimeout, tokens, partitions, config.get(TarnKeys.REPLICATION_DEFAULT),
@@ -210,7 +210,7 @@ public final class Namenode implements AutoCloseable {
         NamenodeGroup group = null;
         try {
             JournalMeta meta = JournalMeta.loadOrCreate(dir, p, partitions.count());
-            BlockTokens tokens = new BlockTokens(meta.tokenKey0(), meta.tokenKey1());
+            BlockTokens tokens = blockTokens(config, meta);
             long leaseTimeout = config.get(TarnKeys.LEASE_TIMEOUT);
             long datanodeTimeout = config.get(TarnKeys.DATANODE_TIMEOUT);
             int blockSize = config.getInt(TarnKeys.BLOCK_SIZE);
@@ -374,6 +374,22 @@ public final class Namenode implements AutoCloseable {
                         + "datanode timeout {} ms)", partitioning.partition(), partitioning.count(),
                 server.localAddress(), transport.name(), service.blockSize(), leaseTimeout, datanodeTimeout);
         return new Namenode(service, transport, ownsTransport, server, background, journal, checkpointer);
+    }
+
+    /**
+     * The block token issuer: the journal's master key (a random one without a journal), with the
+     * configured lifetime and rotation.
+     */
+    private static BlockTokens blockTokens(TarnConfig config, JournalMeta meta) {
+        long lifetime = config.get(TarnKeys.SECURITY_BLOCK_TOKEN_LIFETIME);
+        long rotation = config.get(TarnKeys.SECURITY_BLOCK_KEY_ROTATION);
+        try {
+            return meta == null ? BlockTokens.random(lifetime, rotation) : new BlockTokens(meta.tokenKey0(),
+                    meta.tokenKey1(), lifetime, rotation, System::currentTimeMillis);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(TarnKeys.SECURITY_BLOCK_TOKEN_LIFETIME + " and "
+                    + TarnKeys.SECURITY_BLOCK_KEY_ROTATION + ": " + e.getMessage());
+        }
     }
 
     /**

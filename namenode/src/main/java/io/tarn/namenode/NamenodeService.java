@@ -121,6 +121,7 @@ public final class NamenodeService implements RpcHandler {
         this.blockSize = blockSize;
         this.clock = clock;
         this.tokens = tokens;
+        tokens.issuedBy(partitioning.partition());
         this.partitioning = partitioning;
         this.leases = new LeaseManager(clock, leaseTimeoutMs);
         this.datanodes = new DatanodeRegistry(blockSize, clock, datanodeTimeoutMs);

@@ -150,8 +150,8 @@ class FileMoveTest {
         assertThat(now.permission()).isEqualTo(0640);
         assertThat(now.underConstruction()).isFalse();
 
-        // Namenode 1 hands out the same places with namenode 0's tokens, which the datanode checks
-        // with namenode 0's key and datanode id (the owners of those regions).
+        // Namenode 1 hands out the same places with tokens it issues itself (the stamp names it), which
+        // the datanode checks with namenode 1's keys and its id for the datanode.
         List<BlockRef> refs = nn[1].files().getBlocks(now.fileId(), 0, 10);
         assertThat(refs).hasSize(3);
         for (int i = 0; i < 3; i++) {
@@ -160,8 +160,13 @@ class FileMoveTest {
             assertThat(b.regionId() % 2).as("a region of namenode 0").isZero();
             assertThat(List.of(b.regionId(), b.blockIndex(), b.generation(), b.datanodeId(), b.port()))
                     .isEqualTo(List.of(a.regionId(), a.blockIndex(), a.generation(), a.datanodeId(), a.port()));
-            assertThat(nn[0].tokens().check(b.token(), b.datanodeId(), b.regionId(), b.blockIndex(), b.generation(),
-                    BlockTokens.READ)).isTrue();
+            assertThat(BlockTokens.issuer(b.tokenStamp())).isEqualTo(1);
+            assertThat(b.datanodeId()).isEqualTo(nn[1].datanodes().byAddress(b.host(), b.port()).id());
+            assertThat(nn[1].tokens().check(b.token(), b.tokenStamp(), b.datanodeId(), b.regionId(), b.blockIndex(),
+                    b.generation(), BlockTokens.READ)).isEqualTo(BlockTokens.Verdict.VALID);
+            assertThat(nn[0].tokens().check(b.token(), b.tokenStamp(), b.datanodeId(), b.regionId(), b.blockIndex(),
+                    b.generation(), BlockTokens.READ)).as("not under namenode 0's keys")
+                    .isEqualTo(BlockTokens.Verdict.INVALID);
         }
     }
 
@@ -301,12 +306,15 @@ class FileMoveTest {
         FileInode f = nn[1].namespace().file(b);
         nn[1].files().reopen(f, WRITER);
         BlockRef last = nn[1].files().getBlock(status.fileId(), 0, true, WRITER, "");
-        assertThat(nn[0].tokens().check(last.token(), last.datanodeId(), last.regionId(), last.blockIndex(),
-                last.generation(), BlockTokens.WRITE)).isTrue();
+        // A block in namenode 0's region, of a file namenode 1 adopted: namenode 1 issues its tokens.
+        assertThat(last.regionId() % 2).as("a region of namenode 0").isZero();
+        assertThat(BlockTokens.issuer(last.tokenStamp())).isEqualTo(1);
+        assertThat(nn[1].tokens().check(last.token(), last.tokenStamp(), last.datanodeId(), last.regionId(),
+                last.blockIndex(), last.generation(), BlockTokens.WRITE)).isEqualTo(BlockTokens.Verdict.VALID);
         BlockRef next = nn[1].files().getBlock(status.fileId(), 1, true, WRITER, "");
         assertThat(next.regionId() % 2).as("a region of namenode 1").isEqualTo(1);
-        assertThat(nn[1].tokens().check(next.token(), next.datanodeId(), next.regionId(), next.blockIndex(),
-                next.generation(), BlockTokens.WRITE)).isTrue();
+        assertThat(nn[1].tokens().check(next.token(), next.tokenStamp(), next.datanodeId(), next.regionId(),
+                next.blockIndex(), next.generation(), BlockTokens.WRITE)).isEqualTo(BlockTokens.Verdict.VALID);
         nn[1].files().close(status.fileId(), WRITER, Fixture.BLOCK + 5);
 
         // Back to a name of namenode 0: its own block is native there again, namenode 1's is foreign.
@@ -316,10 +324,12 @@ class FileMoveTest {
         nn[1].namespace().commitMove(back, 0L);
         List<BlockRef> refs = nn[0].files().getBlocks(home.fileId(), 0, 10);
         assertThat(refs).hasSize(2);
-        assertThat(nn[0].tokens().check(refs.get(0).token(), refs.get(0).datanodeId(), refs.get(0).regionId(),
-                refs.get(0).blockIndex(), refs.get(0).generation(), BlockTokens.READ)).isTrue();
-        assertThat(nn[1].tokens().check(refs.get(1).token(), refs.get(1).datanodeId(), refs.get(1).regionId(),
-                refs.get(1).blockIndex(), refs.get(1).generation(), BlockTokens.READ)).isTrue();
+        for (BlockRef ref : refs) { // namenode 0 issues both, the one in namenode 1's region too
+            assertThat(BlockTokens.issuer(ref.tokenStamp())).isZero();
+            assertThat(nn[0].tokens().check(ref.token(), ref.tokenStamp(), ref.datanodeId(), ref.regionId(),
+                    ref.blockIndex(), ref.generation(), BlockTokens.READ)).isEqualTo(BlockTokens.Verdict.VALID);
+        }
+        assertThat(refs.get(1).regionId() % 2).as("a region of namenode 1").isEqualTo(1);
         assertThat(home.size()).isEqualTo(Fixture.BLOCK + 5);
     }
 
@@ -346,9 +356,11 @@ class FileMoveTest {
                 .contains(dst);
         assertThat(nn[0].files().whereMoved(s.fileId())).isEqualTo(adopted.fileId());
         BlockRef again = nn[1].files().getBlock(adopted.fileId(), 0, true, WRITER, "", 100);
-        assertThat(List.of(again.regionId(), again.blockIndex(), again.generation(), again.token()))
-                .as("its first block, with namenode 0's write token").isEqualTo(
-                        List.of(first.regionId(), first.blockIndex(), first.generation(), first.token()));
+        assertThat(List.of(again.regionId(), again.blockIndex(), again.generation()))
+                .as("its first block").isEqualTo(List.of(first.regionId(), first.blockIndex(), first.generation()));
+        assertThat(nn[1].tokens().check(again.token(), again.tokenStamp(), again.datanodeId(), again.regionId(),
+                again.blockIndex(), again.generation(), BlockTokens.WRITE)).as("a write token namenode 1 issued")
+                .isEqualTo(BlockTokens.Verdict.VALID);
         nn[1].files().getBlock(adopted.fileId(), 1, true, WRITER, "", Fixture.BLOCK);
         FileStatus closed = nn[1].files().close(adopted.fileId(), WRITER, Fixture.BLOCK + 20);
         assertThat(closed.size()).isEqualTo(Fixture.BLOCK + 20);

@@ -101,9 +101,10 @@ class NamenodeIntegrationTest {
         BlockRef w1 = getBlock(f.fileId(), 1, true);
         assertThat(w0.datanodeId()).isEqualTo(reg.datanodeId());
         assertThat(w0.address()).isEqualTo("127.0.0.1:7070");
-        BlockTokens tokens = new BlockTokens(reg.tokenKey0(), reg.tokenKey1());
-        assertThat(tokens.check(w1.token(), w1.datanodeId(), w1.regionId(), w1.blockIndex(), w1.generation(),
-                BlockTokens.WRITE)).isTrue();
+        // The keys the registration handed over check the namenode's tokens, as a datanode does.
+        BlockTokens tokens = BlockTokens.holding(reg.keys().fingerprint(), reg.keys().keys());
+        assertThat(tokens.check(w1.token(), w1.tokenStamp(), w1.datanodeId(), w1.regionId(), w1.blockIndex(),
+                w1.generation(), BlockTokens.WRITE)).isEqualTo(BlockTokens.Verdict.VALID);
 
         FileStatus closed = get(rpc.call(Opcode.CLOSE, b -> new CloseRequest(f.fileId(), CLIENT, BLOCK + 10L)
                 .encode(b), NamenodeProtocol::readStatus));

@@ -230,8 +230,8 @@ public final class TarnKeys {
 
     public static final ConfigKey<Boolean> DRAM_SHORTCIRCUIT = ConfigKey.bool("tarn.datanode.dram.shortcircuit", true,
             "Let clients on this host copy block data straight from and to the mapped region files (mmap mode "
-                    + "only); every request is still checked here. The files' permissions decide which local "
-                    + "users can: they follow the datanode's umask (with 022: all read, only its user writes).");
+                    + "only); every request is still checked here. The files are readable and writable by the "
+                    + "datanode's user only, so clients running as another user use TCP.");
 
     // ---- security ----
 
@@ -270,6 +270,16 @@ public final class TarnKeys {
     public static final ConfigKey<Long> SECURITY_GROUPS_CACHE = ConfigKey.millis("tarn.security.groups.cache",
             300_000, 1_000, 24 * HOUR_MS, "How long the namenode trusts a user's groups before it asks again (in "
                     + "the background; requests meanwhile use the groups it has).");
+
+    public static final ConfigKey<Long> SECURITY_BLOCK_TOKEN_LIFETIME = ConfigKey.millis(
+            "tarn.security.block.token.lifetime", 10 * HOUR_MS, 1_000, 7 * 24 * HOUR_MS,
+            "How long a block access token the namenode issues stays valid. Streams ask for new tokens when theirs "
+                    + "expire, so this bounds only how long a token taken from a client stays useful.");
+
+    public static final ConfigKey<Long> SECURITY_BLOCK_KEY_ROTATION = ConfigKey.millis(
+            "tarn.security.block.key.rotation", 10 * HOUR_MS, 1_000, 7 * 24 * HOUR_MS,
+            "How long each block key issues tokens before the next takes over. Datanodes hold the keys of the "
+                    + "epochs whose tokens may still be valid (at most 62: the lifetime may span 62 rotations).");
 
     public static final ConfigKey<String> CLIENT_USER = ConfigKey.string("tarn.client.user", "",
             "The user name a client authenticates as (with a user key file, that file's user); empty means the "
@@ -442,8 +452,9 @@ public final class TarnKeys {
                             REPLICATION_PRE_VOTE, REPLICATION_THREADS)),
             new Group("Security: read by every process", List.of(SECURITY_AUTHENTICATION, SECURITY_SECRET_FILE,
                     SECURITY_AUTH_TIMEOUT)),
-            new Group("Permissions: read by tarn namenode", List.of(SECURITY_PERMISSIONS, SECURITY_SUPERUSERS,
-                    SECURITY_SUPERGROUP, SECURITY_GROUPS_FILE, SECURITY_GROUPS_CACHE)),
+            new Group("Permissions and block tokens: read by tarn namenode", List.of(SECURITY_PERMISSIONS,
+                    SECURITY_SUPERUSERS, SECURITY_SUPERGROUP, SECURITY_GROUPS_FILE, SECURITY_GROUPS_CACHE,
+                    SECURITY_BLOCK_TOKEN_LIFETIME, SECURITY_BLOCK_KEY_ROTATION)),
             new Group("Client: read by applications, tarn fs and tarn iobench (fs.tarn.* in Hadoop)",
                     List.of(CLIENT_IO_CHUNK, CLIENT_READAHEAD, CLIENT_READAHEAD_SHORTCIRCUIT, CLIENT_WRITE_BEHIND,
                             CLIENT_WRITE_BEHIND_SHORTCIRCUIT, CLIENT_STORAGE_CLASS, CLIENT_LOCATION_AFFINITY,

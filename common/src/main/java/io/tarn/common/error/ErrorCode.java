@@ -45,6 +45,7 @@ public enum ErrorCode {
     OUT_OF_RANGE(55, "range outside the block or region"),
     BLOCK_NOT_WRITTEN(56, "block holds no data of this generation yet"),
     DATA_LOST(57, "block data lost"),
+    TOKEN_EXPIRED(58, "block access token expired; ask the namenode for the block again"),
 
     // Replication as a file attribute.
     INVALID_REPLICATION(60, "replication must be 1 or 3"),

@@ -15,7 +15,9 @@ package io.tarn.common.fs;
  * @param blockIndex   block index within the region
  * @param blockSize    bytes per block
  * @param generation   allocation generation of the block
- * @param token        access token: keyed hash over the fields above and the access mode
+ * @param token        access token: keyed hash over the fields above, the access mode and the stamp
+ * @param tokenStamp   the token's key id and expiry ({@code BlockTokens.stamp}), which datanodes
+ *                     check with it; every member's token of a group shares it
  * @param writable     true when the token allows writing
  * @param group        for a block of a file of replication 3, its group (the fields above then name
  *                     the replica of the member the namenode believes leads, {@code blockIndex} being
@@ -26,20 +28,21 @@ package io.tarn.common.fs;
  *                     {@code group.members().get(i)}; 0 otherwise
  */
 public record BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
-                       int blockSize, int generation, long token, boolean writable, BlockGroup group,
-                       int downMembers) {
+                       int blockSize, int generation, long token, long tokenStamp, boolean writable,
+                       BlockGroup group, int downMembers) {
 
     /** A reference with every member of its group up (or no group). */
     public BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
-                    int blockSize, int generation, long token, boolean writable, BlockGroup group) {
-        this(datanodeId, host, port, storageClass, regionId, blockIndex, blockSize, generation, token, writable, group,
-                0);
+                    int blockSize, int generation, long token, long tokenStamp, boolean writable, BlockGroup group) {
+        this(datanodeId, host, port, storageClass, regionId, blockIndex, blockSize, generation, token, tokenStamp,
+                writable, group, 0);
     }
 
     /** An unreplicated block. */
     public BlockRef(int datanodeId, String host, int port, int storageClass, int regionId, int blockIndex,
-                    int blockSize, int generation, long token, boolean writable) {
-        this(datanodeId, host, port, storageClass, regionId, blockIndex, blockSize, generation, token, writable, null);
+                    int blockSize, int generation, long token, long tokenStamp, boolean writable) {
+        this(datanodeId, host, port, storageClass, regionId, blockIndex, blockSize, generation, token, tokenStamp,
+                writable, null);
     }
 
     /** True for a block of a replicated group. */
@@ -53,7 +56,7 @@ public record BlockRef(int datanodeId, String host, int port, int storageClass, 
      */
     public BlockRef atMember(GroupMember member) {
         return new BlockRef(member.datanodeId(), member.host(), member.port(), storageClass, member.regionId(),
-                blockIndex, blockSize, generation, member.token(), false, null);
+                blockIndex, blockSize, generation, member.token(), tokenStamp, false, null);
     }
 
     /** Whether the namenode counted the group's {@code i}-th member down ({@link #downMembers}). */

@@ -3,6 +3,7 @@ package io.tarn.common.protocol;
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.FileIds;
+import io.tarn.common.security.BlockTokens;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,12 +16,15 @@ import java.util.Objects;
  * <pre>
  * REGISTER_DATANODE   req:  storageIdHigh[i64] storageIdLow[i64] host[str] port[u16] storageClass[u8]
  *                           regionSize[i64] regionCount[i32] firstRegion[i32] regionStride[i32] intact[bool]
- *                     resp: datanodeId[i32] blockSize[i32] tokenKey0[i64] tokenKey1[i64] resetGenerations[bool]
+ *                     resp: datanodeId[i32] blockSize[i32] BlockKeys resetGenerations[bool]
  * HEARTBEAT           req:  datanodeId[i32] storageIdHigh[i64] storageIdLow[i64]
  *                           h[i32] groupId[i64]*h          (the groups of this namenode's partition hosted)
  *                           l[i32] LeaderReport*l          (those of them this datanode leads)
  *                           f[i32] FailedGroup*f           (those of them stopped on this datanode)
- *                     resp: n[i32] GroupCommand*n, or UNKNOWN_DATANODE: register again
+ *                     resp: n[i32] GroupCommand*n reportAgain[bool] BlockKeys, or UNKNOWN_DATANODE: register again
+ * BlockKeys:          fingerprint[i64] n[u8, at most 64] (keyId[i32] k0[i64] k1[i64])*n
+ *                     (the keys of the epochs whose block tokens may still be valid, and the next one's;
+ *                     fingerprint names the namenode's master key without revealing it; n = 0: no change)
  * FailedGroup:        groupId[i64] reason[str]   (why the group stopped here: its journal failed, an effect
  *                     threw; it neither votes nor acknowledges until the datanode is restarted)
  * LeaderReport:       groupId[i64] leaderMemberId[i32] term[i64] m[u8] memberId[i32]*m
@@ -239,21 +243,68 @@ public final class AdminProtocol {
     }
 
     /** REGISTER_DATANODE response. */
-    public record RegisterResponse(int datanodeId, int blockSize, long tokenKey0, long tokenKey1,
-                                   boolean resetGenerations) {
+    public record RegisterResponse(int datanodeId, int blockSize, BlockKeys keys, boolean resetGenerations) {
+        public RegisterResponse {
+            Objects.requireNonNull(keys, "keys");
+        }
+
         public void encode(ByteBuf buf) {
             buf.writeInt(datanodeId);
             buf.writeInt(blockSize);
-            buf.writeLong(tokenKey0);
-            buf.writeLong(tokenKey1);
+            keys.encode(buf);
             Wire.writeBoolean(buf, resetGenerations);
         }
 
         public static RegisterResponse decode(ByteBuf buf) {
-            RegisterResponse r = new RegisterResponse(Wire.readInt(buf), Wire.readInt(buf), Wire.readLong(buf),
-                    Wire.readLong(buf), Wire.readBoolean(buf));
+            RegisterResponse r = new RegisterResponse(Wire.readInt(buf), Wire.readInt(buf), BlockKeys.decode(buf),
+                    Wire.readBoolean(buf));
             Wire.end(buf);
             return r;
+        }
+    }
+
+    /**
+     * The block keys a namenode hands a datanode ({@link BlockTokens#keysToHold}), with the
+     * fingerprint of the master key they come from; {@link #NONE} in a heartbeat answer that
+     * changes nothing.
+     */
+    public record BlockKeys(long fingerprint, List<BlockTokens.EpochKey> keys) {
+        /** No keys: the datanode keeps the ones it holds. */
+        public static final BlockKeys NONE = new BlockKeys(0, List.of());
+
+        public BlockKeys {
+            keys = List.copyOf(keys);
+            if (keys.size() > BlockTokens.MAX_KEYS) {
+                throw new IllegalArgumentException(keys.size() + " block keys: at most " + BlockTokens.MAX_KEYS);
+            }
+        }
+
+        /** The keys a datanode of {@code tokens}'s namenode needs now. */
+        public static BlockKeys of(BlockTokens tokens) {
+            return new BlockKeys(tokens.fingerprint(), tokens.keysToHold());
+        }
+
+        public void encode(ByteBuf buf) {
+            buf.writeLong(fingerprint);
+            buf.writeByte(keys.size());
+            for (BlockTokens.EpochKey k : keys) {
+                buf.writeInt(k.id());
+                buf.writeLong(k.k0());
+                buf.writeLong(k.k1());
+            }
+        }
+
+        public static BlockKeys decode(ByteBuf buf) {
+            long fingerprint = Wire.readLong(buf);
+            int n = Wire.readUnsignedByte(buf);
+            if (n > BlockTokens.MAX_KEYS) {
+                throw new MalformedMessageException(n + " block keys: at most " + BlockTokens.MAX_KEYS);
+            }
+            List<BlockTokens.EpochKey> keys = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                keys.add(new BlockTokens.EpochKey(Wire.readInt(buf), Wire.readLong(buf), Wire.readLong(buf)));
+            }
+            return new BlockKeys(fingerprint, keys);
         }
     }
 
@@ -455,7 +506,7 @@ public final class AdminProtocol {
     }
 
     /** HEARTBEAT response: the group commands for this datanode (at most {@link #MAX_GROUP_COMMANDS}). */
-    public record HeartbeatResponse(List<GroupCommand> commands, boolean reportAgain) {
+    public record HeartbeatResponse(List<GroupCommand> commands, boolean reportAgain, BlockKeys keys) {
         /** Most commands one heartbeat answer carries; the rest follow in later answers. */
         public static final int MAX_GROUP_COMMANDS = 256;
         private static final int CREATE = 1;
@@ -464,16 +515,22 @@ public final class AdminProtocol {
 
         public HeartbeatResponse {
             commands = List.copyOf(commands);
+            Objects.requireNonNull(keys, "keys");
         }
 
-        /** An answer that does not ask for another block report. */
+        /** An answer that does not ask for another block report and hands no keys. */
         public HeartbeatResponse(List<GroupCommand> commands) {
-            this(commands, false);
+            this(commands, false, BlockKeys.NONE);
         }
 
         /** This answer, asking the datanode to register again now with a new block report. */
         public HeartbeatResponse askingForAReport() {
-            return new HeartbeatResponse(commands, true);
+            return new HeartbeatResponse(commands, true, keys);
+        }
+
+        /** This answer, handing the datanode {@code k}. */
+        public HeartbeatResponse withKeys(BlockKeys k) {
+            return new HeartbeatResponse(commands, reportAgain, k);
         }
 
         public void encode(ByteBuf buf) {
@@ -493,6 +550,7 @@ public final class AdminProtocol {
                 }
             }
             Wire.writeBoolean(buf, reportAgain);
+            keys.encode(buf);
         }
 
         public static HeartbeatResponse decode(ByteBuf buf) {
@@ -516,8 +574,9 @@ public final class AdminProtocol {
                 }
             }
             boolean reportAgain = Wire.readBoolean(buf);
+            BlockKeys keys = BlockKeys.decode(buf);
             Wire.end(buf);
-            return new HeartbeatResponse(out, reportAgain);
+            return new HeartbeatResponse(out, reportAgain, keys);
         }
     }
 

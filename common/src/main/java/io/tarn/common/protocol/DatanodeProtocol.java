@@ -8,8 +8,9 @@ import io.netty.buffer.ByteBuf;
  * <pre>
  * WRITE_BLOCK req:  BlockAccess, then {@code length} bytes of data        resp: (empty)
  * READ_BLOCK  req:  BlockAccess                                          resp: the data, exactly {@code length} bytes
- * BlockAccess (28 bytes, fixed):
- *   regionId[i32] blockIndex[i32] generation[i32] token[i64] offset[i32] length[i32]
+ * BlockAccess (36 bytes, fixed):
+ *   regionId[i32] blockIndex[i32] generation[i32] token[i64] tokenStamp[i64] offset[i32] length[i32]
+ *   token and tokenStamp as the namenode issued them in the block reference (BlockTokens);
  *   offset and length address bytes inside the block: 0 &lt;= offset, offset + length &lt;= blockSize.
  * </pre>
  * The access part has a fixed layout so servers read it in place without allocating.
@@ -22,18 +23,20 @@ public final class DatanodeProtocol {
     public static final int BLOCK_INDEX_OFFSET = 4;
     public static final int GENERATION_OFFSET = 8;
     public static final int TOKEN_OFFSET = 12;
-    public static final int BLOCK_OFFSET_OFFSET = 20;
-    public static final int LENGTH_OFFSET = 24;
+    public static final int STAMP_OFFSET = 20;
+    public static final int BLOCK_OFFSET_OFFSET = 28;
+    public static final int LENGTH_OFFSET = 32;
     /** Bytes of the fixed access part. */
-    public static final int ACCESS_LENGTH = 28;
+    public static final int ACCESS_LENGTH = 36;
 
     /** Writes the access part of a WRITE_BLOCK or READ_BLOCK body. */
     public static void writeAccess(ByteBuf buf, int regionId, int blockIndex, int generation, long token,
-                                   int offset, int length) {
+                                   long tokenStamp, int offset, int length) {
         buf.writeInt(regionId);
         buf.writeInt(blockIndex);
         buf.writeInt(generation);
         buf.writeLong(token);
+        buf.writeLong(tokenStamp);
         buf.writeInt(offset);
         buf.writeInt(length);
     }
@@ -63,6 +66,10 @@ public final class DatanodeProtocol {
 
         public long token() {
             return buf.getLong(base + TOKEN_OFFSET);
+        }
+
+        public long tokenStamp() {
+            return buf.getLong(base + STAMP_OFFSET);
         }
 
         public int offset() {

@@ -11,11 +11,12 @@ import io.netty.buffer.ByteBuf;
  * <pre>
  * GROUP_WRITE req:  GroupAccess, then {@code length} bytes of data       resp: (empty)
  * GROUP_READ  req:  GroupAccess                                          resp: the data, exactly {@code length} bytes
- * GroupAccess (56 bytes, fixed):
- *   groupId[i64] slot[i32] generation[i32] token[i64] offset[i32] length[i32]
+ * GroupAccess (64 bytes, fixed):
+ *   groupId[i64] slot[i32] generation[i32] token[i64] tokenStamp[i64] offset[i32] length[i32]
  *   clientId[i64] sequence[i64] firstUnacked[i64]
  *   slot: the block within the group (the same block index on every member);
- *   token: the token the namenode issued for this member's replica of the block;
+ *   token: the token the namenode issued for this member's replica of the block, tokenStamp its key id
+ *   and expiry (the block reference's);
  *   offset and length address bytes inside the block: 0 &lt;= offset, offset + length &lt;= blockSize;
  *   (clientId, sequence): identifies a write across retries (it is applied at most once); the client
  *   promises never to retry a sequence below firstUnacked (0 &lt; firstUnacked &lt;= sequence);
@@ -36,23 +37,25 @@ public final class GroupProtocol {
     public static final int SLOT_OFFSET = 8;
     public static final int GENERATION_OFFSET = 12;
     public static final int TOKEN_OFFSET = 16;
-    public static final int BLOCK_OFFSET_OFFSET = 24;
-    public static final int LENGTH_OFFSET = 28;
-    public static final int CLIENT_OFFSET = 32;
-    public static final int SEQUENCE_OFFSET = 40;
-    public static final int FIRST_UNACKED_OFFSET = 48;
+    public static final int STAMP_OFFSET = 24;
+    public static final int BLOCK_OFFSET_OFFSET = 32;
+    public static final int LENGTH_OFFSET = 36;
+    public static final int CLIENT_OFFSET = 40;
+    public static final int SEQUENCE_OFFSET = 48;
+    public static final int FIRST_UNACKED_OFFSET = 56;
     /** The read mode (in the sequence field of a GROUP_READ) that lets any member serve the read. */
     public static final long READ_AT_ANY_MEMBER = 1;
     /** Bytes of the fixed access part. */
-    public static final int ACCESS_LENGTH = 56;
+    public static final int ACCESS_LENGTH = 64;
 
     /** Writes the access part of a GROUP_WRITE or GROUP_READ body. */
-    public static void writeAccess(ByteBuf buf, long groupId, int slot, int generation, long token, int offset,
-                                   int length, long clientId, long sequence, long firstUnacked) {
+    public static void writeAccess(ByteBuf buf, long groupId, int slot, int generation, long token, long tokenStamp,
+                                   int offset, int length, long clientId, long sequence, long firstUnacked) {
         buf.writeLong(groupId);
         buf.writeInt(slot);
         buf.writeInt(generation);
         buf.writeLong(token);
+        buf.writeLong(tokenStamp);
         buf.writeInt(offset);
         buf.writeInt(length);
         buf.writeLong(clientId);
@@ -85,6 +88,10 @@ public final class GroupProtocol {
 
         public long token() {
             return buf.getLong(base + TOKEN_OFFSET);
+        }
+
+        public long tokenStamp() {
+            return buf.getLong(base + STAMP_OFFSET);
         }
 
         public int offset() {

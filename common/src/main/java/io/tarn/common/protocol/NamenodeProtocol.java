@@ -51,7 +51,9 @@ import java.util.List;
  * PartitionMap: partition[u8] n[u16] address[str]*n   (the answering namenode's index; all, in order)
  * Ownership:   owner[str] group[str] permission[u16]   ("" and 0xFFFF: unspecified, namenode default)
  * BlockRef:    datanodeId[i32] host[str] port[u16] storageClass[u8] regionId[i32] blockIndex[i32]
- *              blockSize[i32] generation[i32] token[i64] writable[bool] grouped[bool] (BlockGroup down[u16])?
+ *              blockSize[i32] generation[i32] token[i64] tokenStamp[i64] writable[bool] grouped[bool]
+ *              (BlockGroup down[u16])?
+ *              (tokenStamp: the token's key id and expiry, shared by the members' tokens;)
  *              (grouped: a block of replication 3, followed by its group; the fields before name the
  *              replica of the member believed to lead, blockIndex being the group's slot; down: bit i
  *              set when the namenode counts the group's i-th member down: its datanode dead, or
@@ -187,6 +189,7 @@ public final class NamenodeProtocol {
         buf.writeInt(b.blockSize());
         buf.writeInt(b.generation());
         buf.writeLong(b.token());
+        buf.writeLong(b.tokenStamp());
         Wire.writeBoolean(buf, b.writable());
         Wire.writeBoolean(buf, b.group() != null);
         if (b.group() != null) {
@@ -205,6 +208,7 @@ public final class NamenodeProtocol {
         int blockSize = Wire.readInt(buf);
         int gen = Wire.readInt(buf);
         long token = Wire.readLong(buf);
+        long stamp = Wire.readLong(buf);
         boolean writable = Wire.readBoolean(buf);
         BlockGroup group = null;
         int down = 0;
@@ -216,7 +220,7 @@ public final class NamenodeProtocol {
                         + " members marks member " + (Integer.SIZE - 1 - Integer.numberOfLeadingZeros(down)) + " down");
             }
         }
-        return new BlockRef(dn, host, port, sc, region, index, blockSize, gen, token, writable, group, down);
+        return new BlockRef(dn, host, port, sc, region, index, blockSize, gen, token, stamp, writable, group, down);
     }
 
     /** Most members a group may list on the wire (3, plus replacements under way). */

@@ -55,6 +55,7 @@ class ErrorCodeTest {
         WIRE.put(ErrorCode.OUT_OF_RANGE, 55);
         WIRE.put(ErrorCode.BLOCK_NOT_WRITTEN, 56);
         WIRE.put(ErrorCode.DATA_LOST, 57);
+        WIRE.put(ErrorCode.TOKEN_EXPIRED, 58);
         WIRE.put(ErrorCode.INVALID_REPLICATION, 60);
         WIRE.put(ErrorCode.REPLICATION_FIXED, 61);
         WIRE.put(ErrorCode.NOT_ENOUGH_DATANODES, 62);
@@ -100,7 +101,7 @@ class ErrorCodeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 16, 19, 29, 39, 42, 49, 58, 59, 100, 1000, Integer.MAX_VALUE})
+    @ValueSource(ints = {-1, -20, Integer.MIN_VALUE, 16, 19, 29, 39, 42, 49, 59, 100, 1000, Integer.MAX_VALUE})
     void unknownNumbersDecodeAsUnknown(int code) {
         assertThat(ErrorCode.of(code)).isSameAs(ErrorCode.UNKNOWN);
     }

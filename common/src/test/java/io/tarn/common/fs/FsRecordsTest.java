@@ -42,7 +42,7 @@ class FsRecordsTest {
 
     @Test
     void blockRefAddress() {
-        BlockRef b = new BlockRef(3, "dn-3.example", 9070, 0, 1, 2, 1 << 20, 5, 0xdeadbeefL, true);
+        BlockRef b = new BlockRef(3, "dn-3.example", 9070, 0, 1, 2, 1 << 20, 5, 0xdeadbeefL, 9L, true);
         assertThat(b.address()).isEqualTo("dn-3.example:9070");
     }
 }

@@ -1,5 +1,7 @@
 package io.tarn.common.protocol;
 
+import io.tarn.common.security.BlockTokens;
+import io.tarn.common.protocol.AdminProtocol.BlockKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -25,6 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 import static io.tarn.common.protocol.Bufs.encode;
@@ -86,7 +89,8 @@ class AdminProtocolTest {
 
     @Test
     void fixedSizeMessages() {
-        assertThat(encode(new RegisterResponse(1, 2, 3, 4, true)::encode)).hasSize(4 + 4 + 8 + 8 + 1);
+        assertThat(encode(new RegisterResponse(1, 2, new BlockKeys(3, List.of(new BlockTokens.EpochKey(4, 5, 6))),
+                true)::encode)).hasSize(4 + 4 + 8 + 1 + (4 + 8 + 8) + 1);
         assertThat(encode(new HeartbeatRequest(1, 2, 3)::encode)).hasSize(4 + 8 + 8 + 4 + 4 + 4 + 4);
         assertThat(encode(new DeregisterRequest(1, 2, 3, true)::encode)).hasSize(4 + 8 + 8 + 1);
         assertThat(encode(new ClusterStatus(1, 2, 3, 4, 5, List.of())::encode))
@@ -175,7 +179,7 @@ class AdminProtocolTest {
 
     @Test
     void badBooleansInResponsesAreMalformed() {
-        byte[] resp = encode(new RegisterResponse(1, 2, 3, 4, false)::encode);
+        byte[] resp = encode(new RegisterResponse(1, 2, BlockKeys.NONE, false)::encode);
         resp[resp.length - 1] = 9;
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, resp, RegisterResponse::decode))
                 .isExactlyInstanceOf(MalformedMessageException.class)
@@ -428,8 +432,21 @@ class AdminProtocolTest {
     void heartbeatAndRegisterResponseRoundTrip(Bufs.Kind kind) {
         HeartbeatRequest h = new HeartbeatRequest(7, Long.MIN_VALUE, Long.MAX_VALUE);
         assertThat(Bufs.decode(kind, encode(h::encode), HeartbeatRequest::decode)).isEqualTo(h);
-        RegisterResponse r = new RegisterResponse(7, 1 << 20, 0xcafebabeL, -2, true);
+        RegisterResponse r = new RegisterResponse(7, 1 << 20, Messages.keys(), true);
         assertThat(Bufs.decode(kind, encode(r::encode), RegisterResponse::decode)).isEqualTo(r);
+    }
+
+    @Test
+    void moreBlockKeysThanADatanodeHoldsAreMalformed() {
+        BlockKeys keys = BlockKeys.of(new BlockTokens(1, 2));
+        byte[] bytes = encode(keys::encode);
+        assertThat(Bufs.decode(Bufs.Kind.HEAP, bytes, BlockKeys::decode)).isEqualTo(keys);
+        bytes[8] = (byte) (BlockTokens.MAX_KEYS + 1);
+        assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, BlockKeys::decode))
+                .isExactlyInstanceOf(MalformedMessageException.class).hasMessageContaining("at most 64");
+        List<BlockTokens.EpochKey> many = Collections.nCopies(BlockTokens.MAX_KEYS + 1,
+                new BlockTokens.EpochKey(1, 2, 3));
+        assertThatThrownBy(() -> new BlockKeys(0, many)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

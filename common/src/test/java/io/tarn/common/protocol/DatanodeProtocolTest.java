@@ -20,20 +20,21 @@ class DatanodeProtocolTest {
         assertThat(DatanodeProtocol.BLOCK_INDEX_OFFSET).isEqualTo(4);
         assertThat(DatanodeProtocol.GENERATION_OFFSET).isEqualTo(8);
         assertThat(DatanodeProtocol.TOKEN_OFFSET).isEqualTo(12);
-        assertThat(DatanodeProtocol.BLOCK_OFFSET_OFFSET).isEqualTo(20);
-        assertThat(DatanodeProtocol.LENGTH_OFFSET).isEqualTo(24);
-        assertThat(DatanodeProtocol.ACCESS_LENGTH).isEqualTo(28);
+        assertThat(DatanodeProtocol.STAMP_OFFSET).isEqualTo(20);
+        assertThat(DatanodeProtocol.BLOCK_OFFSET_OFFSET).isEqualTo(28);
+        assertThat(DatanodeProtocol.LENGTH_OFFSET).isEqualTo(32);
+        assertThat(DatanodeProtocol.ACCESS_LENGTH).isEqualTo(36);
     }
 
     @Test
     void writeAccessWritesTheDocumentedBigEndianLayout() {
         ByteBuf b = Unpooled.buffer();
-        DatanodeProtocol.writeAccess(b, 0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f1011121314L, 0x15161718,
-                0x191a1b1c);
+        DatanodeProtocol.writeAccess(b, 0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f1011121314L,
+                0x15161718191a1b1cL, 0x1d1e1f20, 0x21222324);
         assertThat(b.readableBytes()).isEqualTo(DatanodeProtocol.ACCESS_LENGTH);
-        byte[] bytes = new byte[28];
+        byte[] bytes = new byte[36];
         b.getBytes(0, bytes);
-        for (int i = 0; i < 28; i++) {
+        for (int i = 0; i < 36; i++) {
             assertThat(bytes[i]).as("byte %d", i).isEqualTo((byte) (i + 1));
         }
     }
@@ -44,7 +45,7 @@ class DatanodeProtocolTest {
         ByteBuf b = kind.allocate();
         try {
             int start = Frame.begin(b, Opcode.WRITE_BLOCK, 99, 0, 0);
-            DatanodeProtocol.writeAccess(b, -1, Integer.MAX_VALUE, 7, Long.MIN_VALUE, 4096, 3);
+            DatanodeProtocol.writeAccess(b, -1, Integer.MAX_VALUE, 7, Long.MIN_VALUE, Long.MAX_VALUE, 4096, 3);
             b.writeBytes(new byte[] {'a', 'b', 'c'});
             Frame.finish(b, start);
             b.skipBytes(Frame.HEADER_LENGTH);
@@ -54,6 +55,7 @@ class DatanodeProtocolTest {
             assertThat(a.blockIndex()).isEqualTo(Integer.MAX_VALUE);
             assertThat(a.generation()).isEqualTo(7);
             assertThat(a.token()).isEqualTo(Long.MIN_VALUE);
+            assertThat(a.tokenStamp()).isEqualTo(Long.MAX_VALUE);
             assertThat(a.offset()).isEqualTo(4096);
             assertThat(a.length()).isEqualTo(3);
             assertThat(a.dataIndex()).isEqualTo(Frame.HEADER_LENGTH + DatanodeProtocol.ACCESS_LENGTH);
@@ -67,10 +69,10 @@ class DatanodeProtocolTest {
     @Test
     void oneAccessInstanceIsReusedAcrossBodies() {
         ByteBuf first = Unpooled.buffer();
-        DatanodeProtocol.writeAccess(first, 1, 2, 3, 4, 5, 6);
+        DatanodeProtocol.writeAccess(first, 1, 2, 3, 4, 45, 5, 6);
         ByteBuf second = Unpooled.buffer();
         second.writeZero(5);
-        DatanodeProtocol.writeAccess(second, 10, 20, 30, 40, 50, 60);
+        DatanodeProtocol.writeAccess(second, 10, 20, 30, 40, 45, 50, 60);
         second.skipBytes(5);
 
         Access a = new Access();
@@ -80,7 +82,7 @@ class DatanodeProtocolTest {
         assertThat(a.regionId()).isEqualTo(10);
         assertThat(a.token()).isEqualTo(40);
         assertThat(a.length()).isEqualTo(60);
-        assertThat(a.dataIndex()).isEqualTo(5 + 28);
+        assertThat(a.dataIndex()).isEqualTo(5 + 36);
     }
 
     @Test
@@ -92,22 +94,22 @@ class DatanodeProtocolTest {
             assertThatThrownBy(() -> new Access().wrap(b))
                     .as("%d bytes", n)
                     .isExactlyInstanceOf(MalformedMessageException.class)
-                    .hasMessage("message truncated: needs 28 more bytes, has " + len);
+                    .hasMessage("message truncated: needs 36 more bytes, has " + len);
         }
         ByteBuf exact = Unpooled.buffer();
-        exact.writeZero(28);
-        assertThat(new Access().wrap(exact).dataIndex()).isEqualTo(28);
+        exact.writeZero(36);
+        assertThat(new Access().wrap(exact).dataIndex()).isEqualTo(36);
     }
 
     @Property
     void accessRoundTrips(@ForAll int region, @ForAll int block, @ForAll int gen, @ForAll long token,
-                          @ForAll int offset, @ForAll int length) {
-        ByteBuf b = Unpooled.directBuffer(28);
+                          @ForAll long stamp, @ForAll int offset, @ForAll int length) {
+        ByteBuf b = Unpooled.directBuffer(36);
         try {
-            DatanodeProtocol.writeAccess(b, region, block, gen, token, offset, length);
+            DatanodeProtocol.writeAccess(b, region, block, gen, token, stamp, offset, length);
             Access a = new Access().wrap(b);
-            assertThat(new long[] {a.regionId(), a.blockIndex(), a.generation(), a.token(), a.offset(), a.length()})
-                    .containsExactly(region, block, gen, token, offset, length);
+            assertThat(new long[] {a.regionId(), a.blockIndex(), a.generation(), a.token(), a.tokenStamp(),
+                a.offset(), a.length()}).containsExactly(region, block, gen, token, stamp, offset, length);
         } finally {
             b.release();
         }

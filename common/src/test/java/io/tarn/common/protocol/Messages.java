@@ -1,5 +1,7 @@
 package io.tarn.common.protocol;
 
+import io.tarn.common.security.BlockTokens;
+import io.tarn.common.protocol.AdminProtocol.BlockKeys;
 import io.netty.buffer.ByteBuf;
 import io.tarn.common.fs.BlockGroup;
 import io.tarn.common.fs.BlockRef;
@@ -174,7 +176,19 @@ final class Messages {
 
     static BlockRef blockRef() {
         return new BlockRef(Integer.MAX_VALUE, "datanode-ü.example", 65535, 255, -7, Integer.MAX_VALUE,
-                1 << 20, Integer.MIN_VALUE, 0x8000_0000_0000_0001L, true);
+                1 << 20, Integer.MIN_VALUE, 0x8000_0000_0000_0001L, -1L, true);
+    }
+
+    /** Three block keys with extreme values. */
+    static BlockKeys keys() {
+        return new BlockKeys(Long.MIN_VALUE, List.of(new BlockTokens.EpochKey(Integer.MAX_VALUE, Long.MAX_VALUE, -1),
+                new BlockTokens.EpochKey(0, 0, 0), new BlockTokens.EpochKey(-1, Long.MIN_VALUE, 1)));
+    }
+
+    static Arbitrary<BlockKeys> blockKeys() {
+        Arbitrary<BlockTokens.EpochKey> key = Combinators.combine(ints(), longs(), longs())
+                .as(BlockTokens.EpochKey::new);
+        return Combinators.combine(longs(), key.list().ofMaxSize(BlockTokens.MAX_KEYS)).as(BlockKeys::new);
     }
 
     static BlockGroup group() {
@@ -187,7 +201,7 @@ final class Messages {
     static BlockRef groupRef() {
         BlockRef b = blockRef();
         return new BlockRef(b.datanodeId(), b.host(), b.port(), b.storageClass(), b.regionId(), b.blockIndex(),
-                b.blockSize(), b.generation(), b.token(), b.writable(), group(), 0b101);
+                b.blockSize(), b.generation(), b.token(), b.tokenStamp(), b.writable(), group(), 0b101);
     }
 
     static DatanodeStatus datanode(int id, String host) {
@@ -207,9 +221,9 @@ final class Messages {
         s.add(FILE_STATUS.sample(file("文件")));
         s.add(FILE_STATUS.sample(dir("")));
         s.add(BLOCK_REF.sample(blockRef()));
-        s.add(BLOCK_REF.sample(new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false)));
+        s.add(BLOCK_REF.sample(new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, 0, false)));
         s.add(BLOCK_REF.sample(groupRef()));
-        s.add(BLOCK_REF.sample(new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false,
+        s.add(BLOCK_REF.sample(new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, Long.MAX_VALUE, false,
                 new BlockGroup(0, 1, 0, List.of(new GroupMember(0, 0, "", 0, 0, 0))))));
         s.add(PATH.sample(new PathRequest(UNICODE_PATH)));
         s.add(PATH.sample(new PathRequest("")));
@@ -233,7 +247,8 @@ final class Messages {
         s.add(GET_BLOCKS.sample(new GetBlocksRequest(Long.MIN_VALUE, Integer.MAX_VALUE, 0)));
         s.add(GET_BLOCKS.sample(new GetBlocksRequest(7, 0, Integer.MAX_VALUE)));
         s.add(BLOCK_REFS.sample(new BlockRefs(List.of())));
-        s.add(BLOCK_REFS.sample(new BlockRefs(List.of(blockRef(), new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, false)))));
+        s.add(BLOCK_REFS.sample(new BlockRefs(List.of(blockRef(),
+                new BlockRef(0, "", 0, 0, 0, 0, 0, 0, 0, 0, false)))));
         s.add(GET_BLOCK.sample(new GetBlockRequest(Long.MIN_VALUE, Integer.MAX_VALUE, true, 77, "客户端",
                 Long.MAX_VALUE)));
         s.add(GET_BLOCK.sample(new GetBlockRequest(1, 0, false, 0, "", -1)));
@@ -258,14 +273,15 @@ final class Messages {
         s.add(REGISTER.sample(new RegisterRequest(7, 8, "dn", 9070, 0, 1 << 20, 4, 0, 1, true, true,
                 new AdminProtocol.BlockReport(1 << 20, new int[] {3, 0, 1, 2}),
                 List.of(new AdminProtocol.LostRegion(2, "region-00002 was cut to 0 bytes")))));
-        s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, Long.MIN_VALUE, Long.MAX_VALUE, true)));
+        s.add(REGISTER_RESPONSE.sample(new RegisterResponse(-1, 1 << 20, keys(), true)));
+        s.add(REGISTER_RESPONSE.sample(new RegisterResponse(7, 1 << 20, BlockKeys.NONE, false)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(Integer.MIN_VALUE, 1, -1)));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(7, 1, -1, List.of(0L, Long.MAX_VALUE, -1L),
                 List.of(new LeaderReport(Long.MAX_VALUE, 2, Long.MAX_VALUE), new LeaderReport(0, 0, 0)))));
         s.add(HEARTBEAT.sample(new HeartbeatRequest(7, 1, -1, List.of(), List.of(), List.of(),
                 List.of(new AdminProtocol.LostRegion((1 << 24) - 1, "ö"), new AdminProtocol.LostRegion(0, "")))));
         s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of())));
-        s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of(new DeleteGroup(7)), true)));
+        s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of(new DeleteGroup(7)), true, keys())));
         s.add(HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(List.of(new CreateGroup(group(), 1, true),
                 new DeleteGroup(Long.MIN_VALUE), new CreateGroup(group(), Integer.MAX_VALUE, false)))));
         s.add(DEREGISTER.sample(new DeregisterRequest(Integer.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, true)));
@@ -343,9 +359,9 @@ final class Messages {
         return Combinators.combine(ints(), hosts, u16(), u8(), ints(), ints(), ints(), ints())
                 .as((dn, host, port, sc, region, index, bs, gen) ->
                         new Object[] {dn, host, port, sc, region, index, bs, gen})
-                .flatMap(a -> Combinators.combine(longs(), Arbitraries.of(true, false)).as((token, w) ->
+                .flatMap(a -> Combinators.combine(longs(), longs(), Arbitraries.of(true, false)).as((token, stamp, w) ->
                         new BlockRef((Integer) a[0], (String) a[1], (Integer) a[2], (Integer) a[3], (Integer) a[4],
-                                (Integer) a[5], (Integer) a[6], (Integer) a[7], token, w)));
+                                (Integer) a[5], (Integer) a[6], (Integer) a[7], token, stamp, w)));
     }
 
     static Arbitrary<BlockGroup> blockGroup() {
@@ -360,7 +376,7 @@ final class Messages {
     static Arbitrary<BlockRef> anyBlockRef(Arbitrary<String> hosts) {
         return Combinators.combine(blockRef(hosts), blockGroup().injectNull(0.67)).as((b, g) -> new BlockRef(
                 b.datanodeId(), b.host(), b.port(), b.storageClass(), b.regionId(), b.blockIndex(), b.blockSize(),
-                b.generation(), b.token(), b.writable(), g));
+                b.generation(), b.token(), b.tokenStamp(), b.writable(), g));
     }
 
     static Arbitrary<GroupCommand> groupCommand() {
@@ -452,7 +468,7 @@ final class Messages {
                 Combinators.combine(text(), text()).as(RenameRequest::new).map(RENAME::sample),
                 longs().map(id -> RENEW.sample(new RenewLeaseRequest(id))),
                 registerRequest().map(REGISTER::sample),
-                Combinators.combine(ints(), ints(), longs(), longs(), bool)
+                Combinators.combine(ints(), ints(), blockKeys(), bool)
                         .as(RegisterResponse::new).map(REGISTER_RESPONSE::sample),
                 heartbeat().map(HEARTBEAT::sample),
                 groupCommand().list().ofMaxSize(4).map(l -> HEARTBEAT_RESPONSE.sample(new HeartbeatResponse(l))),

@@ -116,9 +116,9 @@ class NamenodeProtocolTest {
 
     @Test
     void blockRefLayout() {
-        BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true);
+        BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, 8, true);
         ByteBuf b = Unpooled.wrappedBuffer(encode(buf -> NamenodeProtocol.writeBlockRef(buf, r)));
-        assertThat(b.readableBytes()).isEqualTo(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 1 + 1);
+        assertThat(b.readableBytes()).isEqualTo(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 8 + 1 + 1);
         assertThat(b.readInt()).isEqualTo(1);
         assertThat(b.readUnsignedShort()).isEqualTo(2);
         b.skipBytes(2);
@@ -129,6 +129,7 @@ class NamenodeProtocolTest {
         assertThat(b.readInt()).isEqualTo(5);
         assertThat(b.readInt()).isEqualTo(6);
         assertThat(b.readLong()).isEqualTo(7);
+        assertThat(b.readLong()).as("token stamp").isEqualTo(8);
         assertThat(b.readByte()).isEqualTo((byte) 1);
         assertThat(b.readByte()).as("no group").isEqualTo((byte) 0);
     }
@@ -137,10 +138,10 @@ class NamenodeProtocolTest {
     void groupedBlockRefLayout() {
         BlockGroup g = new BlockGroup(42, 1, 2, List.of(new GroupMember(0, 5, "a", 1, 6, 11),
                 new GroupMember(2, 7, "bc", 2, 8, 12)));
-        BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true, g, 0b10);
+        BlockRef r = new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, 8, true, g, 0b10);
         byte[] bytes = encode(buf -> NamenodeProtocol.writeBlockRef(buf, r));
         ByteBuf b = Unpooled.wrappedBuffer(bytes);
-        b.skipBytes(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 1);
+        b.skipBytes(4 + 2 + 2 + 2 + 1 + 4 + 4 + 4 + 4 + 8 + 8 + 1);
         assertThat(b.readByte()).as("grouped").isEqualTo((byte) 1);
         assertThat(b.readLong()).isEqualTo(42);
         assertThat(b.readLong()).isEqualTo(1);
@@ -167,7 +168,7 @@ class NamenodeProtocolTest {
         BlockGroup g = new BlockGroup(42, 1, 0, List.of(new GroupMember(0, 5, "a", 1, 6, 11),
                 new GroupMember(1, 7, "b", 2, 8, 12)));
         byte[] bytes = encode(buf -> NamenodeProtocol.writeBlockRef(buf,
-                new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, true, g, 0b100)));
+                new BlockRef(1, "dn", 9070, 2, 3, 4, 5, 6, 7, 8, true, g, 0b100)));
         assertThatThrownBy(() -> Bufs.decode(Bufs.Kind.HEAP, bytes, NamenodeProtocol::readBlockRef))
                 .isExactlyInstanceOf(MalformedMessageException.class)
                 .hasMessageContaining("group 42 of 2 members marks member 2 down");

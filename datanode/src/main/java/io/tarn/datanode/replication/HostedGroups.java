@@ -14,6 +14,7 @@ import io.tarn.common.protocol.AdminProtocol.DeleteGroup;
 import io.tarn.common.protocol.AdminProtocol.FailedGroup;
 import io.tarn.common.protocol.AdminProtocol.GroupCommand;
 import io.tarn.common.protocol.AdminProtocol.LeaderReport;
+import io.tarn.common.security.BlockTokens;
 import io.tarn.datanode.GroupCommands;
 import io.tarn.datanode.RegionStore;
 import io.tarn.datanode.Registration;
@@ -125,16 +126,24 @@ public final class HostedGroups implements GroupCommands, RpcHandler, AutoClosea
             if (mode == JournalMode.DISK) {
                 writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, h);
             }
-            service = new ReplicaService(h, this::allows);
+            service = new ReplicaService(h, this::check);
             host = h;
         }
         return host;
     }
 
-    /** Checks a client's token with this datanode's registration at the namenode that created the group. */
-    private boolean allows(long groupId, int region, int slot, int generation, long token, int mode) {
+    /**
+     * Checks a client's token with this datanode's registration at the namenode that issued it (the
+     * stamp names it: the namenode that created the group, whose files' blocks it stays with).
+     */
+    private BlockTokens.Verdict check(long groupId, int region, int slot, int generation, long token, long stamp,
+                                      int mode) {
+        if (BlockTokens.issuer(stamp) != BlockGroup.partitionOf(groupId)) {
+            return BlockTokens.Verdict.UNKNOWN_KEY;
+        }
         Registration reg = registrations.apply(BlockGroup.partitionOf(groupId));
-        return reg != null && reg.tokens().check(token, reg.datanodeId(), region, slot, generation, mode);
+        return reg == null ? BlockTokens.Verdict.UNKNOWN_KEY
+                : reg.tokens().check(token, stamp, reg.datanodeId(), region, slot, generation, mode);
     }
 
     /**

@@ -43,7 +43,8 @@ public final class ReplicaService implements RpcHandler {
      */
     @FunctionalInterface
     public interface TokenCheck {
-        boolean allows(long groupId, int region, int slot, int generation, long token, int mode);
+        BlockTokens.Verdict check(long groupId, int region, int slot, int generation, long token, long stamp,
+                                  int mode);
     }
 
     private final ReplicationHost host;
@@ -204,9 +205,17 @@ public final class ReplicaService implements RpcHandler {
                     + " blocks of " + store.blockSize() + " bytes");
             return null;
         }
-        if (!tokens.allows(a.groupId(), store.region(), slot, a.generation(), a.token(), mode)) {
+        BlockTokens.Verdict v = tokens.check(a.groupId(), store.region(), slot, a.generation(), a.token(),
+                a.tokenStamp(), mode);
+        if (v == BlockTokens.Verdict.EXPIRED) {
+            request.fail(ErrorCode.TOKEN_EXPIRED, describe(a) + ": the token (" + BlockTokens.describe(a.tokenStamp())
+                    + ") has expired; ask the namenode for the block again");
+            return null;
+        }
+        if (v != BlockTokens.Verdict.VALID) {
             request.fail(ErrorCode.INVALID_TOKEN, describe(a) + ": the token does not grant "
-                    + (mode == BlockTokens.WRITE ? "writing" : "reading"));
+                    + (mode == BlockTokens.WRITE ? "writing" : "reading")
+                    + (v == BlockTokens.Verdict.UNKNOWN_KEY ? " (it is under a key this datanode does not hold)" : ""));
             return null;
         }
         int held = store.generation(slot);

@@ -232,10 +232,11 @@ public final class GroupBench {
 
     private static CompletableFuture<Boolean> write(RpcClient client, int member, int slot, int offset, byte[] data,
                                                     long seq) {
-        long token = TOKENS.issue(member, 0, slot, 1, BlockTokens.WRITE);
+        long stamp = TOKENS.stamp();
+        long token = TOKENS.issue(member, 0, slot, 1, BlockTokens.WRITE, stamp);
         return client.call(Opcode.GROUP_WRITE, body -> {
             long firstUnacked = Math.max(1, seq - 4096);
-            GroupProtocol.writeAccess(body, GROUP, slot, 1, token, offset, data.length, 9, seq, firstUnacked);
+            GroupProtocol.writeAccess(body, GROUP, slot, 1, token, stamp, offset, data.length, 9, seq, firstUnacked);
             body.writeBytes(data);
         }, answer -> Boolean.TRUE);
     }

@@ -53,8 +53,8 @@ final class Node implements AutoCloseable {
         host = new ReplicationHost(transport, settings, "datanode", "test-dn" + id);
         writer = new JournalWriter(JournalWriter.DEFAULT_CAPACITY, host);
         server = transport.bind(new InetSocketAddress("127.0.0.1", port), new ReplicaService(host,
-                (group, region, slot, generation, token, mode) -> tokens.check(token, id, region, slot, generation,
-                        mode)));
+                (group, region, slot, generation, token, stamp, mode) -> tokens.check(token, stamp, id, region, slot,
+                        generation, mode)));
     }
 
     /** Hosts this datanode's replica of {@code members.groupId()}, from its journal (or {@code ifNew}). */

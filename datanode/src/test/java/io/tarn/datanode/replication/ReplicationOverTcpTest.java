@@ -307,9 +307,10 @@ class ReplicationOverTcpTest {
     private static CompletableFuture<Boolean> groupWrite(RpcClient client, int member, long group, int slot,
                                                          int generation, int offset, String text, long seq) {
         byte[] data = text.getBytes(StandardCharsets.US_ASCII);
-        long token = TOKENS.issue(member, 0, slot, generation, BlockTokens.WRITE);
+        long stamp = TOKENS.stamp();
+        long token = TOKENS.issue(member, 0, slot, generation, BlockTokens.WRITE, stamp);
         return client.call(Opcode.GROUP_WRITE, body -> {
-            GroupProtocol.writeAccess(body, group, slot, generation, token, offset, data.length, 77, seq, seq);
+            GroupProtocol.writeAccess(body, group, slot, generation, token, stamp, offset, data.length, 77, seq, seq);
             body.writeBytes(data);
         }, answer -> Boolean.TRUE);
     }
@@ -321,9 +322,11 @@ class ReplicationOverTcpTest {
 
     private static CompletableFuture<String> groupRead(RpcClient client, int member, int slot, int generation,
                                                        int offset, int length, long mode) {
-        long token = TOKENS.issue(member, 0, slot, generation, BlockTokens.READ);
+        long stamp = TOKENS.stamp();
+        long token = TOKENS.issue(member, 0, slot, generation, BlockTokens.READ, stamp);
         return client.call(Opcode.GROUP_READ,
-                body -> GroupProtocol.writeAccess(body, GROUP, slot, generation, token, offset, length, 77, mode, 0),
+                body -> GroupProtocol.writeAccess(body, GROUP, slot, generation, token, stamp, offset, length, 77, mode,
+                        0),
                 answer -> answer.toString(StandardCharsets.US_ASCII));
     }
 

@@ -427,10 +427,12 @@ public final class FileService {
                 out.add(new MovedBlock(dn.host(), dn.port(), h.partition(), h.epoch(), h.datanodeId(),
                         h.incarnation(), b.regionId(), b.regionBlock(), b.generation(), h.readToken(), h.writeToken()));
             } else {
-                out.add(new MovedBlock(dn.host(), dn.port(), self, epoch(), dn.id(), b.incarnation(), b.regionId(),
+                long stamp = tokens.stamp();
+                int region = b.regionId();
+                out.add(new MovedBlock(dn.host(), dn.port(), self, epoch(), dn.id(), b.incarnation(), region,
                         b.regionBlock(), b.generation(),
-                        tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(), BlockTokens.READ),
-                        tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(), BlockTokens.WRITE)));
+                        tokens.issue(dn.id(), region, b.regionBlock(), b.generation(), BlockTokens.READ, stamp),
+                        tokens.issue(dn.id(), region, b.regionBlock(), b.generation(), BlockTokens.WRITE, stamp)));
             }
         }
         return out;
@@ -556,19 +558,13 @@ public final class FileService {
             case SILENT -> throw new TarnException(ErrorCode.DATANODE_DEAD, "block " + index + " of '" + f.path()
                     + "' is on " + dn.describe() + ", which is dead (silent for " + datanodes.silenceMs(dn) + " ms)");
         }
-        int datanodeId;
-        long token;
-        if (b.foreign()) {
-            // Only the home namenode's key opens its regions: hand out the tokens it issued.
-            datanodeId = b.home().datanodeId();
-            token = write ? b.home().writeToken() : b.home().readToken();
-        } else {
-            datanodeId = dn.id();
-            token = tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(),
-                    write ? BlockTokens.WRITE : BlockTokens.READ);
-        }
-        return new BlockRef(datanodeId, dn.host(), dn.port(), dn.storageClass(), b.regionId(), b.regionBlock(),
-                f.blockSize(), b.generation(), token, write);
+        // A block in another namenode's region (a file adopted from it) too: the stamp names this
+        // namenode as the issuer, and the datanode checks the token with this namenode's keys.
+        long stamp = tokens.stamp();
+        long token = tokens.issue(dn.id(), b.regionId(), b.regionBlock(), b.generation(),
+                write ? BlockTokens.WRITE : BlockTokens.READ, stamp);
+        return new BlockRef(dn.id(), dn.host(), dn.port(), dn.storageClass(), b.regionId(), b.regionBlock(),
+                f.blockSize(), b.generation(), token, stamp, write);
     }
 
     /**
@@ -604,6 +600,7 @@ public final class FileService {
         }
         int slot = b.regionBlock();
         int generation = b.generation();
+        long stamp = tokens.stamp();
         List<GroupMember> members = new ArrayList<>(current.members().size());
         int down = 0;
         for (GroupInfo.Member m : current.members()) {
@@ -612,11 +609,12 @@ public final class FileService {
                 down |= 1 << members.size();
             }
             members.add(new GroupMember(m.memberId(), dn.id(), dn.host(), dn.port(), m.regionId(),
-                    tokens.issue(dn.id(), m.regionId(), slot, generation, mode)));
+                    tokens.issue(dn.id(), m.regionId(), slot, generation, mode, stamp)));
         }
         DatanodeInfo dn = main.datanode();
-        long token = tokens.issue(dn.id(), main.regionId(), slot, generation, mode);
+        long token = tokens.issue(dn.id(), main.regionId(), slot, generation, mode, stamp);
         return new BlockRef(dn.id(), dn.host(), dn.port(), dn.storageClass(), main.regionId(), slot, f.blockSize(),
-                generation, token, write, new BlockGroup(g.id(), current.version(), main.memberId(), members), down);
+                generation, token, stamp, write, new BlockGroup(g.id(), current.version(), main.memberId(), members),
+                down);
     }
 }

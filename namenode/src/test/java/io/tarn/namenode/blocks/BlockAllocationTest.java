@@ -4,6 +4,7 @@ import io.tarn.common.error.ErrorCode;
 import io.tarn.common.fs.BlockRef;
 import io.tarn.common.fs.FileStatus;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.AdminProtocol;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.security.BlockTokens;
 import io.tarn.namenode.Fixture;
@@ -30,8 +31,9 @@ class BlockAllocationTest {
         RegisterResponse b = fx.datanode(2, "h2", 10, 0, 2, 4, false);
         assertThat(a.datanodeId()).isNotEqualTo(b.datanodeId());
         assertThat(a.blockSize()).isEqualTo(Fixture.BLOCK);
-        assertThat(a.tokenKey0()).isEqualTo(fx.nn.tokens().key0());
-        assertThat(a.tokenKey1()).isEqualTo(fx.nn.tokens().key1());
+        assertThat(a.keys()).as("the keys of the epochs whose tokens may be valid, and the next one's")
+                .isEqualTo(AdminProtocol.BlockKeys.of(fx.nn.tokens()));
+        assertThat(a.keys().keys()).hasSize(3);
         assertThat(a.resetGenerations()).isTrue();
         assertThat(fx.nn.datanodes().get(a.datanodeId()).capacityBlocks()).isEqualTo(8);
     }
@@ -55,11 +57,14 @@ class BlockAllocationTest {
         assertThat(w.writable()).isTrue();
         assertThat(w.generation()).isEqualTo(1);
         BlockTokens t = fx.nn.tokens();
-        assertThat(t.check(w.token(), dn, w.regionId(), w.blockIndex(), w.generation(), BlockTokens.WRITE)).isTrue();
+        assertThat(t.check(w.token(), w.tokenStamp(), dn, w.regionId(), w.blockIndex(), w.generation(),
+                BlockTokens.WRITE)).isEqualTo(BlockTokens.Verdict.VALID);
         BlockRef r = fx.read(f, 0);
         assertThat(r.writable()).isFalse();
-        assertThat(t.check(r.token(), dn, r.regionId(), r.blockIndex(), r.generation(), BlockTokens.READ)).isTrue();
-        assertThat(t.check(r.token(), dn, r.regionId(), r.blockIndex(), r.generation(), BlockTokens.WRITE)).isFalse();
+        assertThat(t.check(r.token(), r.tokenStamp(), dn, r.regionId(), r.blockIndex(), r.generation(),
+                BlockTokens.READ)).isEqualTo(BlockTokens.Verdict.VALID);
+        assertThat(t.check(r.token(), r.tokenStamp(), dn, r.regionId(), r.blockIndex(), r.generation(),
+                BlockTokens.WRITE)).isEqualTo(BlockTokens.Verdict.INVALID);
         // A second write of block 0 returns the same block; block 1 lands elsewhere in the regions.
         assertThat(fx.write(f, 0, C).blockIndex()).isEqualTo(w.blockIndex());
         BlockRef next = fx.write(f, 1, C);

@@ -36,7 +36,7 @@ class BlockGroupsTest {
     private void datanodes(int regions, String... hosts) throws Exception {
         for (int i = 0; i < hosts.length; i++) {
             RegisterResponse r = fx.datanode(i + 1, hosts[i], 9070 + i, 0, regions, SLOTS, false);
-            tokens = new BlockTokens(r.tokenKey0(), r.tokenKey1());
+            tokens = BlockTokens.holding(r.keys().fingerprint(), r.keys().keys()); // as a datanode holds them
         }
     }
 
@@ -67,13 +67,14 @@ class BlockGroupsTest {
         assertThat(ref.regionId()).isEqualTo(leader.regionId());
         assertThat(ref.token()).isEqualTo(leader.token());
         for (GroupMember m : g.members()) {
-            assertThat(tokens.check(m.token(), m.datanodeId(), m.regionId(), ref.blockIndex(), ref.generation(),
-                    BlockTokens.WRITE)).as("member %d's token opens its own replica", m.memberId()).isTrue();
+            assertThat(tokens.check(m.token(), ref.tokenStamp(), m.datanodeId(), m.regionId(), ref.blockIndex(),
+                    ref.generation(), BlockTokens.WRITE)).as("member %d's token opens its own replica", m.memberId())
+                    .isEqualTo(BlockTokens.Verdict.VALID);
             assertThat(dn(m.datanodeId()).freeBlocks()).as("its region left the free list").isEqualTo(SLOTS);
         }
         GroupMember other = g.members().get(1);
-        assertThat(tokens.check(leader.token(), other.datanodeId(), other.regionId(), ref.blockIndex(),
-                ref.generation(), BlockTokens.WRITE)).isFalse();
+        assertThat(tokens.check(leader.token(), ref.tokenStamp(), other.datanodeId(), other.regionId(),
+                ref.blockIndex(), ref.generation(), BlockTokens.WRITE)).isEqualTo(BlockTokens.Verdict.INVALID);
     }
 
     @Test

@@ -38,7 +38,7 @@ class GroupRepairTest {
     private void datanodes(String... hosts) throws Exception {
         for (int i = 0; i < hosts.length; i++) {
             RegisterResponse r = fx.datanode(i + 1, hosts[i], 9070 + i, 0, 2, SLOTS, false);
-            tokens = new BlockTokens(r.tokenKey0(), r.tokenKey1());
+            tokens = BlockTokens.holding(r.keys().fingerprint(), r.keys().keys()); // as a datanode holds them
         }
         fx.nn.allocator().groups().replaceAfter(REPLACE_AFTER);
     }
@@ -133,8 +133,9 @@ class GroupRepairTest {
         assertThat(after.group().version()).isEqualTo(2);
         GroupMember joined = after.group().member(3);
         assertThat(joined.datanodeId()).isEqualTo(spare);
-        assertThat(tokens.check(joined.token(), spare, joined.regionId(), after.blockIndex(), after.generation(),
-                BlockTokens.READ)).as("the new member's token opens its replica").isTrue();
+        assertThat(tokens.check(joined.token(), after.tokenStamp(), spare, joined.regionId(), after.blockIndex(),
+                after.generation(), BlockTokens.READ)).as("the new member's token opens its replica")
+                .isEqualTo(BlockTokens.Verdict.VALID);
         assertThat(heartbeat(survivor.datanodeId(), List.of(before.groupId()))).isEmpty();
 
         // The replaced datanode comes back with the group: it is told to delete it, and its region is

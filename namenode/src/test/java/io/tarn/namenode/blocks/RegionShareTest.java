@@ -74,8 +74,8 @@ class RegionShareTest {
         List<BlockRef> refs = fill(f, 8);
         assertThat(places(refs)).containsExactly("1/0", "1/1", "3/0", "3/1", "5/0", "5/1", "7/0", "7/1");
         for (BlockRef r : refs) {
-            assertThat(nn.tokens().check(r.token(), id, r.regionId(), r.blockIndex(), r.generation(),
-                    BlockTokens.WRITE)).as("the token names the real region").isTrue();
+            assertThat(nn.tokens().check(r.token(), r.tokenStamp(), id, r.regionId(), r.blockIndex(), r.generation(),
+                    BlockTokens.WRITE)).as("the token names the real region").isEqualTo(BlockTokens.Verdict.VALID);
         }
         long g = newFile("g");
         assertThat(failsWith(ErrorCode.NO_SPACE, () -> nn.files().getBlock(g, 0, true, CLIENT, "")))

@@ -2,6 +2,7 @@ package io.tarn.datanode.dram;
 
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.TarnKeys;
+import io.tarn.common.protocol.AdminProtocol.BlockKeys;
 import io.tarn.common.protocol.AdminProtocol.BlockReport;
 import io.tarn.common.protocol.AdminProtocol.LostRegion;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
@@ -125,9 +126,22 @@ final class DramRegistrar implements NamenodeLinks.Registrar {
             generations.reset(share(partition));
         }
         service.register(partition, new Registration(response.datanodeId(), blockSize,
-                new BlockTokens(response.tokenKey0(), response.tokenKey1()), generations));
+                BlockTokens.holding(response.keys().fingerprint(), response.keys().keys()), generations));
         everRegistered[partition] = true;
         afterRegistration.accept(partition);
+    }
+
+    /**
+     * A heartbeat answer's block keys: the registration checks tokens with them from now on. Keys
+     * of another master (the namenode restarted with a new one, and this datanode has not
+     * registered with it since) wait for that registration.
+     */
+    @Override
+    public void keys(int partition, BlockKeys keys) {
+        Registration reg = service.registration(partition);
+        if (reg != null && reg.tokens().fingerprint() == keys.fingerprint()) {
+            reg.tokens().hold(keys.fingerprint(), keys.keys());
+        }
     }
 
     private RegionShare share(int partition) {

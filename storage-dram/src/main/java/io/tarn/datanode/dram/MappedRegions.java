@@ -1,6 +1,7 @@
 package io.tarn.datanode.dram;
 
 import io.tarn.common.protocol.ShortCircuitProtocol;
+import io.tarn.datanode.OwnerOnly;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,8 +73,8 @@ final class MappedRegions extends MemoryRegions {
         Object[] keys = new Object[count];
         for (int i = 0; i < count; i++) {
             Path file = file(dir, i);
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE), OwnerOnly.file())) {
                 // Grows a shorter file to the whole region; the mapping stays valid after the channel closes.
                 regions[i] = ch.map(FileChannel.MapMode.READ_WRITE, 0, regionSize);
             }

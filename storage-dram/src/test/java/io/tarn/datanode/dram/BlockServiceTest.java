@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Arrays;
 import java.util.List;
 
+import static io.tarn.datanode.dram.TestStamp.STAMP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,14 +42,14 @@ class BlockServiceTest extends RegisteredBlockServiceFixture {
     private CapturedRequest write(int region, int block, int generation, long token, int offset, int length,
                                   byte[] data) {
         ByteBuf body = Unpooled.directBuffer();
-        DatanodeProtocol.writeAccess(body, region, block, generation, token, offset, length);
+        DatanodeProtocol.writeAccess(body, region, block, generation, token, STAMP, offset, length);
         body.writeBytes(data);
         return handle(Opcode.WRITE_BLOCK, body);
     }
 
     private CapturedRequest read(int region, int block, int generation, long token, int offset, int length) {
         ByteBuf body = Unpooled.directBuffer();
-        DatanodeProtocol.writeAccess(body, region, block, generation, token, offset, length);
+        DatanodeProtocol.writeAccess(body, region, block, generation, token, STAMP, offset, length);
         return handle(Opcode.READ_BLOCK, body);
     }
 
@@ -150,7 +151,7 @@ class BlockServiceTest extends RegisteredBlockServiceFixture {
     @Test
     void aReadBodyWithTrailingBytesIsRefused() {
         ByteBuf body = Unpooled.buffer();
-        DatanodeProtocol.writeAccess(body, 0, 0, 0, readToken(0, 0, 0), 0, 1);
+        DatanodeProtocol.writeAccess(body, 0, 0, 0, readToken(0, 0, 0), STAMP, 0, 1);
         body.writeInt(42);
         assertFailed(handle(Opcode.READ_BLOCK, body), ErrorCode.MALFORMED_REQUEST, "4 unexpected trailing bytes");
     }
@@ -174,10 +175,11 @@ class BlockServiceTest extends RegisteredBlockServiceFixture {
                 "WRITE_BLOCK region 0 block 1 generation 1", "does not grant writing");
         assertFailed(write(0, 1, 1, writeToken(1, 1, 1), 0, d), ErrorCode.INVALID_TOKEN, "does not grant writing");
         assertFailed(write(0, 1, 2, writeToken(0, 1, 1), 0, d), ErrorCode.INVALID_TOKEN, "does not grant writing");
-        assertFailed(write(0, 1, 1, tokens.issue(DN + 1, 0, 1, 1, BlockTokens.WRITE), 0, d), ErrorCode.INVALID_TOKEN,
+        assertFailed(write(0, 1, 1, tokens.issue(DN + 1, 0, 1, 1, BlockTokens.WRITE, STAMP), 0, d),
+                ErrorCode.INVALID_TOKEN,
                 "does not grant writing");
         assertFailed(write(0, 1, 1, readToken(0, 1, 1), 0, d), ErrorCode.INVALID_TOKEN, "does not grant writing");
-        assertFailed(write(0, 1, 1, new BlockTokens(1, 2).issue(DN, 0, 1, 1, BlockTokens.WRITE), 0, d),
+        assertFailed(write(0, 1, 1, new BlockTokens(1, 2).issue(DN, 0, 1, 1, BlockTokens.WRITE, STAMP), 0, d),
                 ErrorCode.INVALID_TOKEN, "does not grant writing");
         assertThat(TestBytes.stored(regions, 0, BLOCK, 3)).as("nothing written").containsExactly(0, 0, 0);
 
@@ -220,7 +222,7 @@ class BlockServiceTest extends RegisteredBlockServiceFixture {
         write(0, 0, 1, writeToken(0, 0, 1), 0, new byte[] {4});
         service.register(0, new Registration(DN, BLOCK, next, service.registration(0).generations()));
         assertThat(read(0, 0, 1, readToken(0, 0, 1), 0, 1).status()).isEqualTo(ErrorCode.INVALID_TOKEN);
-        assertThat(read(0, 0, 1, next.issue(DN, 0, 0, 1, BlockTokens.READ), 0, 1).payload()).containsExactly(4);
+        assertThat(read(0, 0, 1, next.issue(DN, 0, 0, 1, BlockTokens.READ, STAMP), 0, 1).payload()).containsExactly(4);
     }
 
     @Test

@@ -115,7 +115,8 @@ class CleanStopWithANamenodeTest {
         RpcClient c = transport.connect(dn.address());
         try {
             c.call(Opcode.WRITE_BLOCK, b -> DatanodeProtocol.writeAccess(b, w.regionId(), w.blockIndex(),
-                    w.generation(), w.token(), 0, data.length), Unpooled.wrappedBuffer(data), body -> null)
+                    w.generation(), w.token(), w.tokenStamp(), 0, data.length), Unpooled.wrappedBuffer(data),
+                            body -> null)
                     .get(10, TimeUnit.SECONDS);
         } finally {
             c.close();
@@ -129,7 +130,8 @@ class CleanStopWithANamenodeTest {
         RpcClient c = transport.connect(dn.address());
         try {
             return c.call(Opcode.READ_BLOCK, b -> DatanodeProtocol.writeAccess(b, r.regionId(), r.blockIndex(),
-                    r.generation(), r.token(), 0, length), ByteBufUtil::getBytes).get(10, TimeUnit.SECONDS);
+                    r.generation(), r.token(), r.tokenStamp(), 0, length), ByteBufUtil::getBytes).get(10,
+                            TimeUnit.SECONDS);
         } finally {
             c.close();
         }

@@ -182,24 +182,24 @@ class DatanodeServesEveryNamenodeTest {
         return c;
     }
 
-    private static void write(RpcClient c, int region, int block, int generation, long token, byte[] data)
-            throws Exception {
-        c.call(Opcode.WRITE_BLOCK, b -> DatanodeProtocol.writeAccess(b, region, block, generation, token, 0,
+    private static void write(RpcClient c, int region, int block, int generation, long token, long stamp,
+                              byte[] data) throws Exception {
+        c.call(Opcode.WRITE_BLOCK, b -> DatanodeProtocol.writeAccess(b, region, block, generation, token, stamp, 0,
                 data.length), Unpooled.wrappedBuffer(data), body -> null).get(10, TimeUnit.SECONDS);
     }
 
-    private static byte[] read(RpcClient c, int region, int block, int generation, long token, int length)
-            throws Exception {
-        return c.call(Opcode.READ_BLOCK, b -> DatanodeProtocol.writeAccess(b, region, block, generation, token, 0,
-                length), ByteBufUtil::getBytes).get(10, TimeUnit.SECONDS);
+    private static byte[] read(RpcClient c, int region, int block, int generation, long token, long stamp,
+                               int length) throws Exception {
+        return c.call(Opcode.READ_BLOCK, b -> DatanodeProtocol.writeAccess(b, region, block, generation, token,
+                stamp, 0, length), ByteBufUtil::getBytes).get(10, TimeUnit.SECONDS);
     }
 
     private static void write(RpcClient c, BlockRef ref, byte[] data) throws Exception {
-        write(c, ref.regionId(), ref.blockIndex(), ref.generation(), ref.token(), data);
+        write(c, ref.regionId(), ref.blockIndex(), ref.generation(), ref.token(), ref.tokenStamp(), data);
     }
 
     private static byte[] read(RpcClient c, BlockRef ref, int length) throws Exception {
-        return read(c, ref.regionId(), ref.blockIndex(), ref.generation(), ref.token(), length);
+        return read(c, ref.regionId(), ref.blockIndex(), ref.generation(), ref.token(), ref.tokenStamp(), length);
     }
 
     /** The error a call fails with, as "CODE: message". */
@@ -285,15 +285,20 @@ class DatanodeServesEveryNamenodeTest {
         write(c, w0, d0);
         assertThat(read(c, readRef(0, f0), d0.length)).isEqualTo(d0);
 
+        // A token names its issuer: the datanode checks it with that namenode's keys and its id there, so
+        // namenode 0's token passed off as namenode 1's, or made for another datanode, opens nothing.
         BlockTokens keyOf0 = nn(0).tokens();
-        long forged = keyOf0.issue(dn.datanodeId(0), r1.regionId(), r1.blockIndex(), r1.generation(),
-                BlockTokens.READ);
-        assertThat(errorOf(() -> read(c, r1.regionId(), r1.blockIndex(), r1.generation(), forged, d1.length)))
-                .startsWith(ErrorCode.INVALID_TOKEN + ": READ_BLOCK region " + r1.regionId());
-        long forgedWrite = keyOf0.issue(dn.datanodeId(1), r1.regionId(), r1.blockIndex(), r1.generation(),
-                BlockTokens.WRITE);
-        assertThat(errorOf(() -> write(c, r1.regionId(), r1.blockIndex(), r1.generation(), forgedWrite, d0)))
-                .startsWith(ErrorCode.INVALID_TOKEN + ": ");
+        long asIssuedBy1 = BlockTokens.stampOf(1, BlockTokens.keyId(r1.tokenStamp()),
+                BlockTokens.expiryMillis(r1.tokenStamp()) / 1000);
+        long forged = keyOf0.issue(dn.datanodeId(1), r1.regionId(), r1.blockIndex(), r1.generation(),
+                BlockTokens.READ, asIssuedBy1);
+        assertThat(errorOf(() -> read(c, r1.regionId(), r1.blockIndex(), r1.generation(), forged, asIssuedBy1,
+                d1.length))).startsWith(ErrorCode.INVALID_TOKEN + ": READ_BLOCK region " + r1.regionId());
+        long stamp0 = keyOf0.stamp();
+        long forgedWrite = keyOf0.issue(dn.datanodeId(0) + 1, r1.regionId(), r1.blockIndex(), r1.generation(),
+                BlockTokens.WRITE, stamp0); // another datanode's
+        assertThat(errorOf(() -> write(c, r1.regionId(), r1.blockIndex(), r1.generation(), forgedWrite, stamp0,
+                d0))).startsWith(ErrorCode.INVALID_TOKEN + ": ");
         assertThat(read(c, r1, d1.length)).as("untouched").isEqualTo(d1);
     }
 
@@ -357,7 +362,7 @@ class DatanodeServesEveryNamenodeTest {
         await("registered with namenode 0", () -> dn.isRegistered(0));
         assertThat(dn.isRegistered()).isFalse();
         RpcClient c = client(dn);
-        assertThat(errorOf(() -> read(c, 3, 0, 1, 0, 1))).startsWith(ErrorCode.UNKNOWN_DATANODE + ": ")
+        assertThat(errorOf(() -> read(c, 3, 0, 1, 0, 0, 1))).startsWith(ErrorCode.UNKNOWN_DATANODE + ": ")
                 .contains("not registered yet").contains("namenode 1 (" + addresses.split(",")[1] + ")");
         long f0 = newFile(0);
         BlockRef w0 = writeRef(0, f0, 0);

@@ -47,6 +47,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
+import static io.tarn.datanode.dram.TestStamp.STAMP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
@@ -125,20 +126,20 @@ class DramDatanodeLoopbackTest {
     }
 
     private long token(DramDatanode dn, int region, int block, int generation, int mode) {
-        return namenode.tokens().issue(dn.datanodeId(), region, block, generation, mode);
+        return namenode.tokens().issue(dn.datanodeId(), region, block, generation, mode, STAMP);
     }
 
     private static void write(RpcClient c, int region, int block, int generation, long token, int offset,
                               byte[] data) throws Exception {
         c.call(Opcode.WRITE_BLOCK,
-                b -> DatanodeProtocol.writeAccess(b, region, block, generation, token, offset, data.length),
+                b -> DatanodeProtocol.writeAccess(b, region, block, generation, token, STAMP, offset, data.length),
                 Unpooled.wrappedBuffer(data), body -> null).get(10, TimeUnit.SECONDS);
     }
 
     private static byte[] read(RpcClient c, int region, int block, int generation, long token, int offset,
                                int length) throws Exception {
         return c.call(Opcode.READ_BLOCK,
-                b -> DatanodeProtocol.writeAccess(b, region, block, generation, token, offset, length),
+                b -> DatanodeProtocol.writeAccess(b, region, block, generation, token, STAMP, offset, length),
                 ByteBufUtil::getBytes).get(10, TimeUnit.SECONDS);
     }
 
@@ -284,7 +285,7 @@ class DramDatanodeLoopbackTest {
         cleanup.push(late);
         assertThat(dn.awaitRegistered(WAIT)).isTrue();
         assertThat(late.registrations()).hasSize(1);
-        long t = late.tokens().issue(dn.datanodeId(), 0, 0, 1, BlockTokens.WRITE);
+        long t = late.tokens().issue(dn.datanodeId(), 0, 0, 1, BlockTokens.WRITE, STAMP);
         write(c, 0, 0, 1, t, 0, new byte[] {3});
         assertThat(read(c, 0, 0, 1, t, 0, 1)).containsExactly(3);
     }
@@ -437,7 +438,7 @@ class DramDatanodeLoopbackTest {
             long t = token(dn, region, block, 1, BlockTokens.WRITE);
             byte[] d = data(BLOCK, n);
             writes.add(clients.get(n % 4).call(Opcode.WRITE_BLOCK,
-                    b -> DatanodeProtocol.writeAccess(b, region, block, 1, t, 0, BLOCK),
+                    b -> DatanodeProtocol.writeAccess(b, region, block, 1, t, STAMP, 0, BLOCK),
                     Unpooled.wrappedBuffer(d), body -> null));
         }
         CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
@@ -447,7 +448,7 @@ class DramDatanodeLoopbackTest {
             int block = n % 16;
             long t = token(dn, region, block, 1, BlockTokens.READ);
             reads.add(clients.get((n + 1) % 4).call(Opcode.READ_BLOCK,
-                    b -> DatanodeProtocol.writeAccess(b, region, block, 1, t, 0, BLOCK), ByteBufUtil::getBytes));
+                    b -> DatanodeProtocol.writeAccess(b, region, block, 1, t, STAMP, 0, BLOCK), ByteBufUtil::getBytes));
         }
         for (int n = 0; n < 32; n++) {
             assertThat(reads.get(n).get(30, TimeUnit.SECONDS)).as("block %d", n).isEqualTo(data(BLOCK, n));

@@ -6,6 +6,7 @@ import io.tarn.common.protocol.AdminProtocol.DeregisterRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatRequest;
 import io.tarn.common.protocol.AdminProtocol.HeartbeatResponse;
 import io.tarn.common.protocol.AdminProtocol.RegisterRequest;
+import io.tarn.common.protocol.AdminProtocol.BlockKeys;
 import io.tarn.common.protocol.AdminProtocol.RegisterResponse;
 import io.tarn.common.protocol.Opcode;
 import io.tarn.common.security.BlockTokens;
@@ -118,7 +119,7 @@ final class FakeNamenode implements RpcHandler, AutoCloseable {
                         k -> nextId.getAndIncrement());
                 BlockTokens t = tokens;
                 ByteBuf response = request.response();
-                new RegisterResponse(id, blockSize, t.key0(), t.key1(), resetGenerations).encode(response);
+                new RegisterResponse(id, blockSize, BlockKeys.of(t), resetGenerations).encode(response);
                 request.send(response);
                 break;
             }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static io.tarn.datanode.dram.TestStamp.STAMP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -28,7 +29,7 @@ class PlacedWritesTest extends RegisteredBlockServiceFixture {
 
     private static ByteBuf head(int region, int block, int generation, long token, int offset, int length) {
         ByteBuf head = Unpooled.buffer();
-        DatanodeProtocol.writeAccess(head, region, block, generation, token, offset, length);
+        DatanodeProtocol.writeAccess(head, region, block, generation, token, STAMP, offset, length);
         return head;
     }
 

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 import java.util.List;
 
+import static io.tarn.datanode.dram.TestStamp.STAMP;
+
 /**
  * What the block-service tests start from: {@link #REGIONS} direct regions of {@link #REGION}
  * bytes and a block service over them, registered with namenode 0 as datanode {@link #DN}, with
@@ -46,6 +48,6 @@ abstract class RegisteredBlockServiceFixture {
 
     /** A token for {@code mode} ({@link BlockTokens#READ} or {@link BlockTokens#WRITE}) on one block. */
     long token(int region, int block, int generation, int mode) {
-        return tokens.issue(DN, region, block, generation, mode);
+        return tokens.issue(DN, region, block, generation, mode, STAMP);
     }
 }

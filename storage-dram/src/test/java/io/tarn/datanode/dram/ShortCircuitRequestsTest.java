@@ -22,6 +22,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.UUID;
 
+import static io.tarn.datanode.dram.TestStamp.STAMP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -54,7 +55,7 @@ class ShortCircuitRequestsTest extends RegisteredBlockServiceFixture {
     private CapturedRequest request(int opcode, int region, int block, int generation, long token, int offset,
                                     int length) {
         ByteBuf body = Unpooled.directBuffer();
-        DatanodeProtocol.writeAccess(body, region, block, generation, token, offset, length);
+        DatanodeProtocol.writeAccess(body, region, block, generation, token, STAMP, offset, length);
         return handle(opcode, body);
     }
 
@@ -103,7 +104,7 @@ class ShortCircuitRequestsTest extends RegisteredBlockServiceFixture {
     void readGrantChecksTheGenerationLikeATcpRead() {
         byte[] data = {1, 2, 3};
         ByteBuf body = Unpooled.directBuffer();
-        DatanodeProtocol.writeAccess(body, 0, 2, 4, token(0, 2, 4, BlockTokens.WRITE), 0, data.length);
+        DatanodeProtocol.writeAccess(body, 0, 2, 4, token(0, 2, 4, BlockTokens.WRITE), STAMP, 0, data.length);
         body.writeBytes(data);
         assertThat(handle(Opcode.WRITE_BLOCK, body).status()).isEqualTo(ErrorCode.OK);
 
@@ -144,7 +145,7 @@ class ShortCircuitRequestsTest extends RegisteredBlockServiceFixture {
         assertThat(generations.get(0, 0)).isZero();
 
         ByteBuf trailing = Unpooled.directBuffer();
-        DatanodeProtocol.writeAccess(trailing, 0, 0, 1, token(0, 0, 1, BlockTokens.WRITE), 0, 1);
+        DatanodeProtocol.writeAccess(trailing, 0, 0, 1, token(0, 0, 1, BlockTokens.WRITE), STAMP, 0, 1);
         trailing.writeByte(42);
         assertFailed(handle(Opcode.SC_WRITE, trailing), ErrorCode.MALFORMED_REQUEST, "unexpected trailing bytes");
         assertThat(generations.get(0, 0)).as("a malformed write advances nothing").isZero();
@@ -187,7 +188,7 @@ class ShortCircuitRequestsTest extends RegisteredBlockServiceFixture {
                             + "cut to 0 bytes)");
         }
         ByteBuf body = Unpooled.directBuffer();
-        DatanodeProtocol.writeAccess(body, 1, 1, 1, token(1, 1, 1, BlockTokens.WRITE), 0, 4);
+        DatanodeProtocol.writeAccess(body, 1, 1, 1, token(1, 1, 1, BlockTokens.WRITE), STAMP, 0, 4);
         body.writeBytes(new byte[4]);
         assertFailed(handle(Opcode.WRITE_BLOCK, body), ErrorCode.DATA_LOST, "out of service");
         assertThat(generations.get(1, 1)).as("a refused write leaves the generation alone").isZero();
@@ -223,7 +224,7 @@ class ShortCircuitRequestsTest extends RegisteredBlockServiceFixture {
             ch.truncate(0);
         }
         ByteBuf body = Unpooled.directBuffer();
-        DatanodeProtocol.writeAccess(body, 1, 2, 1, token(1, 2, 1, BlockTokens.WRITE), 0, 4096);
+        DatanodeProtocol.writeAccess(body, 1, 2, 1, token(1, 2, 1, BlockTokens.WRITE), STAMP, 0, 4096);
         body.writeBytes(new byte[4096]);
         // The copy into the missing pages faults (SIGBUS); the JVM turns it into an InternalError.
         assertFailed(handle(Opcode.WRITE_BLOCK, body), ErrorCode.DATA_LOST, "the region's memory faulted");
