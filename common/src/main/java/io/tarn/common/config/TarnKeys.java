@@ -250,6 +250,26 @@ public final class TarnKeys {
     public static final ConfigKey<Long> SECURITY_AUTH_TIMEOUT = ConfigKey.millis("tarn.security.auth.timeout",
             10_000, 1, HOUR_MS, "A server closes a connection that has not authenticated within this time.");
 
+    public static final ConfigKey<Boolean> SECURITY_TLS = ConfigKey.bool("tarn.security.tls", false,
+            "true (or on): every connection is TLS (1.3 or 1.2), servers showing the certificate of "
+                    + "tarn.security.tls.cert and clients checking it against tarn.security.tls.ca; all processes of a "
+                    + "cluster must agree. Authentication (tarn.security.authentication) still runs inside it.");
+
+    public static final ConfigKey<String> SECURITY_TLS_CERT = ConfigKey.string("tarn.security.tls.cert", "",
+            "PEM file: this process's certificate (then any intermediate ones). Servers need one; a client "
+                    + "needs one when servers ask for client certificates (tarn.security.tls.client.auth).", null);
+
+    public static final ConfigKey<String> SECURITY_TLS_KEY = ConfigKey.string("tarn.security.tls.key", "",
+            "PEM file: the private key of tarn.security.tls.cert (PKCS#8, unencrypted), readable and writable by "
+                    + "its owner only.", null);
+
+    public static final ConfigKey<String> SECURITY_TLS_CA = ConfigKey.string("tarn.security.tls.ca", "",
+            "PEM file: the certificate authorities a peer's certificate must come from.", null);
+
+    public static final ConfigKey<Boolean> SECURITY_TLS_CLIENT_AUTH = ConfigKey.bool("tarn.security.tls.client.auth",
+            false, "Servers ask every client for a certificate from tarn.security.tls.ca and refuse one without "
+                    + "(mutual TLS).");
+
     public static final ConfigKey<Boolean> SECURITY_PERMISSIONS = ConfigKey.bool("tarn.security.permissions", true,
             "true (or on): the namenode checks owner, group and mode on every operation as HDFS does (this needs "
                     + "tarn.security.authentication = secret, which proves who the caller is; without it nothing is "
@@ -451,7 +471,8 @@ public final class TarnKeys {
                             REPLICATION_MAX_BYTES_IN_FLIGHT, REPLICATION_HELD_BYTES, REPLICATION_LAGGARD_WAIT,
                             REPLICATION_PRE_VOTE, REPLICATION_THREADS)),
             new Group("Security: read by every process", List.of(SECURITY_AUTHENTICATION, SECURITY_SECRET_FILE,
-                    SECURITY_AUTH_TIMEOUT)),
+                    SECURITY_AUTH_TIMEOUT, SECURITY_TLS, SECURITY_TLS_CERT, SECURITY_TLS_KEY, SECURITY_TLS_CA,
+                    SECURITY_TLS_CLIENT_AUTH)),
             new Group("Permissions and block tokens: read by tarn namenode", List.of(SECURITY_PERMISSIONS,
                     SECURITY_SUPERUSERS, SECURITY_SUPERGROUP, SECURITY_GROUPS_FILE, SECURITY_GROUPS_CACHE,
                     SECURITY_BLOCK_TOKEN_LIFETIME, SECURITY_BLOCK_KEY_ROTATION)),

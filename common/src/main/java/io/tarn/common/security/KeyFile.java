@@ -195,17 +195,7 @@ public final class KeyFile {
         String where = "key file " + file + " (" + configKey + ")";
         List<String> lines;
         try {
-            if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class)) {
-                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-                Set<PosixFilePermission> extra = new HashSet<>(perms);
-                extra.removeAll(OWNER_ONLY);
-                extra.remove(PosixFilePermission.OWNER_EXECUTE);
-                if (!extra.isEmpty()) {
-                    throw new ConfigException(where + " is " + PosixFilePermissions.toString(perms)
-                            + ": others can read or change it, so it no longer proves anything. Run chmod 600 "
-                            + file + " (and make a new secret with 'tarn secret' if others may have read it)");
-                }
-            }
+            checkOwnerOnly(file, where, "make a new secret with 'tarn secret'");
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             throw new ConfigException("cannot read " + where + ": no such file. Make one with 'tarn secret', or set "
@@ -216,6 +206,24 @@ public final class KeyFile {
             throw new ConfigException("cannot read " + where + ": " + e.getMessage(), e);
         }
         return parse(lines, where);
+    }
+
+    /**
+     * Refuses (ConfigException) a secret file others may read or change: it no longer proves
+     * anything. {@code where} names it in the message, {@code renew} says how to replace it.
+     */
+    public static void checkOwnerOnly(Path file, String where, String renew) throws IOException {
+        if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class)) {
+            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
+            Set<PosixFilePermission> extra = new HashSet<>(perms);
+            extra.removeAll(OWNER_ONLY);
+            extra.remove(PosixFilePermission.OWNER_EXECUTE);
+            if (!extra.isEmpty()) {
+                throw new ConfigException(where + " is " + PosixFilePermissions.toString(perms)
+                        + ": others can read or change it, so it no longer proves anything. Run chmod 600 "
+                        + file + " (and " + renew + " if others may have read it)");
+            }
+        }
     }
 
     static KeyFile parse(List<String> lines, String where) {

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tarn.common.config.TarnKeys;
@@ -27,6 +28,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.net.ssl.SSLException;
 
 /**
  * Client side of one TCP connection, pipelined.
@@ -92,7 +95,8 @@ final class TcpClient implements RpcClient {
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(transport.config().get(TarnKeys.RPC_TIMEOUT));
         this.idleNanos = transport.clientIdleNanos();
         this.slots = new CallSlots(transport.config().get(TarnKeys.RPC_MAX_INFLIGHT), timeoutNanos, remote);
-        this.lane = transport.config().get(TarnKeys.CLIENT_WAIT_DIRECT)
+        // With TLS every byte goes through the TLS engine: no plain side lane.
+        this.lane = transport.config().get(TarnKeys.CLIENT_WAIT_DIRECT) && !transport.tls().on()
                 ? new DirectLane(address, remote, transport.maxFrame(), transport.security(),
                         transport.config().get(TarnKeys.RPC_CONNECT_TIMEOUT), timeoutNanos)
                 : null;
@@ -283,14 +287,20 @@ final class TcpClient implements RpcClient {
         TransportSecurity security = transport.security();
         ClientAuth auth = security.on() ? new ClientAuth(security.newClient(), remote,
                 transport.config().get(TarnKeys.RPC_CONNECT_TIMEOUT)) : null;
+        TransportTls tls = transport.tls();
         ChannelFuture f = transport.clientBootstrap(loop).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
                 transport.sizeSendBuffer(ch, target.getAddress());
                 AnswerHandler answers = new AnswerHandler(TcpClient.this, inflight, slots, pacer, remote);
                 FrameDecoder frames = new FrameDecoder(transport.maxFrame(), answers);
-                ch.config().setRecvByteBufAllocator(
-                        new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
+                if (tls.on()) {
+                    ch.pipeline().addLast("tls", tls.clientHandler(ch.alloc(), target.getHostString(),
+                            target.getPort()));
+                } else {
+                    ch.config().setRecvByteBufAllocator(
+                            new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));
+                }
                 ch.pipeline().addLast("frames", frames);
                 if (auth != null) {
                     ch.pipeline().addLast("auth", auth);
@@ -299,7 +309,21 @@ final class TcpClient implements RpcClient {
             }
         }).connect(target);
         f.addListener(connected -> {
-            if (auth != null && connected.isSuccess() && !closed) {
+            if (tls.on() && connected.isSuccess() && !closed) {
+                // The TLS handshake first, then (inside it) the authentication.
+                SslHandler handler = f.channel().pipeline().get(SslHandler.class);
+                handler.handshakeFuture().addListener(secured -> {
+                    if (!secured.isSuccess()) {
+                        SSLException why = CallErrors.tlsFailure(secured.cause());
+                        opened(f, loop.newFailedFuture(CallErrors.tlsRefused(remote,
+                                why != null ? why : secured.cause())));
+                    } else if (auth != null) {
+                        auth.done().addListener(authenticated -> opened(f, authenticated));
+                    } else {
+                        opened(f, secured);
+                    }
+                });
+            } else if (auth != null && connected.isSuccess() && !closed) {
                 auth.done().addListener(authenticated -> opened(f, authenticated));
             } else {
                 opened(f, connected);
@@ -326,8 +350,11 @@ final class TcpClient implements RpcClient {
             Throwable cause = done.cause();
             String why = cause == null ? "client closed" : cause.getMessage();
             LOG.debug("cannot connect to {}: {}", remote, why);
+            SSLException tlsFailed = CallErrors.tlsFailure(cause);
             if (cause instanceof AuthenticationException refused) {
                 failUnsent(new AuthenticationException(refused.getMessage()));
+            } else if (tlsFailed != null) {
+                failUnsent(CallErrors.tlsRefused(remote, tlsFailed));
             } else if (cause instanceof TarnException busy && busy.code() == ErrorCode.SERVER_BUSY) {
                 failUnsent(new NotSentException(ErrorCode.SERVER_BUSY, busy.getMessage(), busy));
             } else {

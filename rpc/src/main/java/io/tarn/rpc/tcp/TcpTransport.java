@@ -65,6 +65,7 @@ public final class TcpTransport implements Transport {
     private final boolean epoll;
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
     private final TransportSecurity security;
+    private final TransportTls tls;
     private final int maxConnections;
     private final int maxServerInflight;
     private final long idleNanos;
@@ -81,6 +82,7 @@ public final class TcpTransport implements Transport {
     public TcpTransport(TarnConfig config, long pollNanos) {
         this.config = config;
         this.security = TransportSecurity.of(config);
+        this.tls = TransportTls.of(config);
         this.maxConnections = maxConnections(config.get(TarnKeys.RPC_SERVER_MAX_CONNECTIONS));
         this.maxServerInflight = config.get(TarnKeys.RPC_SERVER_MAX_INFLIGHT);
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(config.get(TarnKeys.RPC_IDLE_TIMEOUT));
@@ -161,6 +163,10 @@ public final class TcpTransport implements Transport {
         return security;
     }
 
+    TransportTls tls() {
+        return tls;
+    }
+
     int maxFrame() {
         return Math.toIntExact(config.get(TarnKeys.RPC_MAX_FRAME));
     }
@@ -169,6 +175,7 @@ public final class TcpTransport implements Transport {
     public RpcServer bind(InetSocketAddress address, RpcHandler handler) throws IOException {
         ensureOpen();
         security.checkCanServe();
+        tls.checkCanServe();
         Class<? extends ServerChannel> channelClass =
                 epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         TcpServer server = new TcpServer(this);
@@ -189,8 +196,12 @@ public final class TcpTransport implements Transport {
                         InetSocketAddress peer = ch.remoteAddress();
                         sizeSendBuffer(ch, peer == null ? null : peer.getAddress());
                         ServerHandler serving = new ServerHandler(server, handler, security, maxServerInflight);
+                        if (tls.on()) {
+                            ch.pipeline().addLast("tls", tls.serverHandler(ch.alloc()));
+                            ch.pipeline().addLast("tls-refusals", new TransportTls.Refusals(server.refusals()));
+                        }
                         FrameDecoder frames;
-                        if (handler instanceof PayloadPlacement placement) {
+                        if (handler instanceof PayloadPlacement placement && !tls.on()) {
                             frames = new FrameDecoder(maxFrame(), FramePlacer.requests(placement, serving));
                             ch.config().setRecvByteBufAllocator(
                                     new PlacingRecvAllocator(ch.config().getRecvByteBufAllocator(), frames));

@@ -13,9 +13,12 @@ import java.util.Locale;
  * @param workDir       where the MiniDFSCluster keeps its storage
  * @param dramRoot      where Tarn's datanode keeps its region files, and the TCP stream into memory
  *                      its file (a fresh directory under it); null for {@code /dev/shm}
+ * @param authentication {@code secret} (as bin/tarn start) or {@code none}
+ * @param tls           every Tarn connection TLS, with certificates of a throwaway authority made in
+ *                      the work directory ({@code tarn.security.tls})
  */
 public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir, Path dramRoot,
-                              String authentication) {
+                              String authentication, boolean tls) {
     /** Calls in flight for getFile and for the Netty echo baseline. */
     public static final List<Integer> GET_FILE_DEPTHS = List.of(1, 16, 64, 128);
     /** Calls in flight (threads) for create + close. */
@@ -64,6 +67,12 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
         }
     }
 
+    /** Settings without TLS. */
+    public CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir, Path dramRoot,
+                           String authentication) {
+        this(seconds, warmupSeconds, sizeMb, workDir, dramRoot, authentication, false);
+    }
+
     /** Settings for a Tarn cluster that authenticates, as bin/tarn start makes one by default. */
     public CompareSettings(double seconds, double warmupSeconds, int sizeMb, Path workDir, Path dramRoot) {
         this(seconds, warmupSeconds, sizeMb, workDir, dramRoot, "secret");
@@ -81,6 +90,7 @@ public record CompareSettings(double seconds, double warmupSeconds, int sizeMb, 
     /** The settings as command-line options, for the record. */
     public String options() {
         return String.format(Locale.ROOT, "--seconds %s --warmup-seconds %s --size-mb %d --authentication %s",
-                seconds, warmupSeconds, sizeMb, authentication) + (dramRoot == null ? "" : " --dram-root " + dramRoot);
+                seconds, warmupSeconds, sizeMb, authentication) + (dramRoot == null ? "" : " --dram-root " + dramRoot)
+                + (tls ? " --tls" : "");
     }
 }

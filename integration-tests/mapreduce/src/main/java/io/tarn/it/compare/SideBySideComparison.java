@@ -40,7 +40,7 @@ import java.util.Map;
 public final class SideBySideComparison {
     private static final String USAGE =
             "usage: SideBySideComparison [--seconds S] [--warmup-seconds S] [--size-mb MB] [--work-dir DIR]"
-                    + " [--dram-root DIR] [--rounds N] [--authentication secret|none]";
+                    + " [--dram-root DIR] [--rounds N] [--authentication secret|none] [--tls]";
 
     private SideBySideComparison() {
     }
@@ -158,7 +158,7 @@ public final class SideBySideComparison {
             // data: one second of warm-up per point was far from enough for a group's cold members.
             int deepest = CompareSettings.CREATE_DEPTHS.get(CompareSettings.CREATE_DEPTHS.size() - 1);
             CompareSettings warm = new CompareSettings(CompareSettings.MUTATION_WARMUP_FACTOR * s.warmupSeconds(), 0,
-                    s.sizeMb(), s.workDir(), s.dramRoot(), s.authentication());
+                    s.sizeMb(), s.workDir(), s.dramRoot(), s.authentication(), s.tls());
             log.println("compare: " + what + "warming up create + close and rename, " + deepest + " in flight, "
                     + warm.seconds() + " s each (not measured)");
             side.createClose(deepest, warm);
@@ -313,9 +313,14 @@ public final class SideBySideComparison {
             Path workDir = null;
             Path dramRoot = null;
             String authentication = "secret";
+            boolean tls = false;
             int rounds = 1;
             for (int i = 0; i < args.length; i++) {
                 String value = i + 1 < args.length ? args[i + 1] : null;
+                if (args[i].equals("--tls")) {
+                    tls = true; // a flag: no value follows
+                    continue;
+                }
                 switch (args[i]) {
                     case "--seconds" -> seconds = Double.parseDouble(ComparisonMain.required(args[i], value));
                     case "--warmup-seconds" -> warmup = Double.parseDouble(ComparisonMain.required(args[i], value));
@@ -339,7 +344,7 @@ public final class SideBySideComparison {
             if (temporary) {
                 workDir = Files.createTempDirectory("tarn-compare-");
             }
-            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir, dramRoot, authentication),
+            return new Options(new CompareSettings(seconds, warmup, sizeMb, workDir, dramRoot, authentication, tls),
                     temporary, rounds);
         }
     }

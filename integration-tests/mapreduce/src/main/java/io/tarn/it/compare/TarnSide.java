@@ -5,6 +5,7 @@ import io.tarn.client.TarnClient;
 import io.tarn.client.TarnInputStream;
 import io.tarn.client.TarnOutputStream;
 import io.tarn.common.config.TarnConfig;
+import io.tarn.common.security.LocalCertificates;
 import io.tarn.dist.LocalCluster;
 
 import java.io.IOException;
@@ -90,6 +91,16 @@ final class TarnSide implements StorageSide {
         if (settings.authentication().equals("none")) {
             keys.put("tarn.security.authentication", "none"); // else as bin/tarn start sets it up
         }
+        Map<String, String> tls = new HashMap<>();
+        if (settings.tls()) {
+            LocalCertificates.Made made = LocalCertificates.make(settings.workDir().resolve("tls-" + System.nanoTime()),
+                    "node", 2);
+            tls.put("tarn.security.tls", "true");
+            tls.put("tarn.security.tls.ca", made.ca().toString());
+            tls.put("tarn.security.tls.cert", made.cert().toString());
+            tls.put("tarn.security.tls.key", made.key().toString());
+            keys.putAll(tls);
+        }
         if (journaled) {
             keys.put("tarn.namenode.journal.dir", settings.workDir().resolve("tarn-journal-" + System.nanoTime())
                     .toString());
@@ -98,7 +109,8 @@ final class TarnSide implements StorageSide {
         TarnClient client = null;
         try {
             String namenode = servers.uri().getHost() + ":" + servers.uri().getPort();
-            Map<String, String> auth = servers.clientKeys();
+            Map<String, String> auth = new HashMap<>(servers.clientKeys());
+            auth.putAll(tls);
             client = connect(namenode, "off", auth);
             client.mkdirs(ROOT);
             client.create(STATUS_FILE, NEW_FILE).close();
