@@ -21,7 +21,14 @@ public final class Decoders {
      */
     public static <T> void readOrRefuse(String name, Function<ByteBuf, T> decoder, BiConsumer<T, ByteBuf> encoder,
                                         byte[] bytes) {
-        ByteBuf buf = Unpooled.wrappedBuffer(bytes);
+        readOrRefuse(name, decoder, encoder, bytes, false);
+    }
+
+    /** As {@link #readOrRefuse(String, Function, BiConsumer, byte[])}, the bytes in direct memory if asked. */
+    public static <T> void readOrRefuse(String name, Function<ByteBuf, T> decoder, BiConsumer<T, ByteBuf> encoder,
+                                        byte[] bytes, boolean direct) {
+        ByteBuf buf = direct ? Unpooled.directBuffer(Math.max(1, bytes.length)).writeBytes(bytes)
+                : Unpooled.wrappedBuffer(bytes);
         T value;
         try {
             value = decoder.apply(buf);
