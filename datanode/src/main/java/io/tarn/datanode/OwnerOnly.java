@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -71,7 +72,7 @@ public final class OwnerOnly {
             return root + " belongs to user " + owner + ", not to " + self().getName()
                     + " (the datanode's user): that user could replace the datanode's storage";
         }
-        if (!disjoint(a.permissions(), OTHERS_WRITE) && !sticky(root)) {
+        if (!Collections.disjoint(a.permissions(), OTHERS_WRITE) && !sticky(root)) {
             return root + " (mode " + PosixFilePermissions.toString(a.permissions()) + ") may be written by other "
                     + "users and is not sticky: they could replace the datanode's storage";
         }
@@ -115,7 +116,7 @@ public final class OwnerOnly {
                     + " (the datanode's user)";
         }
         Set<PosixFilePermission> perms = a.permissions();
-        if (!disjoint(perms, OTHERS_WRITE)) {
+        if (!Collections.disjoint(perms, OTHERS_WRITE)) {
             return p + " (mode " + PosixFilePermissions.toString(perms) + ") may be written by other users, so "
                     + "what it holds cannot be trusted";
         }
@@ -150,14 +151,5 @@ public final class OwnerOnly {
         // The sticky bit is not among Java's POSIX permissions: read the whole mode.
         Object mode = Files.getAttribute(dir, "unix:mode", LinkOption.NOFOLLOW_LINKS);
         return mode instanceof Integer m && (m & 01000) != 0;
-    }
-
-    private static boolean disjoint(Set<PosixFilePermission> a, Set<PosixFilePermission> b) {
-        for (PosixFilePermission p : b) {
-            if (a.contains(p)) {
-                return false;
-            }
-        }
-        return true;
     }
 }
