@@ -183,9 +183,23 @@ public final class LocalCluster implements AutoCloseable {
         return run(home, conf, run, args);
     }
 
+    /**
+     * Like {@link #tarn}, with {@code bin/tarn} started by {@code wrapper} (a command that runs the rest
+     * of its arguments, such as {@code prlimit --nofile=1024:1024}): the daemons it starts inherit it.
+     */
+    public Outcome tarnUnder(List<String> wrapper, String... args) throws IOException {
+        return run(wrapper, home, conf, run, args);
+    }
+
     /** Runs {@code home/bin/tarn args} with the given configuration and run directories. */
     public static Outcome run(Path home, Path confDir, Path runDir, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("bash", home.resolve("bin").resolve("tarn").toString()));
+        return run(List.of(), home, confDir, runDir, args);
+    }
+
+    private static Outcome run(List<String> wrapper, Path home, Path confDir, Path runDir, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(wrapper);
+        command.addAll(List.of("bash", home.resolve("bin").resolve("tarn").toString()));
         command.addAll(Arrays.asList(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("TARN_CONF_DIR", confDir.toString());

@@ -74,6 +74,14 @@ public final class TarnKeys {
             "tarn.rpc.server.max.inflight", 4096, 1, 1 << 20, "calls", "Most unanswered calls a server takes "
                     + "from one connection; it stops reading that connection until answers bring it below half.");
 
+    public static final ConfigKey<Long> RPC_SERVER_MAX_PARTIAL_BYTES = ConfigKey.bytes(
+            "tarn.rpc.server.max.partial.bytes", 256 * MIB, MIB, 64 * GIB, "Most bytes one server holds in frames "
+                    + "that have not arrived whole, over all its connections. A frame over 64k reserves its whole "
+                    + "length when its first bytes arrive; while there is no room its connection is not read (other "
+                    + "connections go on), and one that waits tarn.rpc.idle.timeout is answered SERVER_BUSY and "
+                    + "closed. Payloads placed straight into a datanode's memory (plain TCP) are not counted. So "
+                    + "authenticated peers that start large frames and never finish them hold at most this much.");
+
     public static final ConfigKey<Long> RPC_IDLE_TIMEOUT = ConfigKey.millis("tarn.rpc.idle.timeout", 600_000, 1_000,
             24 * HOUR_MS, "A server closes a connection that sent nothing for this long; clients close their own "
                     + "idle connections (nothing in flight) after half of it, and open them again when needed.");
@@ -454,7 +462,8 @@ public final class TarnKeys {
                     TRANSPORT, REPLICATION_DEFAULT)),
             new Group("RPC: every process's connections", List.of(RPC_TIMEOUT, RPC_CONNECT_TIMEOUT, RPC_MAX_FRAME,
                     RPC_IO_THREADS, RPC_MAX_INFLIGHT, RPC_SERVER_MAX_CONNECTIONS, RPC_SERVER_MAX_INFLIGHT,
-                    RPC_IDLE_TIMEOUT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL, RPC_LEAK_DETECTION)),
+                    RPC_SERVER_MAX_PARTIAL_BYTES, RPC_IDLE_TIMEOUT, RPC_SEND_BUFFER, RPC_SEND_BUFFER_LOCAL,
+                    RPC_LEAK_DETECTION)),
             new Group("Namenode: read by tarn namenode", List.of(NAMENODE_BIND, NAMENODE_PARTITION, NAMENODE_MEMBER,
                     NAMENODE_POLL,
                     NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, NAMENODE_CHECKPOINT_INTERVAL,

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@link PlacingRecvAllocator} has the channel read the rest straight into it, and the frame goes
  * on as a {@link PlacedFrame} (header and head only) once the payload is complete.
  */
-final class FrameDecoder extends LengthFieldBasedFrameDecoder {
+final class FrameDecoder extends LengthFieldBasedFrameDecoder implements PartialFrameBudget.Waiter {
     private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
     /** Partial frames beyond this size stop being merged. */
     static final int COMPOSE_ABOVE = 64 * 1024;
@@ -44,6 +44,20 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private boolean broken;
     /** Longest frame (with its length field) accepted until the connection authenticated; 0: no such bound. */
     private long unauthenticatedLimit;
+    /** The server's bound on partial frames, or null (clients, and servers in tests without one). */
+    private PartialFrameBudget budget;
+    /** Told on the I/O thread when room was granted after a wait: decides whether to read again. */
+    private Runnable resume;
+    // ---- I/O thread only ----
+    private ChannelHandlerContext ctx;
+    /** Bytes reserved in {@link #budget} for the partial frame at the front; 0 when none. */
+    private long charged;
+    /** True while reading is stopped until the budget has room for the partial frame at the front. */
+    private boolean waiting;
+    /** The length of the frame waiting for room. */
+    private long waitingFor;
+    /** Set once the decoder left its connection: a late grant is given back at once. */
+    private boolean gone;
 
     FrameDecoder(int maxFrame) {
         this(maxFrame, null);
@@ -77,6 +91,91 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         this.unauthenticatedLimit = 0;
     }
 
+    /**
+     * Reserves room in {@code partialFrames} for each large frame before buffering it, and stops
+     * reading while there is none; {@code onGranted} runs on the I/O thread once room was granted
+     * after such a wait (it should let the channel read again when nothing else holds it back).
+     */
+    void chargeTo(PartialFrameBudget partialFrames, Runnable onGranted) {
+        this.budget = partialFrames;
+        this.resume = onGranted;
+    }
+
+    /** True while the connection is not read because the server's partial frames are at their bound. */
+    boolean waitingForRoom() {
+        return waiting;
+    }
+
+    /** The length of the frame waiting for room (with its length field); 0 when none waits. */
+    long waitingFor() {
+        return waiting ? waitingFor : 0;
+    }
+
+    /**
+     * Whether decoding must stop at the partial frame of {@code total} bytes at the front: reserves
+     * room for it the first time it is seen (true, with reading stopped, when there is none).
+     */
+    private boolean mustWait(ChannelHandlerContext context, long total) {
+        if (budget == null || charged > 0 || total <= PartialFrameBudget.FREE_BELOW) {
+            return false;
+        }
+        if (waiting) {
+            return true;
+        }
+        this.ctx = context;
+        if (budget.reserve(total, this)) {
+            charged = total;
+            return false;
+        }
+        waiting = true;
+        waitingFor = total;
+        context.channel().config().setAutoRead(false);
+        return true;
+    }
+
+    /** Any thread: the budget reserved {@code bytes} for the frame that waited. */
+    @Override
+    public void granted(long bytes) {
+        ChannelHandlerContext context = ctx;
+        if (context.executor().inEventLoop()) {
+            takeGrant(bytes);
+        } else {
+            context.executor().execute(() -> takeGrant(bytes));
+        }
+    }
+
+    private void takeGrant(long bytes) {
+        if (!waiting || gone) {
+            budget.release(bytes); // the frame arrived whole meanwhile, or the connection ended
+            return;
+        }
+        waiting = false;
+        charged = bytes;
+        resume.run();
+    }
+
+    /** The frame at the front arrived whole or went elsewhere: its reservation, or its wait, ends. */
+    private void settle() {
+        if (giveBack()) {
+            resume.run();
+        }
+    }
+
+    /** Releases the reservation of the frame at the front or leaves the line; true when it waited. */
+    private boolean giveBack() {
+        if (charged > 0) {
+            long c = charged;
+            charged = 0;
+            budget.release(c);
+        }
+        if (waiting) {
+            waiting = false;
+            budget.cancel(this); // when already granted, takeGrant gives the room back
+            return true;
+        }
+        return false;
+    }
+
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
         if (unauthenticatedLimit > 0 && in.readableBytes() >= Frame.LENGTH_FIELD) {
@@ -88,22 +187,43 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
                         + "(at most " + unauthenticatedLimit + " until then)");
             }
         }
-        if (placer != null && !broken && in.readableBytes() >= Frame.LENGTH_FIELD) {
+        if ((placer != null || budget != null) && !broken && in.readableBytes() >= Frame.LENGTH_FIELD) {
             long total = in.getUnsignedInt(in.readerIndex() + Frame.LENGTH_OFFSET) + Frame.LENGTH_FIELD;
             if (total <= maxFrameTotal && in.readableBytes() < total) {
                 // An incomplete frame never reaches the superclass, which would remember its length
                 // across calls and then misread the stream once this frame is placed instead.
-                startPlacing(in, total);
+                if (placer != null && startPlacing(in, total)) {
+                    settle(); // what was held of the frame went to its target
+                } else {
+                    mustWait(ctx, total);
+                }
                 return null;
             }
         }
         declined = false; // a whole frame, or none: the next incomplete one is asked about afresh
+        Object frame;
         try {
-            return super.decode(ctx, in);
+            frame = super.decode(ctx, in);
         } catch (Exception e) {
             broken = true;
             throw e;
         }
+        if (frame != null && (charged > 0 || waiting)) {
+            settle();
+        }
+        return frame;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (waiting) {
+            // The superclass would ask for one more read when a batch made no frame and reading is
+            // off: exactly what a connection waiting for room must not get.
+            discardSomeReadBytes();
+            ctx.fireChannelReadComplete();
+            return;
+        }
+        super.channelReadComplete(ctx);
     }
 
     /**
@@ -215,13 +335,23 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         dropPlacing();
+        leave();
         super.channelInactive(ctx);
     }
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
         dropPlacing();
+        leave();
         super.handlerRemoved0(ctx);
+    }
+
+    /** The decoder leaves its connection: what it reserved goes back, and it waits no more. */
+    private void leave() {
+        gone = true;
+        if (budget != null) {
+            giveBack();
+        }
     }
 
     /** The connection ended during a payload: the request is never handled, so never answered. */

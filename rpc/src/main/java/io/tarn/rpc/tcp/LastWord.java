@@ -25,6 +25,19 @@ final class LastWord {
     private LastWord() {
     }
 
+    /**
+     * Sends {@code frame} (owned from now on) on {@code channel} and closes it as soon as it is
+     * written, without waiting for the peer: for connections whose descriptor the server needs back
+     * at once. A peer that is still sending may get a reset instead of the frame.
+     */
+    static void sendAndClose(Channel channel, ByteBuf frame) {
+        ChannelPipeline pipeline = channel.pipeline();
+        while (pipeline.last() != null) {
+            pipeline.removeLast(); // decoders give back what they buffered
+        }
+        channel.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+    }
+
     /** Sends {@code frame} (owned from now on) as the last word on {@code channel}, then closes it. */
     static void send(Channel channel, ByteBuf frame) {
         if (!channel.isActive() || !(channel instanceof DuplexChannel duplex)) {

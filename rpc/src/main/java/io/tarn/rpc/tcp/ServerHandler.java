@@ -118,10 +118,23 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
         updateAutoRead(c);
     }
 
-    /** Reads while the peer drains its answers and the requests it left unanswered are few enough. */
+    /**
+     * I/O thread: the frame decoder got room for the partial frame it waited with; reading goes on
+     * unless something else holds it back.
+     */
+    void roomGranted() {
+        if (ctx != null) {
+            updateAutoRead(ctx);
+        }
+    }
+
+    /**
+     * Reads while the peer drains its answers, the requests it left unanswered are few enough, and
+     * the frame decoder does not wait for room among the server's partial frames.
+     */
     private void updateAutoRead(ChannelHandlerContext c) {
         pausedByCap = held != null && !held.isEmpty() || unanswered >= maxInflight;
-        boolean read = c.channel().isWritable() && !pausedByCap;
+        boolean read = c.channel().isWritable() && !pausedByCap && (frames == null || !frames.waitingForRoom());
         if (c.channel().config().isAutoRead() != read) {
             c.channel().config().setAutoRead(read);
         }
@@ -177,6 +190,10 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
+            if (frames != null && frames.waitingForRoom()) {
+                refuseForRoom(ctx);
+                return;
+            }
             if (unanswered == 0 && (held == null || held.isEmpty())) {
                 LOG.debug("closing connection from {}: idle for tarn.rpc.idle.timeout", TcpTransport.describe(
                         ctx.channel()));
@@ -185,6 +202,25 @@ final class ServerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * The connection waited a whole {@code tarn.rpc.idle.timeout} for room to receive a frame: other
+     * connections hold the server's partial frames all that time. Told SERVER_BUSY and closed.
+     */
+    private void refuseForRoom(ChannelHandlerContext ctx) {
+        PartialFrameBudget budget = server.partialFrames();
+        long left = server.refusals().tryLog();
+        if (left >= 0) {
+            LOG.warn("closing connection from {}: its frame of {} bytes waited tarn.rpc.idle.timeout for room among "
+                    + "the partial frames the server holds ({}){}", TcpTransport.describe(ctx.channel()),
+                    frames.waitingFor(), budget, left == 0 ? "" : " (" + left + " more refusals since the last line, "
+                            + "not logged)");
+        }
+        TcpRequest.sendErrorAndClose(ctx.channel(), ErrorCode.SERVER_BUSY, "the server at " + server.localAddress()
+                + " had no room for a frame of " + frames.waitingFor() + " bytes within tarn.rpc.idle.timeout: "
+                + "other connections held the " + budget.limit() + " bytes of frames still arriving that "
+                + "tarn.rpc.server.max.partial.bytes allows; try again later");
     }
 
     private void serve(ChannelHandlerContext ctx, Object msg) {

@@ -185,6 +185,13 @@ final class TcpRequest implements RpcRequest {
         sendErrorAndClose(channel, 0, 0, code, message);
     }
 
+    /** Like {@link #sendErrorAndClose(Channel, ErrorCode, String)}, closing once the frame is written. */
+    static void sendErrorAndCloseNow(Channel channel, ErrorCode code, String message) {
+        ByteBuf buf = errorFrame(channel, 0, 0, code, message, null);
+        Frame.finish(buf, 0);
+        LastWord.sendAndClose(channel, buf);
+    }
+
     /** Answers request {@code requestId} of {@code opcode} with an error, then closes the connection. */
     static void sendErrorAndClose(Channel channel, int opcode, long requestId, ErrorCode code, String message) {
         ByteBuf buf = errorFrame(channel, opcode, requestId, code, message, null);

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** A listening TCP socket and the connections it accepted. */
 final class TcpServer implements RpcServer {
@@ -25,8 +26,24 @@ final class TcpServer implements RpcServer {
     /** Connections that have not authenticated yet, oldest first: the first to go when the cap is reached. */
     private final ConcurrentLinkedDeque<Channel> unauthenticated = new ConcurrentLinkedDeque<>();
 
-    TcpServer(TcpTransport transport) {
+    /**
+     * Most refused connections left open at once for their peers to read why: above the cap, each
+     * holds a descriptor for up to {@link LastWord#LINGER_MS}, so a flood is closed at once instead.
+     */
+    static final int MAX_LINGERING = 32;
+    /** Refused connections lingering now. */
+    private final AtomicInteger lingering = new AtomicInteger();
+    /** Bytes held in frames that have not arrived whole, over all connections. */
+    private final PartialFrameBudget partialFrames;
+
+    TcpServer(TcpTransport transport, long maxPartialBytes) {
         this.transport = transport;
+        this.partialFrames = new PartialFrameBudget(maxPartialBytes);
+    }
+
+    /** The bound on bytes held in partial frames, shared by this server's connections. */
+    PartialFrameBudget partialFrames() {
+        return partialFrames;
     }
 
     void bound(Channel ch) {
@@ -51,8 +68,9 @@ final class TcpServer implements RpcServer {
         if (open >= max) {
             Channel victim = unauthenticated.pollFirst();
             if (victim != null) {
-                // A connection that proved nothing yields its place to one that may.
-                victim.eventLoop().execute(() -> TcpRequest.sendErrorAndClose(victim, ErrorCode.UNAUTHENTICATED,
+                // A connection that proved nothing yields its place to one that may, and its descriptor
+                // at once: lingering until its peer closes would take one more per admitted connection.
+                victim.eventLoop().execute(() -> TcpRequest.sendErrorAndCloseNow(victim, ErrorCode.UNAUTHENTICATED,
                         "closed before it authenticated: the server at " + localAddress() + " is at its connection "
                                 + "cap (tarn.rpc.server.max.connections = " + max + ") and needed the room"));
                 connections.add(ch);
@@ -64,9 +82,16 @@ final class TcpServer implements RpcServer {
                         + "tarn.rpc.server.max.connections allows{}", TcpTransport.describe(ch), this, open,
                         left == 0 ? "" : " (" + left + " more refusals since the last line, not logged)");
             }
-            TcpRequest.sendErrorAndClose(ch, ErrorCode.SERVER_BUSY, "the server at " + localAddress() + " has "
-                    + open + " connections open, the most it allows (tarn.rpc.server.max.connections = " + max
-                    + "); try again later");
+            String why = "the server at " + localAddress() + " has " + open + " connections open, the most it allows "
+                    + "(tarn.rpc.server.max.connections = " + max + "); try again later";
+            if (lingering.incrementAndGet() <= MAX_LINGERING) {
+                // Lingers so the peer reads why rather than a reset, holding the descriptor up to a second.
+                ch.closeFuture().addListener(f -> lingering.decrementAndGet());
+                TcpRequest.sendErrorAndClose(ch, ErrorCode.SERVER_BUSY, why);
+            } else {
+                lingering.decrementAndGet(); // a flood: descriptors matter more than the last word
+                TcpRequest.sendErrorAndCloseNow(ch, ErrorCode.SERVER_BUSY, why);
+            }
             return false;
         }
         connections.add(ch);

@@ -178,7 +178,7 @@ public final class TcpTransport implements Transport {
         tls.checkCanServe();
         Class<? extends ServerChannel> channelClass =
                 epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        TcpServer server = new TcpServer(this);
+        TcpServer server = new TcpServer(this, config.get(TarnKeys.RPC_SERVER_MAX_PARTIAL_BYTES));
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .channel(channelClass)
@@ -214,6 +214,7 @@ public final class TcpTransport implements Transport {
                             server.awaitsAuthentication(ch);
                         }
                         serving.frames(frames);
+                        frames.chargeTo(server.partialFrames(), serving::roomGranted);
                         ch.pipeline().addLast("idle", new IdleStateHandler(idleNanos, 0, 0, TimeUnit.NANOSECONDS));
                         ch.pipeline().addLast("server", serving);
                     }

@@ -4,6 +4,8 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.tarn.common.config.AuthenticationMode;
 import io.tarn.common.config.TarnConfig;
 import io.tarn.common.config.TarnKeys;
@@ -33,6 +35,9 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -241,6 +246,113 @@ class ConnectionLimitsTest {
         long opened = System.nanoTime();
         assertThat(new DataInputStream(quiet.getInputStream()).read()).isEqualTo(-1);
         assertThat((System.nanoTime() - opened) / 1_000_000).isBetween(900L, 5_000L);
+    }
+
+    @Test
+    void authenticatedPeersHoldingPartialFramesHoldNoMoreThanTheBoundAndANormalClientIsServed() throws Exception {
+        Path secret = dir.resolve("cluster.secret");
+        KeyFile key = KeyFile.newClusterSecret();
+        key.write(secret);
+        long bound = 68L << 20; // room for four frames of 16 MiB
+        int body = 16 << 20;
+        long frame = body + Frame.LENGTH_FIELD;
+        TarnConfig.Builder auth = TarnConfig.builder().set(TarnKeys.SECURITY_AUTHENTICATION, AuthenticationMode.SECRET)
+                .set(TarnKeys.SECURITY_SECRET_FILE, secret.toString()).set(TarnKeys.CLIENT_WAIT_DIRECT, false)
+                .set(TarnKeys.RPC_IDLE_TIMEOUT, 3_000L);
+        TcpServer server = (TcpServer) transport(auth.set(TarnKeys.RPC_SERVER_MAX_PARTIAL_BYTES, bound))
+                .bind(new InetSocketAddress("127.0.0.1", 0), ECHO);
+        PartialFrameBudget budget = server.partialFrames();
+        RpcClient normal = transport(auth).connect(server.localAddress());
+        assertThat(call(normal, 100).join()).isEqualTo(100);
+        long directBefore = usedDirectMemory();
+
+        // 40 authenticated peers: 4 start frames of 16 MiB and send all of each but its last byte, a second
+        // after the others sent their last whole frame; then the other 36 start theirs.
+        int peers = 40;
+        int holding = 4;
+        List<Socket> attackers = new ArrayList<>();
+        for (int i = 0; i < peers; i++) {
+            Socket s = connect(server);
+            RawFrames.authenticate(s, key, "mallory");
+            attackers.add(s);
+        }
+        Thread.sleep(1_000);
+        byte[] allButOne = new byte[body - 1];
+        ExecutorService writers = Executors.newFixedThreadPool(peers);
+        try {
+            for (int i = 0; i < peers; i++) {
+                Socket s = attackers.get(i);
+                if (i < holding) {
+                    RawFrames.request(s.getOutputStream(), Opcode.GET_FILE, 1, 8);
+                    RawFrames.read(new DataInputStream(s.getInputStream())).release(); // a whole frame, answered
+                }
+                writers.execute(() -> {
+                    try {
+                        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                        out.writeInt(body);
+                        out.write(allButOne); // blocks for those the server does not read
+                        out.flush();
+                    } catch (IOException closedByTheServer) {
+                        // expected for the peers told SERVER_BUSY
+                    }
+                });
+                if (i == holding - 1) {
+                    waitFor(() -> budget.held() == holding * frame);
+                }
+            }
+            waitFor(() -> budget.waiting() == peers - holding);
+
+            // Small calls go on while the bound is reached; a large one waits in line.
+            long peakHeld = 0;
+            long peakDirect = 0;
+            for (int i = 0; i < 200; i++) {
+                assertThat(call(normal, i).get(5, TimeUnit.SECONDS)).as("small call %d during the attack", i)
+                        .isEqualTo(i);
+                peakHeld = Math.max(peakHeld, budget.held());
+                peakDirect = Math.max(peakDirect, usedDirectMemory() - directBefore);
+            }
+            assertThat(peakHeld).as("bytes reserved for partial frames").isEqualTo(holding * frame)
+                    .isLessThanOrEqualTo(bound);
+            assertThat(peakDirect).as("direct memory the server took during the attack (40 frames of 16 MiB would be "
+                    + "640 MiB)").isLessThan(bound + (32L << 20));
+            RpcClient large = transport(auth).connect(server.localAddress());
+            assertThat(call(large, 1).join()).isEqualTo(1);
+            CompletableFuture<Integer> waits = call(large, 1 << 20);
+            waitFor(() -> budget.waiting() == peers - holding + 1);
+
+            // The 36 sent no whole frame for tarn.rpc.idle.timeout, waiting: told SERVER_BUSY and closed.
+            for (Socket s : attackers.subList(holding, peers)) {
+                ByteBuf answer = RawFrames.read(new DataInputStream(s.getInputStream()));
+                try {
+                    assertThat(Frame.status(answer)).isEqualTo(ErrorCode.SERVER_BUSY.code());
+                    assertThat(Wire.readString(answer.skipBytes(Frame.HEADER_LENGTH)))
+                            .contains("had no room for a frame of " + frame + " bytes within tarn.rpc.idle.timeout")
+                            .contains("tarn.rpc.server.max.partial.bytes");
+                } finally {
+                    answer.release();
+                }
+            }
+            assertThat(waits).as("the large call waits while the four hold their room").isNotDone();
+            assertThat(budget.held()).isEqualTo(holding * frame);
+
+            // The four go away: their room is given back and the large call gets it.
+            for (Socket s : attackers.subList(0, holding)) {
+                s.close();
+            }
+            assertThat(waits.get(10, TimeUnit.SECONDS)).isEqualTo(1 << 20);
+            waitFor(() -> server.connectionCount() <= 2); // the attackers' are closed; the clients' may be, idle
+            assertThat(budget.held()).as("room given back when the frames arrived or the connections closed")
+                    .isZero();
+            assertThat(budget.waiting()).isZero();
+            assertThat(call(normal, 1 << 20).join()).isEqualTo(1 << 20);
+        } finally {
+            writers.shutdownNow();
+        }
+    }
+
+    /** Direct memory Netty's default allocator holds now. */
+    private static long usedDirectMemory() {
+        return ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric().usedDirectMemory();
     }
 
     /** Reads until the end of the stream; true when it ended (rather than timing out). */
