@@ -71,15 +71,16 @@ final class TarnMapOutputWriter implements ShuffleMapOutputWriter {
 
     @Override
     public void abort(Throwable error) throws IOException {
-        try {
-            if (out != null) {
-                out.close();
-                out = null;
+        if (out != null) {
+            try {
+                out.close(); // fails again when the write failed (a full cluster): nothing to keep anyway
+            } catch (IOException e) {
+                error.addSuppressed(e);
             }
-        } finally {
-            fs.delete(data, false);
-            fs.delete(pendingIndex, false);
+            out = null;
         }
+        fs.delete(data, false);
+        fs.delete(pendingIndex, false);
     }
 
     /** The stream of one partition: counts its bytes into the data file and leaves the file open. */

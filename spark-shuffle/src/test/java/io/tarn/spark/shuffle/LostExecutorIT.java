@@ -87,11 +87,8 @@ class LostExecutorIT {
     }
 
     private Run run(boolean onTarn) throws Exception {
-        SparkConf conf = TestJobs.conf("local-cluster[2,1,1024]", "LostExecutorIT-" + (onTarn ? "tarn" : "stock"),
-                localDir)
-                .set("spark.executor.extraJavaOptions", "-Dio.netty.tryReflectionSetAccessible=true")
-                .set("spark.jars", String.join(",", jarOf(TarnShuffleDataIO.class), testJar(),
-                        jarOf(Class.forName("io.tarn.hadoop.TarnFileSystem"))));
+        SparkConf conf = TestJobs.cluster("local-cluster[2,1,1024]", "LostExecutorIT-" + (onTarn ? "tarn" : "stock"),
+                localDir);
         if (onTarn) {
             TestJobs.onTarn(conf, tarn, tarn.uri() + "/spark-shuffle");
         }
@@ -99,7 +96,7 @@ class LostExecutorIT {
         try {
             Tasks tasks = new Tasks();
             sc.sc().addSparkListener(tasks);
-            awaitExecutors(sc, 2);
+            TestJobs.awaitExecutors(sc, 2);
             JavaPairRDD<Integer, Long> sums = sc.parallelize(IntStream.range(0, RECORDS).boxed().toList(), MAPS)
                     .mapToPair(i -> new Tuple2<>(i % KEYS, (long) i)).reduceByKey(Long::sum, 4);
             assertThat(sums.count()).isEqualTo(KEYS);
@@ -121,15 +118,6 @@ class LostExecutorIT {
         }
     }
 
-    /** Waits until {@code n} executors have registered with the driver. */
-    private static void awaitExecutors(JavaSparkContext sc, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (sc.sc().getExecutorIds().size() < n) {
-            assertThat(System.nanoTime()).as("%d executors within 120 s", n).isLessThan(deadline);
-            Thread.sleep(100);
-        }
-    }
-
     /** SIGKILL to the executor process with this id, a child of the worker in this JVM. */
     private static void kill(String executorId) {
         List<ProcessHandle> found = ProcessHandle.current().descendants().filter(p -> {
@@ -145,17 +133,6 @@ class LostExecutorIT {
         assertThat(found).as("the process of executor %s", executorId).hasSize(1);
         assertThat(found.get(0).destroyForcibly()).isTrue();
         found.get(0).onExit().join();
-    }
-
-    /** The jar of this module's test classes (the jobs' functions), beside its main jar. */
-    private static String testJar() {
-        String main = jarOf(TarnShuffleDataIO.class);
-        assertThat(main).as("the module's jar (failsafe runs on it)").endsWith(".jar");
-        return main.substring(0, main.length() - ".jar".length()) + "-tests.jar";
-    }
-
-    private static String jarOf(Class<?> c) {
-        return c.getProtectionDomain().getCodeSource().getLocation().getPath();
     }
 
     /** Counts finished map tasks and remembers which executors ran them and which were removed. */

@@ -2,9 +2,11 @@ package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
 import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 /** Spark settings the tests' jobs share. */
 final class TestJobs {
@@ -20,6 +22,31 @@ final class TestJobs {
                 .set("spark.local.dir", localDir.resolve("spark-local").toString());
     }
 
+    /**
+     * A job whose executors are processes ({@code local-cluster[...]} or a standalone master's URL):
+     * they get the plugin's jar, the adapter's and the tests' own (the jobs' functions).
+     */
+    static SparkConf cluster(String master, String appName, Path localDir) throws ClassNotFoundException {
+        return conf(master, appName, localDir)
+                .set("spark.executor.extraJavaOptions", "-Dio.netty.tryReflectionSetAccessible=true")
+                .set("spark.jars", String.join(",", jarOf(TarnShuffleDataIO.class), testJar(),
+                        jarOf(Class.forName("io.tarn.hadoop.TarnFileSystem"))));
+    }
+
+    /** The jar of this module's test classes, beside its main jar. */
+    private static String testJar() {
+        String main = jarOf(TarnShuffleDataIO.class);
+        if (!main.endsWith(".jar")) {
+            throw new IllegalStateException("the plugin's classes come from " + main + ", not its jar: run the "
+                    + "local-cluster tests with failsafe (mvn verify)");
+        }
+        return main.substring(0, main.length() - ".jar".length()) + "-tests.jar";
+    }
+
+    private static String jarOf(Class<?> c) {
+        return c.getProtectionDomain().getCodeSource().getLocation().getPath();
+    }
+
     /** Turns the plugin on, its files under {@code root}, with what a client of {@code tarn} needs. */
     static SparkConf onTarn(SparkConf conf, LocalCluster tarn, String root) throws IOException {
         conf.set("spark.shuffle.manager", TarnShuffleManager.class.getName())
@@ -29,5 +56,16 @@ final class TestJobs {
         }
         tarn.clientKeys().forEach((k, v) -> conf.set("spark.hadoop.fs." + k, v));
         return conf;
+    }
+
+    /** Waits until {@code n} executors have registered with the driver. */
+    static void awaitExecutors(JavaSparkContext sc, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (sc.sc().getExecutorIds().size() < n) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(n + " executors did not register within 120 s");
+            }
+            Thread.sleep(100);
+        }
     }
 }
