@@ -19,6 +19,15 @@ final class ShuffleIndex {
     private ShuffleIndex() {
     }
 
+    /** An index that is not one this build wrote, intact: reading it again cannot help. */
+    static final class CorruptIndexException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        CorruptIndexException(String message) {
+            super(message);
+        }
+    }
+
     /** The index of partitions with these lengths. */
     static byte[] encode(long[] partitionLengths) {
         int n = partitionLengths.length;
@@ -47,33 +56,33 @@ final class ShuffleIndex {
     /**
      * The {@code n + 1} offsets in {@code index}; {@code what} names it in the error.
      *
-     * @throws IOException when the index is not one this build wrote, intact
+     * @throws CorruptIndexException when the index is not one this build wrote, intact
      */
-    static long[] decode(byte[] index, String what) throws IOException {
+    static long[] decode(byte[] index, String what) throws CorruptIndexException {
         if (index.length < HEADER + 12) {
-            throw new IOException(what + " is " + index.length + " bytes, too short to be a shuffle index");
+            throw new CorruptIndexException(what + " is " + index.length + " bytes, too short to be a shuffle index");
         }
         ByteBuffer b = ByteBuffer.wrap(index);
         int magic = b.getInt();
         int version = b.getInt();
         int n = b.getInt();
         if (magic != MAGIC || version != VERSION) {
-            throw new IOException(what + " is not a shuffle index of format " + VERSION + " (magic "
+            throw new CorruptIndexException(what + " is not a shuffle index of format " + VERSION + " (magic "
                     + Integer.toHexString(magic) + ", version " + version + ")");
         }
         if (n < 0 || index.length != bytes(n)) {
-            throw new IOException(what + " claims " + n + " partitions but is " + index.length + " bytes");
+            throw new CorruptIndexException(what + " claims " + n + " partitions but is " + index.length + " bytes");
         }
         CRC32C crc = new CRC32C();
         crc.update(index, 0, index.length - 4);
         if ((int) crc.getValue() != ByteBuffer.wrap(index, index.length - 4, 4).getInt()) {
-            throw new IOException(what + " fails its checksum");
+            throw new CorruptIndexException(what + " fails its checksum");
         }
         long[] offsets = new long[n + 1];
         for (int i = 0; i <= n; i++) {
             offsets[i] = b.getLong();
             if (i == 0 ? offsets[0] != 0 : offsets[i] < offsets[i - 1]) {
-                throw new IOException(what + " has offsets out of order at partition " + i);
+                throw new CorruptIndexException(what + " has offsets out of order at partition " + i);
             }
         }
         return offsets;

@@ -21,6 +21,8 @@ import org.apache.spark.storage.BlockManagerId;
 import org.apache.spark.storage.ShuffleBlockId;
 import org.apache.spark.util.TaskCompletionListener;
 import org.apache.spark.util.collection.ExternalSorter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import scala.Option;
 import scala.Product2;
 import scala.Tuple2;
@@ -50,6 +52,7 @@ import java.util.Map;
  * only it.
  */
 final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
+    private static final Logger LOG = LoggerFactory.getLogger(TarnShuffleReader.class);
     private static final int STREAM_BUFFER = 64 * 1024;
 
     private final ShuffleLayout layout;
@@ -156,6 +159,7 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
         private final ArrayDeque<MapOutput> maps;
         private final SerializerManager serializers;
         private final SerializerInstance serializer;
+        private final ReadRetries retries;
         private MapOutput map;
         private long[] offsets;
         private FSDataInputStream data;
@@ -174,6 +178,7 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
             this.maps = maps;
             this.serializers = serializers;
             this.serializer = serializer;
+            this.retries = ReadRetries.of(SparkEnv.get().conf());
         }
 
         @Override
@@ -214,7 +219,7 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
             long start = offsets[reduceId];
             long length = offsets[reduceId + 1] - start;
             ShuffleBlockId block = new ShuffleBlockId(shuffleId, map.mapId(), reduceId);
-            InputStream range = new BufferedInputStream(new RangeStream(data, start, length), STREAM_BUFFER);
+            InputStream range = new BufferedInputStream(new RangeStream(start, length), STREAM_BUFFER);
             metrics.incRemoteBlocksFetched(1);
             records = serializer.deserializeStream(serializers.wrapStream(block, range)).asKeyValueIterator();
             return true;
@@ -224,22 +229,70 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
             long started = System.nanoTime();
             Path indexPath = layout.index(appId, shuffleId, map.mapId());
             try {
-                byte[] index;
-                try (FSDataInputStream in = fs.open(indexPath)) {
-                    long length = fs.getFileStatus(indexPath).getLen();
-                    if (length > Integer.MAX_VALUE) {
-                        throw new IOException(indexPath + " is " + length + " bytes: not an index");
+                for (int failures = 1; ; failures++) {
+                    try {
+                        offsets = ShuffleIndex.decode(readIndex(indexPath), indexPath.toString());
+                        data = fs.open(layout.data(appId, shuffleId, map.mapId()));
+                        return;
+                    } catch (IOException e) {
+                        if (!retries.worthAnother(e, failures)) {
+                            throw fetchFailed(e, "cannot read its output on Tarn: " + e);
+                        }
+                        retrying(e, failures);
                     }
-                    index = new byte[(int) length];
-                    in.readFully(0, index);
                 }
-                offsets = ShuffleIndex.decode(index, indexPath.toString());
-                data = fs.open(layout.data(appId, shuffleId, map.mapId()));
-            } catch (IOException e) {
-                throw fetchFailed(e, "cannot read its output on Tarn: " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw sneaky(e); // the task was killed
             } finally {
                 waitNanos += System.nanoTime() - started;
             }
+        }
+
+        private byte[] readIndex(Path indexPath) throws IOException {
+            try (FSDataInputStream in = fs.open(indexPath)) {
+                long length = fs.getFileStatus(indexPath).getLen();
+                if (length > Integer.MAX_VALUE) {
+                    throw new ShuffleIndex.CorruptIndexException(indexPath + " is " + length + " bytes: not an index");
+                }
+                byte[] index = new byte[(int) length];
+                in.readFully(0, index);
+                return index;
+            }
+        }
+
+        /**
+         * Reads at most {@code len} bytes at {@code position} of the map's data file, trying again on a
+         * fresh stream after errors that may pass.
+         */
+        private int readData(long position, byte[] b, int off, int len) {
+            try {
+                for (int failures = 1; ; failures++) {
+                    try {
+                        if (data == null) {
+                            data = fs.open(layout.data(appId, shuffleId, map.mapId()));
+                        }
+                        return data.read(position, b, off, len);
+                    } catch (IOException e) {
+                        if (!retries.worthAnother(e, failures)) {
+                            throw fetchFailed(e, "reading its data on Tarn failed: " + e);
+                        }
+                        closeData(); // the next try opens the file again
+                        retrying(e, failures);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw sneaky(e);
+            }
+        }
+
+        /** Logs the failure that will be retried, then pauses. */
+        private void retrying(IOException e, int failures) throws InterruptedException {
+            LOG.warn("Reading the output of map {} of shuffle {} from Tarn failed ({}); trying again in {} ms "
+                    + "({} of {} retries, {})", map.mapId(), shuffleId, e.toString(), retries.waitMillis(), failures,
+                    retries.retries(), ReadRetries.RETRIES_KEY);
+            retries.pause();
         }
 
         private RuntimeException fetchFailed(Throwable cause, String why) {
@@ -273,27 +326,24 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
             closeData();
         }
 
-        /** A range of the data file, read with positional reads; short when the file is. */
+        /** A range of the map's data file, read with positional reads; short when the file is. */
         private final class RangeStream extends InputStream {
-            private final FSDataInputStream in;
             private long position;
             private final long end;
+            private final byte[] one = new byte[1];
 
-            RangeStream(FSDataInputStream in, long start, long length) {
-                this.in = in;
+            RangeStream(long start, long length) {
                 this.position = start;
                 this.end = start + length;
             }
 
-            private final byte[] one = new byte[1];
-
             @Override
-            public int read() throws IOException {
+            public int read() {
                 return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
             }
 
             @Override
-            public int read(byte[] b, int off, int len) throws IOException {
+            public int read(byte[] b, int off, int len) {
                 if (position >= end) {
                     return -1;
                 }
@@ -301,9 +351,7 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
                 long started = System.nanoTime();
                 int n;
                 try {
-                    n = in.read(position, b, off, want);
-                } catch (IOException e) {
-                    throw fetchFailed(e, "reading its data on Tarn failed: " + e);
+                    n = readData(position, b, off, want);
                 } finally {
                     waitNanos += System.nanoTime() - started;
                 }

@@ -1,7 +1,6 @@
 package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.SparkConf;
 import org.apache.spark.sql.Dataset;
@@ -32,7 +31,7 @@ class AdaptiveQueryIT {
 
     @BeforeAll
     static void start() throws IOException {
-        tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "256m"));
+        tarn = TestJobs.startTarn(2, Map.of("tarn.datanode.dram.capacity", "256m"));
         SparkConf conf = TestJobs.onTarn(TestJobs.conf("local[2]", "AdaptiveQueryIT", localDir), tarn,
                 tarn.uri() + "/spark-shuffle")
                 .set("spark.sql.adaptive.enabled", "true")
@@ -51,10 +50,7 @@ class AdaptiveQueryIT {
         if (spark != null) {
             spark.stop();
         }
-        if (tarn != null) {
-            FileSystem.get(tarn.uri(), new Configuration()).close();
-            tarn.close();
-        }
+        TestJobs.stop(tarn);
     }
 
     /** Runs {@code sql} with adaptive execution off, for the answer to compare with. */

@@ -1,7 +1,6 @@
 package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -37,16 +36,13 @@ class FullTarnIT {
     @BeforeAll
     static void startTarn() throws IOException {
         // One datanode of 32 MiB: the shuffle below needs about 100 MB.
-        tarn = LocalCluster.start(LocalCluster.home(), 1, Map.of("tarn.datanode.dram.capacity", "32m",
+        tarn = TestJobs.startTarn(1, Map.of("tarn.datanode.dram.capacity", "32m",
                 "tarn.datanode.dram.region.size", "16m"));
     }
 
     @AfterAll
     static void stopTarn() throws IOException {
-        if (tarn != null) {
-            FileSystem.get(tarn.uri(), new Configuration()).close();
-            tarn.close();
-        }
+        TestJobs.stop(tarn);
     }
 
     /** The files in the shuffle directories under {@code app}. */

@@ -1,7 +1,6 @@
 package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaPairRDD;
@@ -49,15 +48,12 @@ class LostExecutorIT {
 
     @BeforeAll
     static void startTarn() throws IOException {
-        tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "256m"));
+        tarn = TestJobs.startTarn(2, Map.of("tarn.datanode.dram.capacity", "256m"));
     }
 
     @AfterAll
     static void stopTarn() throws IOException {
-        if (tarn != null) {
-            FileSystem.get(tarn.uri(), new Configuration()).close();
-            tarn.close();
-        }
+        TestJobs.stop(tarn);
     }
 
     /** What one run saw: map tasks per job, the executors that ran them, the result. */

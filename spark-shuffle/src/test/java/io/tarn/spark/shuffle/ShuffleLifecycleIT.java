@@ -36,7 +36,7 @@ class ShuffleLifecycleIT {
 
     @BeforeAll
     static void start() throws IOException {
-        tarn = LocalCluster.start(LocalCluster.home(), 1, Map.of());
+        tarn = TestJobs.startTarn(1, Map.of());
         Configuration hadoop = new Configuration();
         tarn.clientKeys().forEach((k, v) -> hadoop.set("fs." + k, v));
         fs = FileSystem.get(tarn.uri(), hadoop);

@@ -1,7 +1,6 @@
 package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -47,7 +46,7 @@ class SpeculationIT {
 
     @BeforeAll
     static void start() throws IOException {
-        tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "256m"));
+        tarn = TestJobs.startTarn(2, Map.of("tarn.datanode.dram.capacity", "256m"));
         spark = StandaloneSpark.start(2, dir.resolve("standalone"));
     }
 
@@ -56,10 +55,7 @@ class SpeculationIT {
         if (spark != null) {
             spark.close();
         }
-        if (tarn != null) {
-            FileSystem.get(tarn.uri(), new Configuration()).close();
-            tarn.close();
-        }
+        TestJobs.stop(tarn);
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -46,7 +45,7 @@ class TarnShuffleIT {
 
     @BeforeAll
     static void start() throws IOException {
-        tarn = LocalCluster.start(LocalCluster.home(), 2, Map.of("tarn.datanode.dram.capacity", "256m"));
+        tarn = TestJobs.startTarn(2, Map.of("tarn.datanode.dram.capacity", "256m"));
         root = tarn.uri() + "/spark-shuffle";
         SparkConf conf = TestJobs.onTarn(TestJobs.conf("local[2]", "TarnShuffleIT", localDir), tarn, root);
         sc = new JavaSparkContext(conf);
@@ -58,10 +57,7 @@ class TarnShuffleIT {
         if (sc != null) {
             sc.stop();
         }
-        if (tarn != null) {
-            FileSystem.get(tarn.uri(), new Configuration()).close();
-            tarn.close();
-        }
+        TestJobs.stop(tarn);
     }
 
     private static JavaPairRDD<Integer, Long> pairs(int partitions) {

@@ -1,11 +1,14 @@
 package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Spark settings the tests' jobs share. */
@@ -56,6 +59,19 @@ final class TestJobs {
         }
         tarn.clientKeys().forEach((k, v) -> conf.set("spark.hadoop.fs." + k, v));
         return conf;
+    }
+
+    /** A Tarn cluster of real processes: one namenode and {@code datanodes} DRAM datanodes with {@code keys}. */
+    static LocalCluster startTarn(int datanodes, Map<String, String> keys) throws IOException {
+        return LocalCluster.start(LocalCluster.home(), datanodes, keys);
+    }
+
+    /** Stops {@code tarn} (when it started) and drops the cached Hadoop file system of its address. */
+    static void stop(LocalCluster tarn) throws IOException {
+        if (tarn != null) {
+            FileSystem.get(tarn.uri(), new Configuration()).close();
+            tarn.close();
+        }
     }
 
     /** Waits until {@code n} executors have registered with the driver. */
