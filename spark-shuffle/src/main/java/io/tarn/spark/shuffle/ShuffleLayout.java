@@ -9,8 +9,9 @@ import java.net.URI;
 /**
  * Where shuffle files live: {@code <root>/<appId>/<shuffleId>/shuffle_<shuffleId>_<mapTaskId>_0.data}
  * and {@code .index} beside it. The map task id is unique per attempt, so retried, speculative and
- * zombie attempts never share a file; the index is renamed into place last, so its presence marks
- * the attempt committed, and the map output tracker names the attempt whose output counts.
+ * zombie attempts never share a file; each writer writes under hidden pending names of its own and
+ * renames the data file, then the index, into place, so the index's presence marks the attempt
+ * committed, and the map output tracker names the attempt whose output counts.
  */
 public final class ShuffleLayout {
     /** Spark setting: the directory on Tarn that holds every application's shuffle files. */
@@ -66,9 +67,14 @@ public final class ShuffleLayout {
         return new Path(shuffle(appId, shuffleId), name(shuffleId, mapTaskId) + ".index");
     }
 
-    /** Where the index is written before it is renamed into place. */
-    Path pendingIndex(String appId, int shuffleId, long mapTaskId) {
-        return new Path(shuffle(appId, shuffleId), "." + name(shuffleId, mapTaskId) + ".index.pending");
+    /** Where one writer of the attempt writes its data before renaming it into place; {@code token} is its own. */
+    Path pendingData(String appId, int shuffleId, long mapTaskId, String token) {
+        return new Path(shuffle(appId, shuffleId), "." + name(shuffleId, mapTaskId) + ".data." + token + ".pending");
+    }
+
+    /** Where one writer of the attempt writes the index before renaming it into place. */
+    Path pendingIndex(String appId, int shuffleId, long mapTaskId, String token) {
+        return new Path(shuffle(appId, shuffleId), "." + name(shuffleId, mapTaskId) + ".index." + token + ".pending");
     }
 
     private static String name(int shuffleId, long mapTaskId) {

@@ -1,5 +1,6 @@
 package io.tarn.spark.shuffle;
 
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -7,17 +8,25 @@ import org.apache.spark.shuffle.api.ShuffleMapOutputWriter;
 import org.apache.spark.shuffle.api.ShufflePartitionWriter;
 import org.apache.spark.shuffle.api.metadata.MapOutputCommitMessage;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
 
 /**
- * One map attempt's output: its partitions, in increasing order, one after another in one data
- * file; at commit the data file is closed (so Tarn has every byte) and then the index is written
- * under a pending name and renamed into place, so a reader sees either no index or a whole one that
- * matches a whole data file. An abort removes what the attempt wrote.
+ * One map attempt's output: its partitions, in increasing order, one after another in a data file
+ * under a pending name of this writer's own. At commit the data file is closed (so Tarn has every
+ * byte) and renamed into place, then the index is written under a pending name and renamed into
+ * place, so a reader sees either no index or a whole one that matches a whole data file. Two writers
+ * of one map task id (Spark before 3.0 reused ids across attempts; its test suite still does) both
+ * finish: the first rename wins and the other takes the winner's partition lengths. An abort
+ * removes what this writer wrote, never a committed file.
  */
 final class TarnMapOutputWriter implements ShuffleMapOutputWriter {
+    /** How long a writer that lost the race for the data file waits for the winner's index. */
+    private static final long WINNER_WAIT_MS = 30_000;
+
     private final FileSystem fs;
+    private final Path pendingData;
     private final Path data;
     private final Path pendingIndex;
     private final Path index;
@@ -27,8 +36,10 @@ final class TarnMapOutputWriter implements ShuffleMapOutputWriter {
     /** Bytes in the data file before the partition being written. */
     private long written;
 
-    TarnMapOutputWriter(FileSystem fs, Path data, Path pendingIndex, Path index, int numPartitions) {
+    TarnMapOutputWriter(FileSystem fs, Path pendingData, Path data, Path pendingIndex, Path index,
+            int numPartitions) {
         this.fs = fs;
+        this.pendingData = pendingData;
         this.data = data;
         this.pendingIndex = pendingIndex;
         this.index = index;
@@ -43,7 +54,7 @@ final class TarnMapOutputWriter implements ShuffleMapOutputWriter {
         }
         lastPartition = reducePartitionId;
         if (out == null) {
-            out = fs.create(data, true);
+            out = fs.create(pendingData, false);
         }
         return new PartitionWriter(reducePartitionId);
     }
@@ -51,22 +62,54 @@ final class TarnMapOutputWriter implements ShuffleMapOutputWriter {
     @Override
     public MapOutputCommitMessage commitAllPartitions(long[] checksums) throws IOException {
         if (out == null) {
-            out = fs.create(data, true); // no partition asked for: an empty map output, still committed
+            out = fs.create(pendingData, false); // no partition asked for: an empty map output, still committed
         }
         long length = out.getPos();
         out.close();
         out = null;
         if (length != written) {
-            throw new IOException("the data file " + data + " holds " + length + " bytes but its partitions "
+            throw new IOException("the data file " + pendingData + " holds " + length + " bytes but its partitions "
                     + written);
         }
-        try (FSDataOutputStream idx = fs.create(pendingIndex, true)) {
+        if (!fs.rename(pendingData, data)) {
+            fs.delete(pendingData, false);
+            return MapOutputCommitMessage.of(winnersLengths());
+        }
+        try (FSDataOutputStream idx = fs.create(pendingIndex, false)) {
             idx.write(ShuffleIndex.encode(lengths));
         }
         if (!fs.rename(pendingIndex, index)) {
             throw new IOException("cannot rename " + pendingIndex + " to " + index + " to commit the map output");
         }
         return MapOutputCommitMessage.of(lengths.clone());
+    }
+
+    /** The partition lengths of the writer of the same map task id whose data file got into place first. */
+    private long[] winnersLengths() throws IOException {
+        long deadline = System.currentTimeMillis() + WINNER_WAIT_MS;
+        while (true) {
+            try (FSDataInputStream in = fs.open(index)) {
+                byte[] bytes = new byte[ShuffleIndex.bytes(lengths.length)];
+                in.readFully(0, bytes);
+                long[] offsets = ShuffleIndex.decode(bytes, index.toString());
+                long[] theirs = new long[lengths.length];
+                for (int i = 0; i < theirs.length; i++) {
+                    theirs[i] = offsets[i + 1] - offsets[i];
+                }
+                return theirs;
+            } catch (FileNotFoundException notYet) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IOException(data + " is there but its index did not come within " + WINNER_WAIT_MS
+                            + " ms: the writer that put it there failed", notYet);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted waiting for " + index, e);
+                }
+            }
+        }
     }
 
     @Override
@@ -79,7 +122,7 @@ final class TarnMapOutputWriter implements ShuffleMapOutputWriter {
             }
             out = null;
         }
-        fs.delete(data, false);
+        fs.delete(pendingData, false);
         fs.delete(pendingIndex, false);
     }
 

@@ -8,6 +8,7 @@ import org.apache.spark.shuffle.api.ShuffleMapOutputWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.UUID;
 
 /** An executor's side of the plugin: one writer per map attempt. */
 final class TarnShuffleExecutorComponents implements ShuffleExecutorComponents {
@@ -37,8 +38,9 @@ final class TarnShuffleExecutorComponents implements ShuffleExecutorComponents {
         if (fs == null) {
             throw new IllegalStateException("the Tarn shuffle plugin was not initialized on this executor");
         }
-        return new TarnMapOutputWriter(fs, layout.data(appId, shuffleId, mapTaskId),
-                layout.pendingIndex(appId, shuffleId, mapTaskId), layout.index(appId, shuffleId, mapTaskId),
-                numPartitions);
+        String token = UUID.randomUUID().toString();
+        return new TarnMapOutputWriter(fs, layout.pendingData(appId, shuffleId, mapTaskId, token),
+                layout.data(appId, shuffleId, mapTaskId), layout.pendingIndex(appId, shuffleId, mapTaskId, token),
+                layout.index(appId, shuffleId, mapTaskId), numPartitions);
     }
 }

@@ -99,7 +99,7 @@ class LostExecutorIT {
             int first = tasks.mapTasks.get();
             String victim = tasks.mapExecutors.get(0);
 
-            kill(victim);
+            kill(sc.sc().applicationId(), victim);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!tasks.removed.contains(victim)) {
                 assertThat(System.nanoTime()).as("executor %s not reported lost within 60 s", victim)
@@ -114,8 +114,8 @@ class LostExecutorIT {
         }
     }
 
-    /** SIGKILL to the executor process with this id, a child of the worker in this JVM. */
-    private static void kill(String executorId) {
+    /** SIGKILL to the executor process of this application and id, a child of the worker in this JVM. */
+    private static void kill(String appId, String executorId) {
         List<ProcessHandle> found = ProcessHandle.current().descendants().filter(p -> {
             Optional<String[]> args = p.info().arguments();
             if (args.isEmpty()) {
@@ -123,7 +123,7 @@ class LostExecutorIT {
             }
             List<String> a = List.of(args.get());
             int i = a.indexOf("--executor-id");
-            return a.contains("org.apache.spark.executor.CoarseGrainedExecutorBackend") && i >= 0
+            return a.contains("org.apache.spark.executor.CoarseGrainedExecutorBackend") && a.contains(appId) && i >= 0
                     && i + 1 < a.size() && a.get(i + 1).equals(executorId);
         }).toList();
         assertThat(found).as("the process of executor %s", executorId).hasSize(1);

@@ -30,8 +30,12 @@ final class TestJobs {
      * they get the plugin's jar, the adapter's and the tests' own (the jobs' functions).
      */
     static SparkConf cluster(String master, String appName, Path localDir) throws ClassNotFoundException {
-        return conf(master, appName, localDir)
-                .set("spark.executor.extraJavaOptions", "-Dio.netty.tryReflectionSetAccessible=true")
+        return withJars(conf(master, appName, localDir));
+    }
+
+    /** Gives the executors of jobs run with {@code conf} the plugin's jar, the adapter's and the tests' own. */
+    static SparkConf withJars(SparkConf conf) throws ClassNotFoundException {
+        return conf.set("spark.executor.extraJavaOptions", "-Dio.netty.tryReflectionSetAccessible=true")
                 .set("spark.jars", String.join(",", jarOf(TarnShuffleDataIO.class), testJar(),
                         jarOf(Class.forName("io.tarn.hadoop.TarnFileSystem"))));
     }
