@@ -112,25 +112,22 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder implements Partial
     }
 
     /**
-     * Whether decoding must stop at the partial frame of {@code total} bytes at the front: reserves
-     * room for it the first time it is seen (true, with reading stopped, when there is none).
+     * Reserves room for the partial frame of {@code total} bytes at the front the first time it is
+     * seen; when there is none, stops reading the connection until {@link #granted} (small frames,
+     * and a frame with room already, need nothing).
      */
-    private boolean mustWait(ChannelHandlerContext context, long total) {
-        if (budget == null || charged > 0 || total <= PartialFrameBudget.FREE_BELOW) {
-            return false;
-        }
-        if (waiting) {
-            return true;
+    private void reserveRoom(ChannelHandlerContext context, long total) {
+        if (budget == null || charged > 0 || waiting || total <= PartialFrameBudget.FREE_BELOW) {
+            return;
         }
         this.ctx = context;
         if (budget.reserve(total, this)) {
             charged = total;
-            return false;
+            return;
         }
         waiting = true;
         waitingFor = total;
         context.channel().config().setAutoRead(false);
-        return true;
     }
 
     /** Any thread: the budget reserved {@code bytes} for the frame that waited. */
@@ -195,7 +192,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder implements Partial
                 if (placer != null && startPlacing(in, total)) {
                     settle(); // what was held of the frame went to its target
                 } else {
-                    mustWait(ctx, total);
+                    reserveRoom(ctx, total);
                 }
                 return null;
             }
