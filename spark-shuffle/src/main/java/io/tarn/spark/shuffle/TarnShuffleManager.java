@@ -1,12 +1,17 @@
 package io.tarn.spark.shuffle;
 
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.SparkConf;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.shuffle.BaseShuffleHandle;
 import org.apache.spark.shuffle.ShuffleHandle;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 import org.apache.spark.shuffle.ShuffleReader;
 import org.apache.spark.shuffle.sort.SortShuffleManager;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
  * Spark's shuffle manager for Tarn ({@code spark.shuffle.manager}): Spark's own sort-based writers,
@@ -18,6 +23,8 @@ public class TarnShuffleManager extends SortShuffleManager {
     static final String IO_PLUGIN_KEY = "spark.shuffle.sort.io.plugin.class";
 
     private final ShuffleLayout layout;
+    /** The file system of the shuffle root, opened by the first reader of this process. */
+    private volatile FileSystem files;
 
     /** Made by Spark, by reflection, on the driver and on each executor. */
     public TarnShuffleManager(SparkConf conf) {
@@ -32,12 +39,31 @@ public class TarnShuffleManager extends SortShuffleManager {
         this.layout = ShuffleLayout.of(conf);
     }
 
+    /** The shuffle root's file system, opened once per process with the job's Hadoop settings. */
+    private FileSystem files() {
+        FileSystem fs = files;
+        if (fs == null) {
+            synchronized (this) {
+                fs = files;
+                if (fs == null) {
+                    try {
+                        fs = ShuffleFiles.open(layout, SparkEnv.get().conf());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    files = fs;
+                }
+            }
+        }
+        return fs;
+    }
+
     @Override
     public <K, C> ShuffleReader<K, C> getReader(ShuffleHandle handle, int startMapIndex, int endMapIndex,
             int startPartition, int endPartition, TaskContext context, ShuffleReadMetricsReporter metrics) {
         @SuppressWarnings("unchecked")
         BaseShuffleHandle<K, ?, C> base = (BaseShuffleHandle<K, ?, C>) handle;
-        return new TarnShuffleReader<>(layout, base, startMapIndex, endMapIndex, startPartition, endPartition,
+        return new TarnShuffleReader<>(layout, files(), base, startMapIndex, endMapIndex, startPartition, endPartition,
                 context, metrics);
     }
 }

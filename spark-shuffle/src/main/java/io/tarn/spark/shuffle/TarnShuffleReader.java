@@ -56,6 +56,7 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
     private static final int STREAM_BUFFER = 64 * 1024;
 
     private final ShuffleLayout layout;
+    private final FileSystem fs;
     private final BaseShuffleHandle<K, ?, C> handle;
     private final int startMapIndex;
     private final int endMapIndex;
@@ -64,9 +65,11 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
     private final TaskContext context;
     private final ShuffleReadMetricsReporter metrics;
 
-    TarnShuffleReader(ShuffleLayout layout, BaseShuffleHandle<K, ?, C> handle, int startMapIndex, int endMapIndex,
-            int startPartition, int endPartition, TaskContext context, ShuffleReadMetricsReporter metrics) {
+    TarnShuffleReader(ShuffleLayout layout, FileSystem fs, BaseShuffleHandle<K, ?, C> handle, int startMapIndex,
+            int endMapIndex, int startPartition, int endPartition, TaskContext context,
+            ShuffleReadMetricsReporter metrics) {
         this.layout = layout;
+        this.fs = fs;
         this.handle = handle;
         this.startMapIndex = startMapIndex;
         this.endMapIndex = endMapIndex;
@@ -85,15 +88,9 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
     public Iterator<Product2<K, C>> read() {
         SparkEnv env = SparkEnv.get();
         ShuffleDependency<K, ?, C> dep = handle.dependency();
-        FileSystem fs;
-        try {
-            fs = ShuffleFiles.open(layout, env.conf());
-        } catch (IOException e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        }
         ArrayDeque<MapOutput> maps = locate(env);
-        Blocks blocks = new Blocks(fs, env.conf().getAppId(), handle.shuffleId(), maps, env.serializerManager(),
-                dep.serializer().newInstance());
+        Blocks blocks = new Blocks(env.conf().getAppId(), handle.shuffleId(), dep.partitioner().numPartitions(), maps,
+                env.serializerManager(), dep.serializer().newInstance());
         context.addTaskCompletionListener((TaskCompletionListener) c -> blocks.close());
 
         Iterator<Product2<Object, Object>> records = new InterruptibleIterator<>(context, blocks);
@@ -153,9 +150,10 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
      * once and each of its blocks read as a range of it.
      */
     private final class Blocks extends AbstractIterator<Product2<Object, Object>> {
-        private final FileSystem fs;
         private final String appId;
         private final int shuffleId;
+        /** The shuffle's reduce partitions: the size of each map's index follows. */
+        private final int partitions;
         private final ArrayDeque<MapOutput> maps;
         private final SerializerManager serializers;
         private final SerializerInstance serializer;
@@ -170,11 +168,11 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
         /** Time spent waiting for Tarn, reported in milliseconds once the reading ends. */
         private long waitNanos;
 
-        Blocks(FileSystem fs, String appId, int shuffleId, ArrayDeque<MapOutput> maps, SerializerManager serializers,
+        Blocks(String appId, int shuffleId, int partitions, ArrayDeque<MapOutput> maps, SerializerManager serializers,
                 SerializerInstance serializer) {
-            this.fs = fs;
             this.appId = appId;
             this.shuffleId = shuffleId;
+            this.partitions = partitions;
             this.maps = maps;
             this.serializers = serializers;
             this.serializer = serializer;
@@ -249,14 +247,11 @@ final class TarnShuffleReader<K, C> implements ShuffleReader<K, C> {
             }
         }
 
+        /** The index, of the size the shuffle's partition count gives: no look at the file's length. */
         private byte[] readIndex(Path indexPath) throws IOException {
             try (FSDataInputStream in = fs.open(indexPath)) {
-                long length = fs.getFileStatus(indexPath).getLen();
-                if (length > Integer.MAX_VALUE) {
-                    throw new ShuffleIndex.CorruptIndexException(indexPath + " is " + length + " bytes: not an index");
-                }
-                byte[] index = new byte[(int) length];
-                in.readFully(0, index);
+                byte[] index = new byte[ShuffleIndex.bytes(partitions)];
+                in.readFully(0, index); // EOFException for a shorter file: not retried
                 return index;
             }
         }
