@@ -72,11 +72,17 @@ class DistributionIT {
         assertThat(jars).anyMatch(n -> n.startsWith("tarn-tools-")).anyMatch(n -> n.startsWith("tarn-client-"))
                 .anyMatch(n -> n.startsWith("tarn-namenode-")).anyMatch(n -> n.startsWith("tarn-datanode-"))
                 .anyMatch(n -> n.startsWith("tarn-storage-dram-")).anyMatch(n -> n.startsWith("picocli-"))
-                .noneMatch(n -> n.startsWith("tarn-hdfs-adapter-")).noneMatch(n -> n.startsWith("hadoop-"));
+                .noneMatch(n -> n.startsWith("tarn-hdfs-adapter-")).noneMatch(n -> n.startsWith("hadoop-"))
+                .noneMatch(n -> n.startsWith("tarn-spark-shuffle-"));
         try (var list = Files.list(home.resolve("lib").resolve("hadoop"))) {
             assertThat(list.map(p -> p.getFileName().toString()).toList())
                     .anyMatch(n -> n.startsWith("tarn-hdfs-adapter-"))
                     .anyMatch(n -> n.startsWith("hadoop-client-api-"));
+        }
+        try (var list = Files.list(home.resolve("lib").resolve("spark"))) {
+            // The shuffle plugin alone: Spark brings Spark, and the adapter in lib/hadoop/ brings Tarn.
+            assertThat(list.map(p -> p.getFileName().toString()).toList()).singleElement()
+                    .satisfies(n -> assertThat(n).startsWith("tarn-spark-shuffle-").endsWith(".jar"));
         }
         assertThat(home.resolve("client")).doesNotExist();
         assertThat(home.resolve("pom.xml")).doesNotExist();

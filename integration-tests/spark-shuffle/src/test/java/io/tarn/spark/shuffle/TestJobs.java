@@ -7,7 +7,11 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -40,14 +44,14 @@ final class TestJobs {
                         jarOf(Class.forName("io.tarn.hadoop.TarnFileSystem"))));
     }
 
-    /** The jar of this module's test classes, beside its main jar. */
+    /** The jar of this module's test classes (the jobs' functions), which Maven builds at package. */
     private static String testJar() {
-        String main = jarOf(TarnShuffleDataIO.class);
-        if (!main.endsWith(".jar")) {
-            throw new IllegalStateException("the plugin's classes come from " + main + ", not its jar: run the "
-                    + "local-cluster tests with failsafe (mvn verify)");
+        String jar = System.getProperty("tarn.spark.jobs.jar", "");
+        if (jar.isEmpty() || !Files.isRegularFile(Path.of(jar))) {
+            throw new IllegalStateException("tarn.spark.jobs.jar (" + jar + ") names no jar of the jobs' classes: "
+                    + "run the local-cluster tests with failsafe (mvn verify) or bin/tarn-spark-compare");
         }
-        return main.substring(0, main.length() - ".jar".length()) + "-tests.jar";
+        return jar;
     }
 
     private static String jarOf(Class<?> c) {
@@ -68,6 +72,27 @@ final class TestJobs {
     /** A Tarn cluster of real processes: one namenode and {@code datanodes} DRAM datanodes with {@code keys}. */
     static LocalCluster startTarn(int datanodes, Map<String, String> keys) throws IOException {
         return LocalCluster.start(LocalCluster.home(), datanodes, keys);
+    }
+
+    /** A Hadoop file system of its own on {@code tarn}, with what a client of it needs. */
+    static FileSystem fileSystem(LocalCluster tarn) throws IOException {
+        Configuration hadoop = new Configuration();
+        tarn.clientKeys().forEach((k, v) -> hadoop.set("fs." + k, v));
+        return FileSystem.newInstance(tarn.uri(), hadoop);
+    }
+
+    /**
+     * The command that starts {@code mainClass} in a JVM of its own with this JVM's Java, the JVM
+     * options Spark needs, 512 MiB of heap, {@code classPath} and {@code args}.
+     */
+    static List<String> javaCommand(String classPath, String mainClass, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Dio.netty")).toList());
+        command.addAll(List.of("-Xmx512m", "-cp", classPath, mainClass));
+        command.addAll(List.of(args));
+        return command;
     }
 
     /** Stops {@code tarn} (when it started) and drops the cached Hadoop file system of its address. */
