@@ -2,6 +2,7 @@ package io.tarn.namenode;
 
 import io.tarn.common.config.AuthenticationMode;
 import io.tarn.common.config.ConfigException;
+import io.tarn.common.config.ExpiringDirectories;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.config.NamespaceJournalMode;
 import io.tarn.common.config.TarnConfig;
@@ -151,6 +152,7 @@ public final class Namenode implements AutoCloseable {
         service.allocator().groups().replaceAfter(config.get(TarnKeys.DATANODE_REPLACE_AFTER));
         service.datanodes().addressClaimGrace(2 * config.get(TarnKeys.HEARTBEAT_INTERVAL));
         service.audit(config.get(TarnKeys.NAMENODE_AUDIT));
+        service.expireDirectories(ExpiringDirectories.parse(config.get(TarnKeys.NAMENODE_EXPIRE_DIRS)));
         service.callers(callers(config));
         service.datanodes().expireAfter(config.get(TarnKeys.DATANODE_EXPIRY),
                 config.get(TarnKeys.DATANODE_REPLACE_AFTER));
@@ -218,6 +220,8 @@ public final class Namenode implements AutoCloseable {
             long replaceAfter = config.get(TarnKeys.DATANODE_REPLACE_AFTER);
             long claimGrace = 2 * config.get(TarnKeys.HEARTBEAT_INTERVAL);
             boolean audit = config.get(TarnKeys.NAMENODE_AUDIT);
+            List<ExpiringDirectories.Rule> expiring = ExpiringDirectories.parse(
+                    config.get(TarnKeys.NAMENODE_EXPIRE_DIRS));
             Callers callers = callers(config);
             long expiry = config.get(TarnKeys.DATANODE_EXPIRY);
             group = new NamenodeGroup(p, member, members, transport, ReplicationHost.Settings.of(config, Mode.IN_ORDER),
@@ -227,6 +231,7 @@ public final class Namenode implements AutoCloseable {
                         s.allocator().groups().replaceAfter(replaceAfter);
                         s.datanodes().addressClaimGrace(claimGrace);
                         s.audit(audit);
+                        s.expireDirectories(expiring);
                         s.callers(callers);
                         s.datanodes().expireAfter(expiry, replaceAfter);
                         return s;

@@ -1,6 +1,7 @@
 package io.tarn.namenode;
 
 import io.netty.buffer.ByteBuf;
+import io.tarn.common.config.ExpiringDirectories;
 import io.tarn.common.config.HostPort;
 import io.tarn.common.error.ErrorCode;
 import io.tarn.common.error.TarnException;
@@ -40,6 +41,7 @@ import io.tarn.namenode.namespace.RetryCache;
 import io.tarn.rpc.RpcHandler;
 import io.tarn.rpc.RpcRequest;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -78,6 +80,7 @@ public final class NamenodeService implements RpcHandler {
     private final PeerHandler peers;
     private final DatanodeHandler datanodeHandler;
     private final AdminHandler admin;
+    private final DirectoryExpiry expiry;
     private volatile SequencedLog journal;
     /** Whether client mutations are written to the audit log ({@code tarn.namenode.audit}). */
     private volatile boolean audit = true;
@@ -144,6 +147,7 @@ public final class NamenodeService implements RpcHandler {
         this.admin = new AdminHandler(clock, blockSize, namespace, datanodes, operations, health,
                 allocator.groups(), this::journalHealth);
         this.clients = new ClientHandler(partitioning, namespace, fileService, leases, links);
+        this.expiry = new DirectoryExpiry(namespace, links);
         this.peers = new PeerHandler(partitioning, namespace, fileService, datanodes);
         this.datanodeHandler = new DatanodeHandler(partitioning, datanodes, allocator.groups(), tokens,
                 blockSize);
@@ -214,6 +218,19 @@ public final class NamenodeService implements RpcHandler {
     /** Turns the audit log of client mutations on or off ({@code tarn.namenode.audit}). */
     public void audit(boolean on) {
         this.audit = on;
+    }
+
+    /** The directories whose idle subdirectories expire ({@code tarn.namenode.expire.dirs}). */
+    public void expireDirectories(List<ExpiringDirectories.Rule> rules) {
+        expiry.rules(rules);
+    }
+
+    /**
+     * Deletes the expired subdirectories now, as the maintenance does on the first partition; the
+     * number of deletions started (for tests and tools).
+     */
+    public int expireNow() {
+        return partitioning.partition() == 0 ? expiry.sweep(clock.millis()) : 0;
     }
 
     void journal(SequencedLog j) {
@@ -460,8 +477,8 @@ public final class NamenodeService implements RpcHandler {
 
     /**
      * Background work, called periodically from one thread: marks silent datanodes dead, counts
-     * the files whose blocks cannot be read when a datanode changed ({@link BlockHealth}) and
-     * recovers expired leases.
+     * the files whose blocks cannot be read when a datanode changed ({@link BlockHealth}), recovers
+     * expired leases and, on the first partition, deletes expired directories ({@link DirectoryExpiry}).
      */
     public void runMaintenance() {
         datanodes.checkLiveness();
@@ -474,5 +491,6 @@ public final class NamenodeService implements RpcHandler {
                 fileService.recover(fileId, e.clientId(), e.silenceMs());
             }
         }
+        expireNow();
     }
 }

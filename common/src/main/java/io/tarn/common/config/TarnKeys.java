@@ -175,6 +175,17 @@ public final class TarnKeys {
     public static final ConfigKey<Long> DATANODE_TIMEOUT = ConfigKey.millis("tarn.namenode.datanode.timeout", 10_000,
             100, HOUR_MS, "A datanode silent for this long is marked dead and left out of allocation.");
 
+    public static final ConfigKey<String> NAMENODE_EXPIRE_DIRS = ConfigKey.string("tarn.namenode.expire.dirs", "",
+            "Directories whose subdirectories expire: comma-separated directory=duration entries, such as "
+                    + "/spark-shuffle=10m. The namenode (the first partition's, its group's leader) deletes a "
+                    + "subdirectory, with everything below it, once it has not been modified for the duration: "
+                    + "no entry created or deleted directly in it (with several namenodes, files count on the first "
+                    + "one only) and its modification time not set. Applications "
+                    + "that die leave nothing behind for long; live ones renew (the Spark shuffle plugin's driver "
+                    + "sets its directory's time every spark.shuffle.tarn.app.renewInterval). Clients' clocks must "
+                    + "be within a small part of the duration of the namenode's. Empty: nothing expires.",
+            ExpiringDirectories::check);
+
     public static final ConfigKey<Boolean> NAMENODE_AUDIT = ConfigKey.bool("tarn.namenode.audit", true,
             "Write one line per client mutation (create, mkdirs, delete, rename, set attributes, append, set "
                     + "replication) to the logger tarn.audit: user, address, operation, paths and outcome, refusals "
@@ -468,7 +479,7 @@ public final class TarnKeys {
                     NAMENODE_POLL,
                     NAMENODE_JOURNAL, NAMENODE_JOURNAL_DIR, NAMENODE_CHECKPOINT_INTERVAL,
                     NAMENODE_CHECKPOINT_RECORDS, LEASE_TIMEOUT, DATANODE_TIMEOUT, DATANODE_EXPIRY, NAMENODE_AUDIT,
-                    DATANODE_REPLACE_AFTER)),
+                    NAMENODE_EXPIRE_DIRS, DATANODE_REPLACE_AFTER)),
             new Group("Datanode: read by tarn datanode", List.of(DATANODE_BIND, DATANODE_HOSTNAME,
                     HEARTBEAT_INTERVAL, STORAGE_CLASS, DRAM_CAPACITY, DRAM_REGION_SIZE, DRAM_PATH, DRAM_MODE,
                     DRAM_KEEP, DRAM_PRETOUCH, DRAM_SHORTCIRCUIT)),

@@ -1,7 +1,6 @@
 package io.tarn.spark.shuffle;
 
 import io.tarn.dist.LocalCluster;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkConf;
@@ -13,9 +12,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import scala.Tuple2;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,9 +46,7 @@ class ShuffleLifecycleIT {
     @BeforeAll
     static void start() throws IOException {
         tarn = TestJobs.startTarn(1, Map.of());
-        Configuration hadoop = new Configuration();
-        tarn.clientKeys().forEach((k, v) -> hadoop.set("fs." + k, v));
-        fs = FileSystem.get(tarn.uri(), hadoop);
+        fs = TestJobs.fileSystem(tarn);
     }
 
     @AfterAll
@@ -111,5 +118,66 @@ class ShuffleLifecycleIT {
                         + TarnShuffleDataIO.class.getName());
         assertThatThrownBy(() -> new JavaSparkContext(conf(null)).stop())
                 .hasStackTraceContaining("Tarn shuffle needs " + ShuffleLayout.ROOT_KEY);
+    }
+
+    @Test
+    void aMisspelledPluginClassIsRefusedWithTheFix() throws Exception {
+        SparkConf typo = conf(tarn.uri() + "/spark-shuffle").set("spark.shuffle.sort.io.plugin.class",
+                "io.tarn.spark.shuffle.TarnShuffleDataI0");
+        assertThatThrownBy(() -> new JavaSparkContext(typo).stop())
+                .hasStackTraceContaining("add --conf spark.shuffle.sort.io.plugin.class="
+                        + TarnShuffleDataIO.class.getName());
+    }
+
+    /**
+     * A driver whose class path lacks the adapter jar (a forgotten --jars entry) fails at start
+     * saying which jar to add: run as a process of its own with the tests' class path minus that jar.
+     */
+    @Test
+    void withoutTheAdapterJarTheDriverFailsAtStartSayingWhichJarToAdd() throws Exception {
+        List<String> classPath = new ArrayList<>();
+        for (String entry : testClassPath()) {
+            if (!entry.contains("tarn-hdfs-adapter")) {
+                classPath.add(entry);
+            }
+        }
+        assertThat(classPath).hasSizeLessThan(testClassPath().size());
+        String root = tarn.uri() + "/spark-shuffle";
+        List<String> command = TestJobs.javaCommand(String.join(File.pathSeparator, classPath),
+                AbandonedDriver.class.getName(), root, localDir.resolve("no-adapter").toString());
+        java.nio.file.Path log = localDir.resolve("no-adapter.log"); // qualified: Hadoop's Path is imported
+        Process driver = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            assertThat(driver.waitFor(120, TimeUnit.SECONDS)).as("the driver ended").isTrue();
+        } finally {
+            driver.destroyForcibly();
+        }
+        String output = Files.readString(log);
+        assertThat(driver.exitValue()).as(output).isNotZero();
+        assertThat(output).doesNotContain("READY")
+                .contains("cannot reach the shuffle directory " + root)
+                .contains("Is the Tarn adapter jar on the class path (spark.jars)");
+    }
+
+    /** The entries of this JVM's class path, through the manifest of a class-path-only jar (failsafe's). */
+    private static List<String> testClassPath() throws IOException {
+        List<String> entries = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            if (entry.endsWith(".jar")) {
+                try (JarFile jar = new JarFile(entry)) {
+                    Manifest manifest = jar.getManifest();
+                    String listed = manifest == null ? null
+                            : manifest.getMainAttributes().getValue(Attributes.Name.CLASS_PATH);
+                    if (listed != null) {
+                        for (String url : listed.trim().split("\\s+")) {
+                            entries.add(Paths.get(URI.create(url)).toString());
+                        }
+                        continue;
+                    }
+                }
+            }
+            entries.add(entry);
+        }
+        return entries;
     }
 }
