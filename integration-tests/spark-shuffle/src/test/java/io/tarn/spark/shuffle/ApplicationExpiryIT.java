@@ -29,9 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A driver that dies leaves nothing behind for long: with {@code tarn.namenode.expire.dirs} on the
- * shuffle root (3 s here), the namenode deletes the application directory of a driver process
+ * shuffle root (4 s here), the namenode deletes the application directory of a driver process
  * killed with SIGKILL a few seconds after it stopped renewing it, while a live application, whose
- * driver renews its directory every second, keeps its shuffle across a pause longer than the time
+ * driver renews its directory every half second, keeps its shuffle across a pause longer than the time
  * to live and reads it again without rerunning a map.
  */
 class ApplicationExpiryIT {
@@ -45,7 +45,7 @@ class ApplicationExpiryIT {
 
     @BeforeAll
     static void start() throws IOException {
-        tarn = TestJobs.startTarn(1, Map.of("tarn.namenode.expire.dirs", ROOT + "=3s"));
+        tarn = TestJobs.startTarn(1, Map.of("tarn.namenode.expire.dirs", ROOT + "=4s"));
         fs = TestJobs.fileSystem(tarn);
     }
 
@@ -65,7 +65,7 @@ class ApplicationExpiryIT {
     void theDirectoryOfAKilledDriverExpires() throws Exception {
         List<String> command = new ArrayList<>(TestJobs.javaCommand(System.getProperty("java.class.path"),
                 AbandonedDriver.class.getName(), root(), localDir.resolve("abandoned").toString(),
-                TarnShuffleDriverComponents.RENEW_KEY + "=1s"));
+                TarnShuffleDriverComponents.RENEW_KEY + "=500ms"));
         tarn.clientKeys().forEach((k, v) -> command.add("spark.hadoop.fs." + k + "=" + v));
         Process driver = new ProcessBuilder(command).redirectError(localDir.resolve("abandoned.log").toFile())
                 .start();
@@ -96,15 +96,15 @@ class ApplicationExpiryIT {
     @Test
     void aLiveApplicationKeepsItsShuffleAcrossAPauseLongerThanTheTimeToLive() throws Exception {
         SparkConf conf = TestJobs.onTarn(TestJobs.conf("local[2]", "ApplicationExpiryIT", localDir), tarn, root())
-                .set(TarnShuffleDriverComponents.RENEW_KEY, "1s");
+                .set(TarnShuffleDriverComponents.RENEW_KEY, "500ms");
         try (JavaSparkContext sc = new JavaSparkContext(conf)) {
             JavaPairRDD<Integer, Integer> sums = sc.parallelize(IntStream.range(0, 10_000).boxed().toList(), 3)
                     .mapToPair(i -> new Tuple2<>(i % 10, i)).reduceByKey(Integer::sum, 2);
             Map<Integer, Integer> first = sums.collectAsMap();
             assertThat(first).hasSize(10);
             Path app = new Path(root(), sc.sc().applicationId());
-            Thread.sleep(7_000); // more than twice the time to live, without a job
-            assertThat(fs.exists(app)).as("a live application's directory after 7 s").isTrue();
+            Thread.sleep(9_000); // more than twice the time to live, without a job
+            assertThat(fs.exists(app)).as("a live application's directory after 9 s").isTrue();
             AtomicInteger tasks = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();
             sc.sc().addSparkListener(new SparkListener() {
