@@ -43,10 +43,6 @@ final class DirectoryExpiry {
         this.rules = List.copyOf(rules);
     }
 
-    List<Rule> rules() {
-        return rules;
-    }
-
     /** One pass over every rule's directory at time {@code now}; returns how many deletions it started. */
     int sweep(long now) {
         int started = 0;
