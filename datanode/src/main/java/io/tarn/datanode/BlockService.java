@@ -164,16 +164,37 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
         }
         Registration before = updated[partition];
         if (before != null && !sameKey(before.tokens(), next.tokens())) {
-            Registration[] keys = formerKeys.clone();
-            keys[partition] = before;
-            formerKeys = keys;
-            LOG.warn("{} now issues block tokens under a new key: it restarted without its journal "
-                    + "(tarn.namenode.journal = none), so the files it served are gone, or another member of its "
-                    + "replicated group took the lead (each member has its own key); the tokens it issued before "
-                    + "are refused, naming the change", namenodes[partition]);
+            keepFormer(partition, before);
         }
         updated[partition] = next;
         registrations = updated;
+    }
+
+    /**
+     * Stops serving namenode {@code partition}'s tokens before its regions' generations are reset,
+     * when it registers again under a new key after a restart without its journal. Until its new
+     * registration, its tokens are refused (those of before the restart naming it) and nothing is
+     * read at a generation the reset is about to drop or written at one it would undo.
+     */
+    public synchronized void retire(int partition) {
+        Registration before = registrations[partition];
+        if (before == null) {
+            return;
+        }
+        keepFormer(partition, before);
+        Registration[] updated = registrations.clone();
+        updated[partition] = null;
+        registrations = updated;
+    }
+
+    private void keepFormer(int partition, Registration before) {
+        Registration[] keys = formerKeys.clone();
+        keys[partition] = before;
+        formerKeys = keys;
+        LOG.warn("{} now issues block tokens under a new key: it restarted without its journal "
+                + "(tarn.namenode.journal = none), so the files it served are gone, or another member of its "
+                + "replicated group took the lead (each member has its own key); the tokens it issued before "
+                + "are refused, naming the change", namenodes[partition]);
     }
 
     private static boolean sameKey(BlockTokens a, BlockTokens b) {
@@ -209,12 +230,22 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             }
             case EXPIRED -> fail(request, ErrorCode.TOKEN_EXPIRED, describe(request, a) + ": the token ("
                     + BlockTokens.describe(a.tokenStamp()) + ") has expired; ask the namenode for the block again");
-            case UNKNOWN_KEY -> fail(request, ErrorCode.INVALID_TOKEN, describe(request, a) + ": the token is under "
-                    + BlockTokens.describe(a.tokenStamp()) + ", a key this datanode does not hold (the token is older "
-                    + "than the keys it keeps, or that namenode has not answered its heartbeats lately)");
+            case UNKNOWN_KEY -> fail(request, ErrorCode.INVALID_TOKEN, formerKeyGrants(a, mode)
+                    ? tokenRefused(request, a, mode, what) // its namenode is registering again under a new key
+                    : describe(request, a) + ": the token is under " + BlockTokens.describe(a.tokenStamp())
+                    + ", a key this datanode does not hold (the token is older than the keys it keeps, or that "
+                    + "namenode has not answered its heartbeats lately)");
             default -> fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, mode, what));
         }
         return false;
+    }
+
+    /** True when the access's token is valid under its namenode's key of before the key last changed. */
+    private boolean formerKeyGrants(DatanodeProtocol.Access a, int mode) {
+        int partition = BlockTokens.issuer(a.tokenStamp());
+        Registration former = partition < formerKeys.length ? formerKeys[partition] : null;
+        return former != null && former.tokens().check(a.token(), a.tokenStamp(), former.datanodeId(), a.regionId(),
+                a.blockIndex(), a.generation(), mode) == BlockTokens.Verdict.VALID;
     }
 
     /**
@@ -224,10 +255,8 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
      * the access.
      */
     private String tokenRefused(RpcRequest request, DatanodeProtocol.Access a, int mode, String what) {
-        int partition = BlockTokens.issuer(a.tokenStamp());
-        Registration former = partition < formerKeys.length ? formerKeys[partition] : null;
-        if (former != null && former.tokens().check(a.token(), a.tokenStamp(), former.datanodeId(), a.regionId(),
-                a.blockIndex(), a.generation(), mode) == BlockTokens.Verdict.VALID) {
+        if (formerKeyGrants(a, mode)) {
+            int partition = BlockTokens.issuer(a.tokenStamp());
             return describe(request, a) + ": the token was issued by " + namenodes[partition] + " before it "
                     + "restarted without its journal (tarn.namenode.journal = none) and changed its block token key; "
                     + "the namespace that named this block is gone with it, so the file must be written again";
@@ -542,6 +571,10 @@ public final class BlockService implements RpcHandler, PayloadPlacement {
             if (region < 0 || region >= store.regionCount()) {
                 fail(request, ErrorCode.OUT_OF_RANGE, describe(request, a) + ": no such region (this datanode has "
                         + store.regionCount() + ")");
+            } else if (formerKeyGrants(a, BlockTokens.READ)) {
+                // Its namenode restarted without its journal and is registering again (retired):
+                // the token is of before, and no new registration will make it good.
+                fail(request, ErrorCode.INVALID_TOKEN, tokenRefused(request, a, BlockTokens.READ, "access"));
             } else {
                 fail(request, ErrorCode.UNKNOWN_DATANODE, describe(request, a) + ": this datanode is not registered "
                         + "yet with " + namenodes[RegionShare.owner(region, namenodes.length)] + ", which manages "

@@ -123,6 +123,12 @@ final class DramRegistrar implements NamenodeLinks.Registrar {
         checkSameBlockSize(partition, blockSize);
         GenerationTable generations = storage.generations(blockSize);
         if (response.resetGenerations()) {
+            Registration before = service.registration(partition);
+            if (before != null && before.tokens().fingerprint() != response.keys().fingerprint()) {
+                // Restarted without its journal: its old tokens stop before the generations they
+                // name are reset, so none reads a reset block as if it had never been written.
+                service.retire(partition);
+            }
             generations.reset(share(partition));
         }
         service.register(partition, new Registration(response.datanodeId(), blockSize,

@@ -226,6 +226,22 @@ class BlockServiceTest extends RegisteredBlockServiceFixture {
     }
 
     @Test
+    void aRetiredNamenodesTokensAreRefusedNamingTheRestartUntilItRegistersAgain() {
+        write(0, 0, 1, writeToken(0, 0, 1), 0, new byte[] {4});
+        Registration before = service.registration(0);
+        service.retire(0); // it registers again after a restart without its journal
+        assertFailed(read(0, 0, 1, readToken(0, 0, 1), 0, 1), ErrorCode.INVALID_TOKEN,
+                "restarted without its journal");
+        assertFailed(write(0, 0, 2, writeToken(0, 0, 2), 0, new byte[] {5}), ErrorCode.INVALID_TOKEN,
+                "restarted without its journal");
+        BlockTokens next = new BlockTokens(99, 100);
+        service.register(0, new Registration(DN, BLOCK, next, before.generations()));
+        assertFailed(read(0, 0, 1, readToken(0, 0, 1), 0, 1), ErrorCode.INVALID_TOKEN,
+                "restarted without its journal");
+        assertThat(read(0, 0, 1, next.issue(DN, 0, 0, 1, BlockTokens.READ, STAMP), 0, 1).payload()).containsExactly(4);
+    }
+
+    @Test
     void aRegistrationNotMatchingTheRegionsIsRejected() {
         assertThatThrownBy(() -> service.register(0, new Registration(DN, BLOCK, tokens,
                 GenerationTable.inMemory(REGION, REGIONS + 1, BLOCK)))).isInstanceOf(IllegalArgumentException.class);
