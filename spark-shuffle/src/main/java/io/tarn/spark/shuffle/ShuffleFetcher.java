@@ -385,7 +385,7 @@ final class ShuffleFetcher {
 
     /** Throws a checked exception (FetchFailedException is one) from code that declares none. */
     @SuppressWarnings("unchecked")
-    static <E extends Throwable> RuntimeException sneaky(Throwable e) throws E {
+    private static <E extends Throwable> RuntimeException sneaky(Throwable e) throws E {
         throw (E) e;
     }
 
@@ -402,7 +402,6 @@ final class ShuffleFetcher {
         IOException failure;
         /** Streams replaced by a retry's; closed with the map. */
         final List<FSDataInputStream> retired = new ArrayList<>(0);
-        long start;
         long end;
         long requestedTo;
 
@@ -416,13 +415,12 @@ final class ShuffleFetcher {
         void setSpan() {
             List<Integer> ids = output.reduceIds();
             if (ids.isEmpty() || ids.get(ids.size() - 1) + 1 >= offsets.length) {
-                start = 0;
+                requestedTo = 0;
                 end = 0; // nothing, or an index too small: nextBlock reports it
             } else {
-                start = offsets[ids.get(0)];
+                requestedTo = offsets[ids.get(0)];
                 end = offsets[ids.get(ids.size() - 1) + 1];
             }
-            requestedTo = start;
         }
 
         void close() {

@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 
+import java.io.File;
 import java.io.IOException;
 
 /**
@@ -31,21 +32,34 @@ final class HdfsSide implements StorageSide {
     }
 
     static HdfsSide start(java.nio.file.Path baseDir) throws IOException { // qualified: Hadoop's Path is imported
-        Configuration conf = new Configuration();
-        conf.setInt("dfs.replication", REPLICATION);
-        MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, baseDir.toFile())
-                .numDataNodes(1)
-                .format(true)
-                // MiniDFSCluster skips the edit log's fsync unless told otherwise; a deployed NameNode
-                // forces it, as Tarn's journal does.
-                .skipFsyncForTesting(false)
-                .build();
+        MiniDFSCluster cluster = startCluster(baseDir.toFile());
         try {
-            cluster.waitActive();
             DistributedFileSystem fs = cluster.getFileSystem();
             fs.mkdirs(ROOT);
             fs.create(STATUS_FILE, false).close();
             return new HdfsSide(cluster, fs);
+        } catch (IOException | RuntimeException e) {
+            cluster.shutdown(true);
+            throw e;
+        }
+    }
+
+    /**
+     * One namenode and one datanode on local disk under {@code base}, replication 1, active. Its edit
+     * log is forced as a deployed NameNode's is (and as Tarn's journal is): MiniDFSCluster skips the
+     * fsync unless told otherwise.
+     */
+    static MiniDFSCluster startCluster(File base) throws IOException {
+        Configuration conf = new Configuration();
+        conf.setInt("dfs.replication", REPLICATION);
+        MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, base)
+                .numDataNodes(1)
+                .format(true)
+                .skipFsyncForTesting(false)
+                .build();
+        try {
+            cluster.waitActive();
+            return cluster;
         } catch (IOException | RuntimeException e) {
             cluster.shutdown(true);
             throw e;

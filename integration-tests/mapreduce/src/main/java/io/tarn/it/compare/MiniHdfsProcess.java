@@ -1,6 +1,5 @@
 package io.tarn.it.compare;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 import java.io.File;
@@ -28,15 +27,8 @@ public final class MiniHdfsProcess {
             System.exit(2);
         }
         File base = new File(args[0]);
-        Configuration conf = new Configuration();
-        conf.setInt("dfs.replication", 1);
-        MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, base)
-                .numDataNodes(1)
-                .format(true)
-                .skipFsyncForTesting(false)
-                .build();
+        MiniDFSCluster cluster = HdfsSide.startCluster(base);
         try {
-            cluster.waitActive();
             String uri = cluster.getFileSystem().getUri().toString();
             Files.writeString(base.toPath().resolve("uri"), uri + "\n", StandardCharsets.UTF_8);
             System.out.println(uri);

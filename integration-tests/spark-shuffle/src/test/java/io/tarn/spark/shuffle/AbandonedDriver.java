@@ -19,10 +19,8 @@ public final class AbandonedDriver {
     }
 
     public static void main(String[] args) throws Exception {
-        SparkConf conf = TestJobs.conf("local[1]", "AbandonedDriver", Path.of(args[1]))
-                .set("spark.shuffle.manager", TarnShuffleManager.class.getName())
-                .set("spark.shuffle.sort.io.plugin.class", TarnShuffleDataIO.class.getName())
-                .set(ShuffleLayout.ROOT_KEY, args[0]);
+        SparkConf conf = TestJobs.withPlugin(TestJobs.conf("local[1]", "AbandonedDriver", Path.of(args[1])),
+                args[0]);
         for (int i = 2; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             conf.set(args[i].substring(0, eq), args[i].substring(eq + 1));

@@ -220,9 +220,7 @@ public final class ShuffleComparison {
         s.extra().forEach(conf::set);
         switch (mode) {
             case TARN -> TestJobs.onTarn(conf, tarn, tarn.uri().resolve("/spark-shuffle").toString());
-            case HDFS -> conf.set("spark.shuffle.manager", TarnShuffleManager.class.getName())
-                    .set("spark.shuffle.sort.io.plugin.class", TarnShuffleDataIO.class.getName())
-                    .set(ShuffleLayout.ROOT_KEY, hdfsUri.replaceAll("/+$", "") + "/spark-shuffle");
+            case HDFS -> TestJobs.withPlugin(conf, hdfsUri.replaceAll("/+$", "") + "/spark-shuffle");
             default -> { }
         }
         try (JavaSparkContext sc = new JavaSparkContext(conf)) {

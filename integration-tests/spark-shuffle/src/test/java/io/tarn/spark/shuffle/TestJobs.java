@@ -60,12 +60,18 @@ final class TestJobs {
 
     /** Turns the plugin on, its files under {@code root}, with what a client of {@code tarn} needs. */
     static SparkConf onTarn(SparkConf conf, LocalCluster tarn, String root) throws IOException {
+        withPlugin(conf, root);
+        tarn.clientKeys().forEach((k, v) -> conf.set("spark.hadoop.fs." + k, v));
+        return conf;
+    }
+
+    /** Turns the plugin on, its files under {@code root} (none set when null), on any Hadoop file system. */
+    static SparkConf withPlugin(SparkConf conf, String root) {
         conf.set("spark.shuffle.manager", TarnShuffleManager.class.getName())
                 .set("spark.shuffle.sort.io.plugin.class", TarnShuffleDataIO.class.getName());
         if (root != null) {
             conf.set(ShuffleLayout.ROOT_KEY, root);
         }
-        tarn.clientKeys().forEach((k, v) -> conf.set("spark.hadoop.fs." + k, v));
         return conf;
     }
 
